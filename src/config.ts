@@ -1,0 +1,115 @@
+// Configuration: one zod schema with defaults, loaded from CLI flags and an optional JSON file — pure.
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+const MiB = 1024 * 1024;
+
+export const ConfigSchema = z
+  .object({
+    roots: z.array(z.string().min(1)).default([]),
+    stateDir: z.string().min(1).optional(),
+    deny: z.array(z.string().min(1)).default([]),
+    protected: z.array(z.string().min(1)).default([]),
+    /** Files above this size are refused by Edit/MultiEdit/Write (TOO_LARGE). */
+    maxEditBytes: z.number().int().positive().default(256 * MiB),
+    /** Bytes that do not decode as UTF-8 are edited as Latin-1 when set (otherwise ENCODING_UNSUPPORTED). */
+    fallbackEncoding: z.enum(['latin1']).optional(),
+    logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    read: z
+      .object({
+        maxLines: z.number().int().positive().default(2000),
+        maxLineChars: z.number().int().positive().default(2000),
+        outputBudgetBytes: z.number().int().positive().default(256 * 1024),
+        maxImageBytes: z.number().int().positive().default(5 * MiB),
+        maxPdfBytes: z.number().int().positive().default(20 * MiB),
+        lineNumbers: z.enum(['compact', 'legacy']).default('compact'),
+      })
+      .strict()
+      .prefault({}),
+    state: z
+      .object({
+        maxEntries: z.number().int().positive().default(100),
+        maxBytes: z.number().int().positive().default(25 * MiB),
+      })
+      .strict()
+      .prefault({}),
+    history: z
+      .object({
+        enabled: z.boolean().default(true),
+        maxBytes: z.number().int().positive().default(1024 * MiB),
+        maxAgeDays: z.number().positive().default(30),
+      })
+      .strict()
+      .prefault({}),
+    http: z
+      .object({
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(3333),
+        token: z.string().min(1).optional(),
+        jsonResponse: z.boolean().default(false),
+        allowedHosts: z.array(z.string()).default([]),
+        allowedOrigins: z.array(z.string()).default([]),
+        maxSessions: z.number().int().positive().default(100),
+        idleTimeoutMs: z.number().int().positive().default(30 * 60_000),
+        maxBodyBytes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .prefault({}),
+    watch: z
+      .object({
+        enabled: z.boolean().default(true),
+        maxFiles: z.number().int().positive().default(10_000),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type Config = z.output<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** Thrown for an invalid config; the message names every bad key. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Validates `raw` (parsed JSON and/or CLI overrides merged by the caller). */
+export function parseConfig(raw: unknown, source = 'config'): Config {
+  const result = ConfigSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const at = issue.path.join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((k) => (at ? `${at}.${k}` : k));
+      return `unknown key ${keys.map((k) => `"${k}"`).join(', ')}`;
+    }
+    return `"${at || '(root)'}": ${issue.message}`;
+  });
+  return fail(`Invalid ${source}: ${lines.join('; ')}`);
+}
+
+function fail(message: string): never {
+  throw new ConfigError(message);
+}
+
+/** Where history and backups live when --state-dir is not given. */
+export function defaultStateDir(env: Record<string, string | undefined>, home = os.homedir()): string {
+  const xdg = env.XDG_STATE_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state'), 'editguard');
+}
+
+/** Merges a config file's object with CLI overrides (CLI wins; arrays from the CLI replace). */
+export function mergeConfig(file: Record<string, unknown>, cli: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...file };
+  for (const [k, v] of Object.entries(cli)) {
+    if (v === undefined) continue;
+    const prev = out[k];
+    out[k] = isPlainObject(prev) && isPlainObject(v) ? { ...prev, ...v } : v;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,56 @@
+// createServer: one McpServer per session with every tool registered — no I/O at import.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { App } from './app.js';
+import type { Session } from './session/session.js';
+import { registerEditTool } from './tools/edit.js';
+import { registerReadTool } from './tools/read.js';
+import type { ToolDeps } from './tools/tool-deps.js';
+import { noticeDecorator } from './tools/tool-result.js';
+import { registerWriteTool } from './tools/write.js';
+import { VERSION } from './version.js';
+
+export function createServer(app: App, session: Session): McpServer {
+  const server = new McpServer(
+    { name: 'editguard', version: VERSION },
+    {
+      capabilities: { tools: {}, logging: {} },
+      instructions:
+        'Careful file tools. Read a file before editing it; Edit replaces one exact, unique string; writes are refused if the file changed since your last Read. Every write keeps a backup.',
+    },
+  );
+  const deps: ToolDeps = { config: app.config, session, writes: app.writes, log: app.log };
+  const decorate = noticeDecorator(session);
+  registerReadTool(server, deps, decorate);
+  registerEditTool(server, deps, decorate);
+  registerWriteTool(server, deps, decorate);
+
+  server.server.oninitialized = () => {
+    const caps = server.server.getClientCapabilities();
+    if (caps?.elicitation) {
+      session.confirm = async (question) => {
+        const r = await server.server.elicitInput({
+          message: question,
+          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Allow this write' } }, required: ['confirm'] },
+        });
+        return r.action === 'accept' && r.content?.confirm === true;
+      };
+    }
+    if (caps?.roots) {
+      const refresh = async () => {
+        try {
+          const { roots } = await server.server.listRoots();
+          session.policy = await app.policy.withClientRoots(
+            roots.map((r) => r.uri),
+            app.rootsMode,
+          );
+        } catch (err) {
+          app.log.warn('could not use the client roots; keeping the server roots', err);
+        }
+      };
+      server.server.setNotificationHandler(RootsListChangedNotificationSchema, refresh);
+      void refresh();
+    }
+  };
+  return server;
+}

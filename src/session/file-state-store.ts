@@ -1,0 +1,99 @@
+// FileStateStore: the seeds' readFileState — what one session has read or written, LRU-bounded.
+import { LRUCache } from 'lru-cache';
+
+/** A [first, last] range of 1-based lines the session has seen, inclusive. */
+export type LineRange = readonly [number, number];
+
+export interface FileState {
+  /** LF-normalised text as last read or written; dropped for very large files (diffs only need it). */
+  content: string | undefined;
+  /** floor(mtimeMs) at read/write time: the fast path of the staleness check. */
+  timestamp: number;
+  /** Offset and limit of the last ranged read (undefined for a whole-file view). */
+  offset: number | undefined;
+  limit: number | undefined;
+  /** True while the session has not seen every line of these exact bytes (ranged or truncated reads). */
+  isPartialView: boolean;
+  size: number;
+  /** sha256 (hex) of the file's raw bytes — the staleness verdict (DESIGN §4). */
+  hash: string;
+  /** Lines seen of these bytes; merged across reads of the same hash. */
+  seen: LineRange[];
+  totalLines: number;
+}
+
+export interface FileStateStoreOptions {
+  maxEntries: number;
+  maxBytes: number;
+  /** Called when an entry leaves the store (eviction or delete) — the watcher releases its watch. */
+  onRemove?: (path: string) => void;
+}
+
+/** Merges `range` into sorted disjoint ranges; adjacent ranges join. */
+export function mergeRanges(ranges: readonly LineRange[], range: LineRange): LineRange[] {
+  const all = [...ranges, range].sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [s, e] of all) {
+    const last = out[out.length - 1];
+    if (last && s <= last[1] + 1) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+/** True when `ranges` cover every line 1..total (an empty file is always fully seen). */
+export function coversAll(ranges: readonly LineRange[], total: number): boolean {
+  if (total === 0) return true;
+  const first = ranges[0];
+  return ranges.length === 1 && first !== undefined && first[0] <= 1 && first[1] >= total;
+}
+
+/**
+ * Per-session record keyed by absolute real path. Bounded by entry count and content size; an
+ * evicted entry means "not read". A file too big for the content budget keeps its hash, not its text.
+ */
+export class FileStateStore {
+  readonly #cache: LRUCache<string, FileState>;
+  readonly #maxContent: number;
+
+  constructor(opts: FileStateStoreOptions) {
+    this.#maxContent = Math.floor(opts.maxBytes / 4);
+    this.#cache = new LRUCache<string, FileState>({
+      max: opts.maxEntries,
+      maxSize: opts.maxBytes,
+      sizeCalculation: (e) => 1 + (e.content?.length ?? 0),
+      dispose: (_value, key, reason) => {
+        if (reason !== 'set') opts.onRemove?.(key);
+      },
+    });
+  }
+
+  get(path: string): FileState | undefined {
+    return this.#cache.get(path);
+  }
+
+  set(path: string, state: FileState): void {
+    const content = state.content !== undefined && state.content.length > this.#maxContent ? undefined : state.content;
+    this.#cache.set(path, { ...state, content });
+  }
+
+  delete(path: string): void {
+    this.#cache.delete(path);
+  }
+
+  has(path: string): boolean {
+    return this.#cache.has(path);
+  }
+
+  keys(): string[] {
+    return [...this.#cache.keys()];
+  }
+
+  get size(): number {
+    return this.#cache.size;
+  }
+
+  clear(): void {
+    this.#cache.clear();
+  }
+}

@@ -1,0 +1,51 @@
+// One client session: its file-state store, its policy view, its pending notices.
+import { randomUUID } from 'node:crypto';
+import type { ConfirmFn, PathPolicy } from '../policy/path-policy.js';
+import { FileStateStore } from './file-state-store.js';
+
+/** What the last successful Edit of a file produced — for the "already applied" retry rule. */
+export interface LastEdit {
+  inputKey: string;
+  resultHash: string;
+}
+
+export interface SessionOptions {
+  id?: string;
+  policy: PathPolicy;
+  maxEntries: number;
+  maxBytes: number;
+  onForget?: (path: string) => void;
+}
+
+export class Session {
+  readonly id: string;
+  readonly files: FileStateStore;
+  readonly lastEdits = new Map<string, LastEdit>();
+  /** Notices appended to this session's next tool result (external changes, …). */
+  readonly notices: string[] = [];
+  policy: PathPolicy;
+  /** Asks the user (MCP elicitation) — set by the server when the client supports it. */
+  confirm: ConfirmFn | undefined;
+
+  constructor(opts: SessionOptions) {
+    this.id = opts.id ?? randomUUID();
+    this.policy = opts.policy;
+    this.files = new FileStateStore({
+      maxEntries: opts.maxEntries,
+      maxBytes: opts.maxBytes,
+      onRemove: (p) => {
+        this.lastEdits.delete(p);
+        opts.onForget?.(p);
+      },
+    });
+  }
+
+  /** Short id for history listings. */
+  get shortId(): string {
+    return this.id.slice(0, 8);
+  }
+
+  takeNotices(): string[] {
+    return this.notices.splice(0, this.notices.length);
+  }
+}

@@ -1,0 +1,96 @@
+// Edit semantics on LF-normalised text: input normalisation, matching, and the splices to make (seed 000).
+import { ToolError, MESSAGES } from '../errors.js';
+import type { Splice } from './line-endings.js';
+import { findNearMisses, visibleWhitespace } from './near-miss.js';
+import { lineNumbersOf, planMatch, type MatchKind } from './match.js';
+
+export interface EditSpec {
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean | undefined;
+}
+
+export interface AppliedEdit {
+  /** Splices in the coordinates of the text the edit was applied to, ascending. */
+  splices: Splice[];
+  replacements: number;
+  kind: MatchKind;
+}
+
+const MAX_LISTED_LINES = 20;
+const MAX_ECHO = 500;
+
+const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
+
+/**
+ * normalizeFileEditInput: line breaks of both strings become "\n" (matching is on LF text) and
+ * trailing whitespace is stripped from each line of new_string, except in Markdown where two
+ * trailing spaces are a hard break.
+ */
+export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T {
+  const old_string = spec.old_string.replaceAll('\r\n', '\n');
+  let new_string = spec.new_string.replaceAll('\r\n', '\n');
+  if (!isMarkdown(filePath)) new_string = new_string.replace(/[ \t]+$/gm, '');
+  return { ...spec, old_string, new_string };
+}
+
+/**
+ * Plans one replacement on `text` (LF). Throws NO_MATCH (with near misses) or AMBIGUOUS (with the
+ * lines of every match). Replacement text is literal: "$&" stays "$&".
+ */
+export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
+  const plan = planMatch(text, spec.old_string, spec.new_string);
+  if (!plan) throw noMatch(text, spec.old_string);
+  if (plan.positions.length > 1 && !spec.replace_all) throw ambiguous(text, spec.old_string, plan.positions);
+
+  // A deletion swallows the line break after each occurrence, so deleting a line leaves no blank line.
+  const deleting = spec.new_string === '' && !spec.old_string.endsWith('\n');
+  const splices: Splice[] = plan.positions.map((start) => {
+    let end = start + plan.length;
+    if (deleting && text.charCodeAt(end) === 10) end++;
+    return { start, end, replacement: plan.replacementAt(start) };
+  });
+  return { splices, replacements: splices.length, kind: plan.kind };
+}
+
+/** Reference splice on a plain string (used for LF text and by tests). */
+export function spliceText(text: string, splices: readonly Splice[]): string {
+  let out = '';
+  let at = 0;
+  for (const s of splices) {
+    out += text.slice(at, s.start) + s.replacement;
+    at = s.end;
+  }
+  return out + text.slice(at);
+}
+
+function echo(s: string): string {
+  return s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}… (${s.length} chars)` : s;
+}
+
+function noMatch(text: string, oldString: string): ToolError {
+  const misses = findNearMisses(text, oldString);
+  let message = `${MESSAGES.NO_MATCH}\nString: ${echo(oldString)}`;
+  if (misses.length > 0) {
+    message += '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
+    for (const m of misses) {
+      const shown = m.text.split('\n').slice(0, 6).map(visibleWhitespace);
+      message += `\n- line ${m.line}:\n    ${shown.join('\n    ')}`;
+      for (const h of m.hints) message += `\n  differs: ${h}`;
+    }
+  } else {
+    message += '\nNothing similar was found. Read the file again and copy old_string exactly, including indentation.';
+  }
+  return new ToolError('NO_MATCH', message, { candidates: misses });
+}
+
+function ambiguous(text: string, oldString: string, positions: number[]): ToolError {
+  const lines = lineNumbersOf(text, positions.slice(0, MAX_LISTED_LINES));
+  const more = positions.length > lines.length ? `, … (${positions.length - lines.length} more)` : '';
+  const message =
+    `Found ${positions.length} matches of the string to replace, but replace_all is false. ` +
+    'To replace all occurrences, set replace_all to true. To replace only one occurrence, ' +
+    'please provide more context to uniquely identify the instance.\n' +
+    `String: ${echo(oldString)}\nMatches start at lines: ${lines.join(', ')}${more}`;
+  return new ToolError('AMBIGUOUS', message, { matches: positions.length, lines });
+}

@@ -1,0 +1,228 @@
+// Byte <-> text codec for file tools: BOM sniffing, lossless-aware decoding, re-encoding, binary and image sniffing.
+//
+// Pure module (no I/O). The central promise is `lossless`: when decodeText() says true,
+// encodeText(text, encoding) reproduces the input bytes exactly, so an edit that only touches
+// one span cannot silently rewrite the rest of the file.
+
+import { TextDecoder } from 'node:util';
+
+/** Encodings a file can be read and written in. `utf8bom`, `utf16le` and `utf16be` carry a BOM on disk. */
+export type TextEncodingName = 'utf8' | 'utf8bom' | 'utf16le' | 'utf16be' | 'latin1';
+
+/** Result of {@link decodeText}. */
+export interface DecodedText {
+  /** Content WITHOUT the BOM. */
+  text: string;
+  /** Encoding the bytes were decoded with (and should be written back with). */
+  encoding: TextEncodingName;
+  /** encodeText(text, encoding) reproduces the input bytes exactly. */
+  lossless: boolean;
+}
+
+const BOM_UTF8 = Buffer.from([0xef, 0xbb, 0xbf]);
+const BOM_UTF16LE = Buffer.from([0xff, 0xfe]);
+const BOM_UTF16BE = Buffer.from([0xfe, 0xff]);
+
+// ignoreBOM: true means "do not strip a BOM": we strip exactly one BOM ourselves, so a second
+// BOM right after the first is content and must survive in `text`.
+const UTF8_FATAL = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const UTF8_REPLACE = new TextDecoder('utf-8', { ignoreBOM: true });
+const UTF16LE_FATAL = new TextDecoder('utf-16le', { fatal: true, ignoreBOM: true });
+const UTF16LE_REPLACE = new TextDecoder('utf-16le', { ignoreBOM: true });
+const UTF16BE_FATAL = new TextDecoder('utf-16be', { fatal: true, ignoreBOM: true });
+const UTF16BE_REPLACE = new TextDecoder('utf-16be', { ignoreBOM: true });
+
+/** How many leading bytes the binary heuristic looks at. */
+const SNIFF_BYTES = 8 * 1024;
+/** Above this share of suspicious control characters the content is treated as binary. */
+const CONTROL_RATIO_LIMIT = 0.3;
+
+// Any character outside U+0000..U+00FF cannot be written as Latin-1.
+const NON_LATIN1 = /[^\u0000-\u00ff]/;
+
+/** A Buffer view over the same memory (no copy), so Buffer's fast native codecs can be used. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * Sniffs the encoding from a byte-order mark.
+ *
+ * EF BB BF → `utf8bom`, FF FE → `utf16le`, FE FF → `utf16be`; anything else (including empty
+ * input) → `utf8`. `latin1` is never detected here: it is only chosen by {@link decodeText}'s
+ * fallback, because any byte sequence is valid Latin-1 and sniffing it would be meaningless.
+ */
+export function detectEncoding(bytes: Uint8Array): TextEncodingName {
+  const b0 = bytes[0];
+  const b1 = bytes[1];
+  if (b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) return 'utf8bom';
+  if (b0 === 0xff && b1 === 0xfe) return 'utf16le';
+  if (b0 === 0xfe && b1 === 0xff) return 'utf16be';
+  return 'utf8';
+}
+
+/**
+ * Decodes file bytes to text, stripping exactly one BOM.
+ *
+ * - UTF-8 (with or without BOM): a fatal decoder is tried first; success implies losslessness
+ *   (valid UTF-8 always round-trips), so nothing is re-encoded to check. On invalid UTF-8, with
+ *   `fallback === 'latin1'` the WHOLE input (a UTF-8 BOM included, as "ï»¿") is decoded as
+ *   Latin-1, which maps every byte to one character and is therefore lossless; otherwise it is
+ *   decoded with U+FFFD replacement and `lossless` is false.
+ * - UTF-16 LE/BE (BOM required): an odd byte length or unpaired surrogates give U+FFFD in `text`
+ *   and `lossless: false`. The Latin-1 fallback does not apply, since the BOM is strong evidence.
+ *
+ * @param bytes raw file content
+ * @param fallback what to do with invalid UTF-8 (see above)
+ */
+export function decodeText(bytes: Uint8Array, fallback?: 'latin1'): DecodedText {
+  const encoding = detectEncoding(bytes);
+  switch (encoding) {
+    case 'utf16le':
+      return decodeWith(bytes.subarray(2), encoding, UTF16LE_FATAL, UTF16LE_REPLACE);
+    case 'utf16be':
+      return decodeWith(bytes.subarray(2), encoding, UTF16BE_FATAL, UTF16BE_REPLACE);
+    case 'utf8bom':
+    case 'utf8': {
+      const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
+      const strict = tryDecode(UTF8_FATAL, body);
+      if (strict !== undefined) return { text: strict, encoding, lossless: true };
+      if (fallback === 'latin1') {
+        return { text: asBuffer(bytes).toString('latin1'), encoding: 'latin1', lossless: true };
+      }
+      return { text: UTF8_REPLACE.decode(body), encoding, lossless: false };
+    }
+    case 'latin1': // unreachable: detectEncoding never sniffs latin1; kept for exhaustiveness
+      return { text: asBuffer(bytes).toString('latin1'), encoding, lossless: true };
+  }
+}
+
+function decodeWith(
+  body: Uint8Array,
+  encoding: TextEncodingName,
+  fatal: TextDecoder,
+  replacing: TextDecoder,
+): DecodedText {
+  const strict = tryDecode(fatal, body);
+  if (strict !== undefined) return { text: strict, encoding, lossless: true };
+  return { text: replacing.decode(body), encoding, lossless: false };
+}
+
+function tryDecode(decoder: TextDecoder, body: Uint8Array): string | undefined {
+  try {
+    return decoder.decode(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Encodes text (given without BOM) for writing, prepending the BOM for `utf8bom`, `utf16le`
+ * and `utf16be`.
+ *
+ * Unpaired surrogates cannot exist in UTF-8: they are written as U+FFFD there (as Buffer does),
+ * while the UTF-16 encodings write the code unit as is.
+ *
+ * @throws RangeError for `latin1` when the text has a character above U+00FF, because writing it
+ *   would silently truncate the character to its low byte and corrupt the file.
+ */
+export function encodeText(text: string, encoding: TextEncodingName): Buffer {
+  switch (encoding) {
+    case 'utf8':
+      return Buffer.from(text, 'utf8');
+    case 'utf8bom':
+      return Buffer.concat([BOM_UTF8, Buffer.from(text, 'utf8')]);
+    case 'utf16le':
+      return Buffer.concat([BOM_UTF16LE, Buffer.from(text, 'utf16le')]);
+    case 'utf16be': {
+      // Node has no UTF-16BE encoder; the LE bytes swapped per code unit are exactly BE.
+      const body = Buffer.from(text, 'utf16le').swap16();
+      return Buffer.concat([BOM_UTF16BE, body]);
+    }
+    case 'latin1': {
+      const bad = NON_LATIN1.exec(text);
+      if (bad) {
+        const cp = bad[0].codePointAt(0) ?? 0;
+        throw new RangeError(
+          `cannot encode U+${cp.toString(16).toUpperCase().padStart(4, '0')} at index ${bad.index} as latin1`,
+        );
+      }
+      return Buffer.from(text, 'latin1');
+    }
+  }
+}
+
+/** Control characters that plain text legitimately contains: \t \n \v \f \r and ESC (ANSI colours). */
+function isSuspiciousControl(c: number): boolean {
+  return (c < 0x20 && (c < 0x09 || c > 0x0d) && c !== 0x1b) || c === 0x7f;
+}
+
+/**
+ * Heuristic binary check on the first 8 KiB.
+ *
+ * Binary when there is a NUL byte, or when more than 30% of the sampled bytes are control
+ * characters other than \t \n \r \f \v and ESC (DEL counts as a control). Bytes 0x80–0x9F are not
+ * counted because in UTF-8 they are ordinary continuation bytes.
+ *
+ * UTF-16 with a BOM is text even though ASCII characters carry NUL bytes: for it the same two
+ * rules are applied to 16-bit code units instead of bytes (a U+0000 character, or >30% control
+ * characters), so a real UTF-16 document passes while garbage behind an FF FE prefix does not.
+ */
+export function isLikelyBinary(bytes: Uint8Array): boolean {
+  const encoding = detectEncoding(bytes);
+  if (encoding === 'utf16le' || encoding === 'utf16be') {
+    const end = Math.min(bytes.length, SNIFF_BYTES) & ~1;
+    const units = (end - 2) / 2;
+    if (units <= 0) return false;
+    const hiFirst = encoding === 'utf16be';
+    let controls = 0;
+    for (let i = 2; i < end; i += 2) {
+      const a = bytes[i] ?? 0;
+      const b = bytes[i + 1] ?? 0;
+      const unit = hiFirst ? (a << 8) | b : (b << 8) | a;
+      if (unit === 0) return true;
+      if (isSuspiciousControl(unit)) controls++;
+    }
+    return controls / units > CONTROL_RATIO_LIMIT;
+  }
+
+  const end = Math.min(bytes.length, SNIFF_BYTES);
+  if (end === 0) return false;
+  // indexOf on a Buffer is native and much faster than a JS loop for the common no-NUL case.
+  const sample = asBuffer(bytes).subarray(0, end);
+  if (sample.indexOf(0) !== -1) return true;
+  let controls = 0;
+  for (let i = 0; i < end; i++) {
+    if (isSuspiciousControl(sample[i] ?? 0)) controls++;
+  }
+  return controls / end > CONTROL_RATIO_LIMIT;
+}
+
+function startsWith(bytes: Uint8Array, magic: readonly number[], at = 0): boolean {
+  if (bytes.length < at + magic.length) return false;
+  for (let i = 0; i < magic.length; i++) {
+    if (bytes[at + i] !== magic[i]) return false;
+  }
+  return true;
+}
+
+const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
+const JPEG_MAGIC = [0xff, 0xd8, 0xff] as const;
+const GIF87A = [0x47, 0x49, 0x46, 0x38, 0x37, 0x61] as const; // "GIF87a"
+const GIF89A = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61] as const; // "GIF89a"
+const RIFF = [0x52, 0x49, 0x46, 0x46] as const; // "RIFF"
+const WEBP = [0x57, 0x45, 0x42, 0x50] as const; // "WEBP" at offset 8, after the RIFF chunk size
+
+/**
+ * Identifies PNG, JPEG, GIF (87a/89a) and WebP (RIFF....WEBP) images from their magic bytes.
+ * Returns undefined for anything else, including truncated headers.
+ */
+export function sniffImageMime(
+  bytes: Uint8Array,
+): 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | undefined {
+  if (startsWith(bytes, PNG_MAGIC)) return 'image/png';
+  if (startsWith(bytes, JPEG_MAGIC)) return 'image/jpeg';
+  if (startsWith(bytes, GIF87A) || startsWith(bytes, GIF89A)) return 'image/gif';
+  if (startsWith(bytes, RIFF) && startsWith(bytes, WEBP, 8)) return 'image/webp';
+  return undefined;
+}

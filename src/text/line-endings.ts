@@ -1,0 +1,167 @@
+// Line-ending aware text documents: match on LF-normalised text, write back without touching bytes outside the edit.
+//
+// Pure module (no I/O). Edits are expressed in LF-normalised coordinates (`LineDoc.text`) so that
+// search strings behave the same on CRLF and LF files, but they are applied to the raw text so a
+// mixed CRLF/LF file stays exactly as mixed as it was everywhere the edit did not reach.
+
+/** Line breaks present in a document. `none` means no LF or CRLF at all (a lone "\r" does not count). */
+export type LineEndingStyle = 'LF' | 'CRLF' | 'mixed' | 'none';
+
+/** A decoded document in both raw and LF-normalised form. Create it with {@link toLineDoc}. */
+export interface LineDoc {
+  /** Decoded text as on disk (no BOM), CRLF intact. */
+  readonly raw: string;
+  /** `raw` with every "\r\n" replaced by "\n"; a lone "\r" is kept as is. */
+  readonly text: string;
+  /** LF only / CRLF only / both / no line breaks at all. */
+  readonly style: LineEndingStyle;
+  /** Majority of line breaks over the whole file; ties and none → LF. */
+  readonly dominant: 'LF' | 'CRLF';
+}
+
+/** A replacement of `text.slice(start, end)`; offsets index `LineDoc.text`, and `replacement` uses "\n" breaks. */
+export interface Splice {
+  start: number;
+  end: number;
+  replacement: string;
+}
+
+// Text-indices of the "\n"s that were "\r\n" in raw, ascending. Kept outside the doc so the doc
+// stays a plain frozen object, and built only when an offset is first mapped.
+const crlfIndexCache = new WeakMap<LineDoc, Int32Array>();
+
+function countOf(haystack: string, needle: string, from = 0, to = haystack.length): number {
+  // Searching a slice bounds each scan to the span; an unbounded indexOf could run to the end
+  // of a 5 MB file once per splice. V8 slices are views, so this does not copy.
+  const s = from === 0 && to === haystack.length ? haystack : haystack.slice(from, to);
+  let n = 0;
+  for (let i = s.indexOf(needle); i !== -1; i = s.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+/**
+ * Builds a {@link LineDoc} from decoded text. O(n); when `raw` has no "\r" no copy is made and
+ * `text === raw`.
+ */
+export function toLineDoc(raw: string): LineDoc {
+  if (raw.indexOf('\r') === -1) {
+    const style: LineEndingStyle = raw.indexOf('\n') === -1 ? 'none' : 'LF';
+    return Object.freeze({ raw, text: raw, style, dominant: 'LF' });
+  }
+  const text = raw.replaceAll('\r\n', '\n');
+  // Every collapsed CRLF shortened the string by exactly one character.
+  const crlf = raw.length - text.length;
+  const lf = countOf(text, '\n') - crlf;
+  const style: LineEndingStyle = crlf > 0 ? (lf > 0 ? 'mixed' : 'CRLF') : lf > 0 ? 'LF' : 'none';
+  return Object.freeze({ raw, text, style, dominant: crlf >= lf ? 'CRLF' : 'LF' });
+}
+
+function crlfIndex(doc: LineDoc): Int32Array {
+  let index = crlfIndexCache.get(doc);
+  if (index === undefined) {
+    const { raw } = doc;
+    index = new Int32Array(raw.length - doc.text.length);
+    let k = 0;
+    for (let r = raw.indexOf('\r\n'); r !== -1; r = raw.indexOf('\r\n', r + 2)) {
+      // The k CRLFs before this one each lost a "\r", so its "\n" sits at r - k in text.
+      index[k] = r - k;
+      k++;
+    }
+    crlfIndexCache.set(doc, index);
+  }
+  return index;
+}
+
+/** Number of entries in the ascending `index` that are < `value`. */
+function lowerBound(index: Int32Array, value: number): number {
+  let lo = 0;
+  let hi = index.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((index[mid] ?? 0) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function checkOffset(doc: LineDoc, offset: number, what: string): void {
+  if (!Number.isInteger(offset) || offset < 0 || offset > doc.text.length) {
+    throw new RangeError(`${what} ${offset} is outside 0..${doc.text.length}`);
+  }
+}
+
+/**
+ * Maps an offset in `doc.text` to the corresponding offset in `doc.raw`. An offset pointing at a
+ * "\n" that was "\r\n" maps to the "\r", so a span starting or ending there covers or excludes the
+ * whole CRLF. O(1) without CRLFs, O(log n) otherwise.
+ *
+ * @throws RangeError when `offset` is not an integer in 0..doc.text.length
+ */
+export function toRawOffset(doc: LineDoc, offset: number): number {
+  checkOffset(doc, offset, 'offset');
+  if (doc.raw.length === doc.text.length) return offset;
+  return offset + lowerBound(crlfIndex(doc), offset);
+}
+
+/**
+ * Applies sorted, non-overlapping splices (in `doc.text` coordinates) to `doc.raw` and returns
+ * the resulting document. Every raw character outside the spans is unchanged. Adjacent spans and
+ * several insertions at one offset are allowed and applied in array order.
+ *
+ * Each "\n" in a replacement is written as "\r\n" if the raw span it replaces contains line
+ * breaks and all of them are CRLF, as "\n" if all of them are LF, and otherwise (no line break in
+ * the span, or both kinds) as `doc.dominant`. Any "\r" in a replacement is written verbatim: the
+ * replacement is LF-normalised text, where "\r" is a lone carriage return.
+ *
+ * The new `text` equals the splice applied to `doc.text`, except where a "\r" ends up directly
+ * before a "\n" written as LF (across a span boundary or inside an LF replacement): on disk that
+ * pair is a CRLF, so it reads back as a single "\n".
+ *
+ * @throws RangeError on unsorted, overlapping or out-of-range splices
+ */
+export function spliceLineDoc(doc: LineDoc, splices: readonly Splice[]): LineDoc {
+  let prevEnd = 0;
+  for (const s of splices) {
+    checkOffset(doc, s.start, 'splice start');
+    checkOffset(doc, s.end, 'splice end');
+    if (s.end < s.start) throw new RangeError(`splice end ${s.end} is before its start ${s.start}`);
+    if (s.start < prevEnd) {
+      throw new RangeError(`splice at ${s.start} overlaps or precedes the previous one ending at ${prevEnd}`);
+    }
+    prevEnd = s.end;
+  }
+  if (splices.length === 0) return doc;
+
+  const { raw, text } = doc;
+  const parts: string[] = [];
+  let rawPos = 0;
+  for (const s of splices) {
+    const rawStart = toRawOffset(doc, s.start);
+    const rawEnd = toRawOffset(doc, s.end);
+    parts.push(raw.slice(rawPos, rawStart));
+    let written = s.replacement;
+    if (written.includes('\n')) {
+      // Each offset's shift is the number of CRLFs before it, so the difference of the shifts
+      // counts the CRLFs inside the span without scanning it.
+      const crlfInSpan = rawEnd - s.end - (rawStart - s.start);
+      const breaksInSpan = countOf(text, '\n', s.start, s.end);
+      let ending: 'LF' | 'CRLF' = doc.dominant;
+      if (breaksInSpan > 0 && crlfInSpan === breaksInSpan) ending = 'CRLF';
+      else if (breaksInSpan > 0 && crlfInSpan === 0) ending = 'LF';
+      if (ending === 'CRLF') written = lfToCrlf(written);
+    }
+    parts.push(written);
+    rawPos = rawEnd;
+  }
+  parts.push(raw.slice(rawPos));
+  return toLineDoc(parts.join(''));
+}
+
+/**
+ * Converts every "\n" to "\r\n", for whole-content writes that want CRLF. The input is taken as
+ * LF-normalised text, so an existing "\r\n" (a lone "\r" before a break) becomes "\r\r\n"; this
+ * makes `toLineDoc(lfToCrlf(t)).text === t` hold for every string.
+ */
+export function lfToCrlf(text: string): string {
+  return text.replaceAll('\n', '\r\n');
+}

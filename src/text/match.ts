@@ -1,0 +1,80 @@
+// Locating old_string in a file: findActualString's fallbacks (seeds 000/002), every match, and near misses.
+import { desanitize } from './desanitize.js';
+import { normalizeQuotes, preserveQuoteStyle } from './quotes.js';
+
+export type MatchKind = 'exact' | 'quotes' | 'desanitized' | 'desanitized+quotes';
+
+/** How old_string was found: where, and what each occurrence is replaced with. */
+export interface MatchPlan {
+  kind: MatchKind;
+  /** Start offsets of the non-overlapping occurrences, ascending. */
+  positions: number[];
+  /** Length of every occurrence (all fallbacks are length-preserving on the file side). */
+  length: number;
+  /** The replacement for the occurrence at `pos` (quote style and de-sanitisation applied). */
+  replacementAt(pos: number): string;
+}
+
+/** Non-overlapping occurrences of `needle` in `haystack`, left to right; stops after `cap`. */
+export function findAll(haystack: string, needle: string, cap = Infinity): number[] {
+  const out: number[] = [];
+  if (needle === '') return out;
+  let i = haystack.indexOf(needle);
+  while (i !== -1 && out.length < cap) {
+    out.push(i);
+    i = haystack.indexOf(needle, i + needle.length);
+  }
+  return out;
+}
+
+/**
+ * findActualString, widened to every occurrence: exact match first, then curly→straight quote
+ * normalisation, then de-sanitisation (whose substitutions also apply to new_string), then both.
+ * Returns undefined when nothing matches.
+ */
+export function planMatch(file: string, oldString: string, newString: string): MatchPlan | undefined {
+  const exact = findAll(file, oldString);
+  if (exact.length > 0) {
+    return { kind: 'exact', positions: exact, length: oldString.length, replacementAt: () => newString };
+  }
+  // Quote normalisation is length-preserving, so positions in the normalised file are file positions.
+  let normalizedFile: string | undefined;
+  const viaQuotes = (search: string, replacement: string, kind: MatchKind): MatchPlan | undefined => {
+    const normSearch = normalizeQuotes(search);
+    normalizedFile ??= normalizeQuotes(file);
+    const positions = findAll(normalizedFile, normSearch);
+    if (positions.length === 0) return undefined;
+    return {
+      kind,
+      positions,
+      length: search.length,
+      replacementAt: (pos) => preserveQuoteStyle(search, file.slice(pos, pos + search.length), replacement),
+    };
+  };
+  const quoted = viaQuotes(oldString, newString, 'quotes');
+  if (quoted) return quoted;
+
+  const old = desanitize(oldString);
+  if (!old.changed) return undefined;
+  const replacement = desanitize(newString).text;
+  const positions = findAll(file, old.text);
+  if (positions.length > 0) {
+    return { kind: 'desanitized', positions, length: old.text.length, replacementAt: () => replacement };
+  }
+  return viaQuotes(old.text, replacement, 'desanitized+quotes');
+}
+
+/** 1-based line number of each offset; offsets must be ascending. One pass over the text. */
+export function lineNumbersOf(text: string, offsets: readonly number[]): number[] {
+  const out: number[] = [];
+  let line = 1;
+  let nl = text.indexOf('\n');
+  for (const off of offsets) {
+    while (nl !== -1 && nl < off) {
+      line++;
+      nl = text.indexOf('\n', nl + 1);
+    }
+    out.push(line);
+  }
+  return out;
+}

@@ -1,0 +1,12 @@
+// What every tool function receives: its session, the one write pipeline, config and logger.
+import type { Config } from '../config.js';
+import type { WritePipeline } from '../fs/write-pipeline.js';
+import type { Logger } from '../log.js';
+import type { Session } from '../session/session.js';
+
+export interface ToolDeps {
+  config: Config;
+  session: Session;
+  writes: WritePipeline;
+  log: Logger;
+}

@@ -1,0 +1,85 @@
+// Write: create a file, or overwrite one this session has read in full; content is written as given.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { ToolError, toToolResult, type ToolOutput } from '../errors.js';
+import { countLines, formatBytes } from '../fs/write-pipeline.js';
+import { encodeText } from '../text/codec.js';
+import { toLineDoc, type Splice } from '../text/line-endings.js';
+import { countChanges, regionPatch } from '../text/patch.js';
+import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
+import type { ToolDeps } from './tool-deps.js';
+import type { ToolResultDecorator } from './tool-result.js';
+
+export const WriteInput = z.object({
+  file_path: z.string().describe('The absolute path to the file to write (must be absolute, not relative)'),
+  content: z.string().describe('The content to write to the file'),
+  dry_run: z.boolean().default(false).describe('Validate and return the patch without writing'),
+});
+export type WriteInput = z.input<typeof WriteInput>;
+
+export const WRITE_DESCRIPTION = `Writes a file to the local filesystem, replacing it if it exists.
+- An existing file must have been Read in full in this session first, and not changed since.
+- Prefer Edit for changes to existing files; use Write for new files or complete rewrites.
+- Content is written exactly as given (line endings included); an existing file keeps its encoding, BOM and permissions. Parent directories are created.`;
+
+/** The single splice turning `a` into `b`: everything between their common prefix and suffix. */
+export function wholeTextSplice(a: string, b: string): Splice {
+  let start = 0;
+  const max = Math.min(a.length, b.length);
+  while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  let tail = 0;
+  while (tail < max - start && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
+  return { start, end: a.length - tail, replacement: b.slice(start, b.length - tail) };
+}
+
+export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput> {
+  const input = WriteInput.parse(raw);
+  const display = input.file_path;
+  if (Buffer.byteLength(input.content) > deps.config.maxEditBytes) {
+    throw new ToolError('TOO_LARGE', `Content is too large to write (${formatBytes(Buffer.byteLength(input.content))}). Maximum file size is ${formatBytes(deps.config.maxEditBytes)}.`);
+  }
+  const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
+  return deps.writes.run({
+    target,
+    tool: 'Write',
+    session: deps.session,
+    dryRun: input.dry_run,
+    plan: (current, ctx) => {
+      let encoding: ReturnType<typeof requireEditableText>['encoding'] = 'utf8';
+      let oldText = '';
+      if (current.exists) {
+        encoding = requireEditableText(current).encoding;
+        ctx.assertFresh({ fullView: true });
+        oldText = current.doc().text;
+      }
+      requireEncodable(input.content, encoding, display);
+      const bytes = encodeText(input.content, encoding);
+      const newDoc = toLineDoc(input.content);
+      // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
+      const patch = current.exists ? regionPatch(oldText, newDoc.text, [wholeTextSplice(oldText, newDoc.text)]) : [];
+      const { added, removed } = current.exists ? countChanges(patch) : { added: countLines(newDoc.text), removed: 0 };
+      const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
+      const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
+      return {
+        bytes,
+        text: newDoc.text,
+        totalLines: countLines(newDoc.text),
+        fullView: true,
+        linesAdded: added,
+        linesRemoved: removed,
+        output: {
+          text: input.dry_run ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated').replace('File created', 'File would be created')}` : headline,
+          structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: patch, dry_run: input.dry_run, ...facts },
+        },
+      };
+    },
+  });
+}
+
+export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
+  server.registerTool(
+    'Write',
+    { description: WRITE_DESCRIPTION, inputSchema: WriteInput.shape, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    (input) => toToolResult(() => write(input, deps), deps.log, decorate),
+  );
+}

@@ -1,0 +1,123 @@
+// harness(): a real SDK Client wired to a real editguard server over in-memory or spawned stdio.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createApp, type App } from '../../src/app.js';
+import { parseConfig, type ConfigInput } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { createServer } from '../../src/server.js';
+import type { Session } from '../../src/session/session.js';
+
+export type TransportKind = 'memory' | 'stdio';
+export const TRANSPORTS: TransportKind[] = ['memory', 'stdio'];
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = path.join(REPO, 'dist/cli.js');
+
+export async function tempDir(prefix = 'eg-'): Promise<string> {
+  return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+}
+
+export interface Harness {
+  root: string;
+  stateDir: string;
+  client: Client;
+  /** Only for in-memory harnesses: the server-side pieces, for white-box assertions. */
+  app?: App;
+  session?: Session;
+  path(rel: string): string;
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  config?: ConfigInput;
+  files?: Record<string, string | Buffer>;
+  root?: string;
+  stateDir?: string;
+  extraArgs?: string[];
+}
+
+export async function writeFiles(root: string, files: Record<string, string | Buffer>): Promise<void> {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = path.join(root, rel);
+    await fs.mkdir(path.dirname(p), { recursive: true });
+    await fs.writeFile(p, content);
+  }
+}
+
+export async function harness(kind: TransportKind, opts: HarnessOptions = {}): Promise<Harness> {
+  const root = opts.root ?? (await tempDir());
+  const stateDir = opts.stateDir ?? (await tempDir('eg-state-'));
+  if (opts.files) await writeFiles(root, opts.files);
+  const client = new Client({ name: 'editguard-test', version: '0.0.0' });
+  let app: App | undefined;
+  let session: Session | undefined;
+  let closeServer = async () => {};
+  if (kind === 'memory') {
+    const config = parseConfig({ roots: [root], ...opts.config });
+    app = await createApp(config, { cwd: root, home: os.homedir(), log: silentLogger, stateDir });
+    session = app.newSession();
+    const server = createServer(app, session);
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    await client.connect(b);
+    closeServer = async () => {
+      await server.close();
+      await app!.close();
+    };
+  } else {
+    const args = [CLI, '--root', root, '--state-dir', stateDir, '--log-level', 'warn', ...(opts.extraArgs ?? [])];
+    if (opts.config) {
+      const cfg = path.join(stateDir, '..', `${path.basename(stateDir)}-config.json`);
+      await fs.writeFile(cfg, JSON.stringify(opts.config));
+      args.push('--config', cfg);
+    }
+    const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', cwd: root });
+    await client.connect(transport);
+  }
+  return {
+    root,
+    stateDir,
+    client,
+    app,
+    session,
+    path: (rel) => path.join(root, rel),
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: async () => {
+      await client.close();
+      await closeServer();
+    },
+  };
+}
+
+export interface ErrorData {
+  code: string;
+  errorCode?: number;
+  message: string;
+  [k: string]: unknown;
+}
+
+/** The structured error of a failed tool result; fails the test when the call succeeded. */
+export function errorOf(result: CallToolResult): ErrorData {
+  if (!result.isError) throw new Error(`expected an error, got success: ${textOf(result)}`);
+  return (result.structuredContent as { error: ErrorData }).error;
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content
+    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+}
+
+/** Asserts success and returns structuredContent. */
+export function okOf(result: CallToolResult): Record<string, unknown> {
+  if (result.isError) throw new Error(`expected success, got error: ${textOf(result)}`);
+  return result.structuredContent as Record<string, unknown>;
+}
