@@ -53,7 +53,7 @@ export function toLineDoc(raw: string): LineDoc {
   const crlf = raw.length - text.length;
   const lf = countOf(text, '\n') - crlf;
   const style: LineEndingStyle = crlf > 0 ? (lf > 0 ? 'mixed' : 'CRLF') : lf > 0 ? 'LF' : 'none';
-  return Object.freeze({ raw, text, style, dominant: crlf >= lf ? 'CRLF' : 'LF' });
+  return Object.freeze({ raw, text, style, dominant: crlf > lf ? 'CRLF' : 'LF' });
 }
 
 function crlfIndex(doc: LineDoc): Int32Array {
