@@ -1,4 +1,4 @@
-// Crash-safe file replacement (DESIGN §5): temp in the same dir → write → fsync → chmod → rename → fsync dir.
+// Crash-safe file replacement (DESIGN §5): temp in the same dir → write → chmod → fdatasync → rename → fsync dir.
 // Synchronous on purpose: it runs inside the write pipeline's critical section, where no await may occur.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +9,7 @@ export interface AtomicWriteOps {
   openSync: typeof fs.openSync;
   writeSync: (fd: number, buf: Uint8Array, offset: number, length: number, position: number | null) => number;
   fsyncSync: typeof fs.fsyncSync;
+  fdatasyncSync: typeof fs.fdatasyncSync;
   closeSync: typeof fs.closeSync;
   fchmodSync: typeof fs.fchmodSync;
   fchownSync: typeof fs.fchownSync;
@@ -21,6 +22,7 @@ export const realOps: AtomicWriteOps = {
   openSync: fs.openSync,
   writeSync: (fd, buf, offset, length, position) => fs.writeSync(fd, buf, offset, length, position),
   fsyncSync: fs.fsyncSync,
+  fdatasyncSync: fs.fdatasyncSync,
   closeSync: fs.closeSync,
   fchmodSync: fs.fchmodSync,
   fchownSync: fs.fchownSync,
@@ -84,7 +86,8 @@ export function atomicWriteSync(target: string, bytes: Uint8Array, opts: AtomicW
         }
       }
     }
-    ops.fsyncSync(fd);
+    // Data and size must be durable before the rename publishes them; fdatasync is enough for that.
+    ops.fdatasyncSync(fd);
     ops.closeSync(fd);
     fd = undefined;
     try {
@@ -116,7 +119,7 @@ function writeInPlace(ops: AtomicWriteOps, target: string, bytes: Uint8Array): v
   try {
     writeAll(ops, fd, bytes);
     ops.ftruncateSync(fd, bytes.length);
-    ops.fsyncSync(fd);
+    ops.fdatasyncSync(fd);
   } finally {
     ops.closeSync(fd);
   }

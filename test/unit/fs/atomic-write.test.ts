@@ -67,7 +67,7 @@ describe('atomicWriteSync()', () => {
     ['openSync', 1],
     ['writeSync', 1],
     ['fchmodSync', 1],
-    ['fsyncSync', 1],
+    ['fdatasyncSync', 1],
     ['closeSync', 1],
     ['renameSync', 1],
   ];
