@@ -29,6 +29,8 @@ export interface Splice {
 // Text-indices of the "\n"s that were "\r\n" in raw, ascending. Kept outside the doc so the doc
 // stays a plain frozen object, and built only when an offset is first mapped.
 const crlfIndexCache = new WeakMap<LineDoc, Int32Array>();
+// Documents known to contain no "\r" at all: splicing CR-free text into them needs no rescan.
+const crFree = new WeakSet<LineDoc>();
 
 function countOf(haystack: string, needle: string, from = 0, to = haystack.length): number {
   // Searching a slice bounds each scan to the span; an unbounded indexOf could run to the end
@@ -46,7 +48,9 @@ function countOf(haystack: string, needle: string, from = 0, to = haystack.lengt
 export function toLineDoc(raw: string): LineDoc {
   if (raw.indexOf('\r') === -1) {
     const style: LineEndingStyle = raw.indexOf('\n') === -1 ? 'none' : 'LF';
-    return Object.freeze({ raw, text: raw, style, dominant: 'LF' });
+    const doc: LineDoc = Object.freeze({ raw, text: raw, style, dominant: 'LF' });
+    crFree.add(doc);
+    return doc;
   }
   const text = raw.replaceAll('\r\n', '\n');
   // Every collapsed CRLF shortened the string by exactly one character.
@@ -154,7 +158,15 @@ export function spliceLineDoc(doc: LineDoc, splices: readonly Splice[]): LineDoc
     rawPos = rawEnd;
   }
   parts.push(raw.slice(rawPos));
-  return toLineDoc(parts.join(''));
+  const joined = parts.join('');
+  // An LF document spliced with CR-free text stays CR-free: skip the full rescan (hot path on 5 MB files).
+  if (crFree.has(doc) && !splices.some((s) => s.replacement.includes('\r'))) {
+    const style: LineEndingStyle = joined.indexOf('\n') === -1 ? 'none' : 'LF';
+    const next: LineDoc = Object.freeze({ raw: joined, text: joined, style, dominant: 'LF' });
+    crFree.add(next);
+    return next;
+  }
+  return toLineDoc(joined);
 }
 
 /**

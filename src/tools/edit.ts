@@ -148,7 +148,7 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
   return {
     bytes,
     text: newDoc.text,
-    totalLines: countLines(newDoc.text),
+    totalLines: linesAfter(current, oldDoc, newDoc, splices),
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: spec.old_string === '' || current.state?.isPartialView === false,
     onCommitted: (resultHash) => deps.session.lastEdits.set(target.realPath, { inputKey: inputKey(spec), resultHash }),
@@ -156,6 +156,24 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
     linesRemoved: removed,
     output,
   };
+}
+
+/** Line count after the splices, from the known count before them when there is one (no 5 MB rescan). */
+export function linesAfter(current: CurrentFile, oldDoc: LineDoc, newDoc: LineDoc, splices: readonly Splice[]): number {
+  const before = current.state && current.state.hash === current.hash ? current.state.totalLines : undefined;
+  if (before === undefined || oldDoc.text === '' || newDoc.text === '') return countLines(newDoc.text);
+  let delta = 0;
+  for (const s of splices) delta += countBreaks(s.replacement) - countBreaks(oldDoc.text, s.start, s.end);
+  // A final line without a break is a line too: only the last splice can change that.
+  const endsOld = oldDoc.text.endsWith('\n') ? 0 : 1;
+  const endsNew = newDoc.text.endsWith('\n') ? 0 : 1;
+  return before + delta - endsOld + endsNew;
+}
+
+function countBreaks(text: string, from = 0, to = text.length): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
