@@ -57,7 +57,7 @@ async function main(): Promise<number> {
     return 0;
   }
   if (v.version) {
-    process.stderr.write(`${VERSION}\n`);
+    process.stdout.write(`${VERSION}\n`);
     return 0;
   }
 

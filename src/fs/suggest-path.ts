@@ -11,15 +11,20 @@ const stem = (name: string) => {
   return (ext ? name.slice(0, -ext.length) : name).toLowerCase();
 };
 
-/** The best existing path the caller may have meant, or undefined. */
-export async function suggestPath(absPath: string, roots: readonly string[]): Promise<string | undefined> {
+/** The best existing path the caller may have meant that `accept` allows (e.g. the read policy), or undefined. */
+export async function suggestPath(
+  absPath: string,
+  roots: readonly string[],
+  accept: (p: string) => Promise<boolean> = async () => true,
+): Promise<string | undefined> {
   const dir = path.dirname(absPath);
   const base = path.basename(absPath);
-  const siblings = await listDir(dir);
-  const sameName = siblings.find((e) => e.toLowerCase() === base.toLowerCase());
-  if (sameName) return path.join(dir, sameName);
-  const sameStem = siblings.find((e) => stem(e) === stem(base) && e !== base);
-  if (sameStem) return path.join(dir, sameStem);
+  const siblings = await listFiles(dir);
+  const near = [
+    ...siblings.filter((e) => e.toLowerCase() === base.toLowerCase()),
+    ...siblings.filter((e) => stem(e) === stem(base) && e !== base).sort(),
+  ];
+  for (const name of near) if (await accept(path.join(dir, name))) return path.join(dir, name);
 
   // Same file name somewhere under a root (breadth-first, bounded), preferring the longest shared tail.
   let best: { p: string; score: number } | undefined;
@@ -40,7 +45,7 @@ export async function suggestPath(absPath: string, roots: readonly string[]): Pr
         const full = path.join(d, e.name);
         if (e.isDirectory()) {
           if (!SKIP.has(e.name)) queue.push(full);
-        } else if (e.name === base && full !== absPath) {
+        } else if (e.isFile() && e.name === base && full !== absPath && (await accept(full))) {
           const parts = full.split(path.sep).filter(Boolean);
           let score = 0;
           while (score < parts.length && score < tail.length && parts[parts.length - 1 - score] === tail[tail.length - 1 - score]) score++;
@@ -52,9 +57,11 @@ export async function suggestPath(absPath: string, roots: readonly string[]): Pr
   return best?.p;
 }
 
-async function listDir(dir: string): Promise<string[]> {
+/** Names of the regular files (or links to them) in `dir`: a directory is never a suggestion. */
+async function listFiles(dir: string): Promise<string[]> {
   try {
-    return await fs.readdir(dir);
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name);
   } catch {
     return [];
   }

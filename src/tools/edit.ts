@@ -37,7 +37,7 @@ export async function prepareTextEdit(
 ): Promise<{ doc: LineDoc; encoding: ReturnType<typeof requireEditableText>['encoding'] } | 'create'> {
   const display = current.target.input;
   if (current.exists) requireEditableText(current);
-  if (!current.exists && firstOld !== '') throw await fileNotFound(display, current.target.absPath, deps.session.policy.roots);
+  if (!current.exists && firstOld !== '') throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   if (current.exists && firstOld === '' && current.doc().text.trim() !== '') {
     throw new ToolError('FILE_EXISTS', MESSAGES.FILE_EXISTS, { path: display });
   }

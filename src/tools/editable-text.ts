@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { CurrentFile } from '../fs/write-pipeline.js';
+import type { PathPolicy } from '../policy/path-policy.js';
 import { suggestPath } from '../fs/suggest-path.js';
 import { isLikelyBinary, type DecodedText, type TextEncodingName } from '../text/codec.js';
 import type { LineDoc } from '../text/line-endings.js';
@@ -30,9 +31,10 @@ export function requireEncodable(text: string, encoding: TextEncodingName, displ
   if (reason) throw new ToolError('ENCODING_UNSUPPORTED', `Cannot write ${display}: ${reason}. Remove or replace those characters.`, { path: display });
 }
 
-/** FILE_NOT_FOUND with a "Did you mean" suggestion when one exists. */
-export async function fileNotFound(input: string, absPath: string, roots: readonly string[]): Promise<ToolError> {
-  const guess = await suggestPath(absPath, roots);
+/** FILE_NOT_FOUND with a "Did you mean" suggestion — only one the session may read (no leak past deny rules). */
+export async function fileNotFound(input: string, absPath: string, policy: PathPolicy): Promise<ToolError> {
+  const readable = (p: string) => policy.authorizeRead(p).then(() => true, () => false);
+  const guess = await suggestPath(absPath, policy.roots, readable);
   const hint = guess ? ` Did you mean ${guess}?` : '';
   return new ToolError('FILE_NOT_FOUND', `${MESSAGES.FILE_NOT_FOUND}${hint}`, { path: input, ...(guess ? { suggestion: guess } : {}) });
 }

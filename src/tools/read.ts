@@ -10,7 +10,8 @@ import { digest } from '../session/staleness.js';
 import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import { toLineDoc } from '../text/line-endings.js';
 import { numberLine } from '../text/patch.js';
-import { describeText, fileNotFound } from './editable-text.js';
+import { describeText, fileNotFound, isNotebookPath } from './editable-text.js';
+import { readNotebook } from './read-notebook.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
@@ -28,6 +29,7 @@ export const READ_DESCRIPTION = `Reads a file from the local filesystem.
 - Lines longer than 2000 characters are cut with a marker.
 - Output is one line per file line: the line number, a tab, then the line exactly as in the file. When editing, copy text from AFTER the tab, preserving indentation exactly.
 - Images (png, jpg, gif, webp) are returned as images; PDFs as an embedded resource.
+- Jupyter notebooks (.ipynb) come back as <cell id="…"> blocks with their outputs; for them offset and limit count cells (offset 1 = the first cell), and a cell read alone (limit 1) shows all its outputs.
 - You must Read a file before you Edit or Write it; editguard records what you read and refuses writes over changes made since.`;
 
 const PDF_MAGIC = Buffer.from('%PDF-');
@@ -41,11 +43,15 @@ export async function read(input: ReadInput, deps: ToolDeps): Promise<ToolOutput
   try {
     stat = await fs.stat(target.realPath);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw await fileNotFound(display, target.absPath, session.policy.roots);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw await fileNotFound(display, target.absPath, session.policy);
     throw fsError(err, display) ?? err;
   }
   if (stat.isDirectory()) {
     throw new ToolError('IS_DIRECTORY', `${display} is a directory, not a file. Read takes a file path; list the directory with another tool.`, { path: display });
+  }
+  if (!stat.isFile()) {
+    // readFile on a FIFO (or a device) would block forever or never end.
+    throw new ToolError('INVALID_PATH', `${display} is not a regular file (device, socket or FIFO); Read only reads regular files.`, { path: display });
   }
   if (stat.size > config.maxEditBytes) {
     throw new ToolError('TOO_LARGE', `File is too large to read (${formatBytes(stat.size)}). Maximum readable file size is ${formatBytes(config.maxEditBytes)}.`, {
@@ -57,6 +63,11 @@ export async function read(input: ReadInput, deps: ToolDeps): Promise<ToolOutput
     throw fsError(err, display) ?? err;
   });
 
+  // Notebooks render by cell (offset/limit count cells); a malformed one falls through to text with a note.
+  const notebook = isNotebookPath(target.realPath)
+    ? readNotebook({ display, realPath: target.realPath, bytes, mtimeMs: stat.mtimeMs, offset: input.offset, limit: input.limit }, deps)
+    : undefined;
+  if (notebook && 'output' in notebook) return notebook.output;
   const image = sniffImageMime(bytes);
   if (image) {
     if (bytes.length > config.read.maxImageBytes) {
@@ -96,6 +107,7 @@ export async function read(input: ReadInput, deps: ToolDeps): Promise<ToolOutput
   const base = { file_path: display, ...facts, total_lines: total };
 
   const notices: string[] = [];
+  if (notebook && 'notice' in notebook) notices.push(notebook.notice);
   if (!decoded.lossless) {
     notices.push(
       `Note: ${display} is not valid UTF-8/UTF-16; undecodable bytes are shown as U+FFFD. Edit and Write will refuse this file unless a fallback encoding is configured.`,

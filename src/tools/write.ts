@@ -11,7 +11,7 @@ import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
 export const WriteInput = z.object({
-  file_path: z.string().describe('The absolute path to the file to write (must be absolute, not relative)'),
+  file_path: z.string().describe('The absolute path to the file to write (relative paths resolve against the first root)'),
   content: z.string().describe('The content to write to the file'),
   dry_run: z.boolean().default(false).describe('Validate and return the patch without writing'),
 });

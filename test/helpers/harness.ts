@@ -69,6 +69,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
     await client.connect(b);
     closeServer = async () => {
       await server.close();
+      app!.closeSession(session!);
       await app!.close();
     };
   } else {
@@ -120,4 +121,32 @@ export function textOf(result: CallToolResult): string {
 export function okOf(result: CallToolResult): Record<string, unknown> {
   if (result.isError) throw new Error(`expected success, got error: ${textOf(result)}`);
   return result.structuredContent as Record<string, unknown>;
+}
+
+export interface SessionClient {
+  client: Client;
+  session: Session;
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Closes the client and its server, and ends the session (as a transport does). */
+  close(): Promise<void>;
+}
+
+/** Another in-memory client with its own session on `app`: two sessions in one process. */
+export async function connectSession(app: App): Promise<SessionClient> {
+  const session = app.newSession();
+  const server = createServer(app, session);
+  const client = new Client({ name: 'editguard-test', version: '0.0.0' });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  await client.connect(b);
+  return {
+    client,
+    session,
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: async () => {
+      await client.close();
+      await server.close();
+      app.closeSession(session);
+    },
+  };
 }
