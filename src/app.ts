@@ -1,12 +1,13 @@
 // The process-wide pieces shared by every session: config, logger, base policy, the one write pipeline.
 import path from 'node:path';
 import type { Config } from './config.js';
-import { BlobStore } from './fs/blob-store.js';
-import { backupRecorder } from './fs/backup-recorder.js';
+import { HistoryStore, daysToMs } from './fs/history-store.js';
+import { createFileWatcher, type FileWatcher } from './fs/watcher.js';
 import { WritePipeline, type WriteRecorder } from './fs/write-pipeline.js';
 import type { Logger } from './log.js';
 import { DEFAULT_PROTECTED } from './policy/rules.js';
 import { PathPolicy } from './policy/path-policy.js';
+import { ChangeTracker, type WatchStatus } from './session/change-notices.js';
 import { Session } from './session/session.js';
 
 export interface AppEnv {
@@ -19,6 +20,8 @@ export interface AppEnv {
   configFile?: string | undefined;
   /** Overrides the recorder (tests inject faults or observe). */
   recorder?: WriteRecorder;
+  /** Overrides the file watcher (tests drive a ManualWatcher by hand). */
+  watcher?: FileWatcher;
 }
 
 export interface App {
@@ -26,10 +29,20 @@ export interface App {
   log: Logger;
   policy: PathPolicy;
   writes: WritePipeline;
+  /** File history (FileHistory, RestoreFile, history:// resources); undefined when history.enabled is false. */
+  history: HistoryStore | undefined;
   stateDir: string;
   /** Whether the CLI named roots (client roots then narrow them) or not (client roots replace them). */
   rootsMode: 'intersect' | 'replace';
   newSession(id?: string): Session;
+  /** Watches the files live sessions hold (DESIGN §7); `watcher.count` is the number of watched files. */
+  watcher: FileWatcher;
+  /** External-change notices and resources/updated for every session. */
+  changes: ChangeTracker;
+  /** Ends a session: releases its watches and resource subscriptions. Idempotent; call it when a transport's session ends. */
+  closeSession(session: Session): void;
+  /** Watch numbers (for /healthz). */
+  watchStatus(): WatchStatus;
   close(): Promise<void>;
 }
 
@@ -38,23 +51,48 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const protectedGlobs = [...DEFAULT_PROTECTED, ...config.protected, path.join(env.stateDir, '**')];
   if (env.configFile) protectedGlobs.push(path.resolve(env.cwd, env.configFile));
   const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs, home: env.home });
-  const blobs = new BlobStore(env.stateDir);
+  // history.enabled: false means nothing of a file's content is copied into the state dir.
+  const history = config.history.enabled
+    ? new HistoryStore({ stateDir: env.stateDir, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
+    : undefined;
   const writes = new WritePipeline({
     maxEditBytes: config.maxEditBytes,
     fallbackEncoding: config.fallbackEncoding,
-    recorder: env.recorder ?? (config.history.enabled ? backupRecorder(blobs) : undefined),
+    recorder: env.recorder ?? history,
     log: env.log,
   });
+  history?.schedulePruning(config.history.pruneIntervalMinutes * 60_000);
+  const watcher = env.watcher ?? createFileWatcher({ ...config.watch, log: env.log });
+  const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding });
+  writes.onWrite((e) => changes.onWrite(e));
   return {
     config,
     log: env.log,
     policy,
     writes,
+    history,
     stateDir: env.stateDir,
     rootsMode: config.roots.length > 0 ? 'intersect' : 'replace',
-    newSession: (id) => new Session({ id, policy, maxEntries: config.state.maxEntries, maxBytes: config.state.maxBytes }),
+    newSession: (id) => {
+      const session: Session = new Session({
+        id,
+        policy,
+        maxEntries: config.state.maxEntries,
+        maxBytes: config.state.maxBytes,
+        onRemember: (p) => changes.remembered(session, p),
+        onForget: (p) => changes.forgotten(session, p),
+      });
+      return session;
+    },
+    watcher,
+    changes,
+    closeSession: (session) => changes.endSession(session),
+    watchStatus: () => changes.status(),
     close: async () => {
       await writes.locks.drain();
+      await changes.close();
+      await watcher.close();
+      await history?.close();
     },
   };
 }

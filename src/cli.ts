@@ -22,6 +22,8 @@ Usage: editguard [options] [DIR...]
   --port PORT       HTTP port (default 3333; 0 picks a free one)
   --token TOKEN     bearer token for HTTP (or EDITGUARD_TOKEN)
   --json-response   HTTP: answer each POST with one JSON object instead of SSE
+  --allowed-host H  HTTP: also accept this Host header (repeatable; loopback names always pass)
+  --allowed-origin O  HTTP: also accept this Origin (repeatable; loopback origins always pass)
   --log-level LVL   debug | info | warn | error | silent (default info)
   --version, --help
 `;
@@ -42,6 +44,8 @@ async function main(): Promise<number> {
         port: { type: 'string' },
         token: { type: 'string' },
         'json-response': { type: 'boolean' },
+        'allowed-host': { type: 'string', multiple: true },
+        'allowed-origin': { type: 'string', multiple: true },
         'log-level': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -82,6 +86,8 @@ async function main(): Promise<number> {
   const token = v.token ?? process.env.EDITGUARD_TOKEN;
   if (token) http.token = token;
   if (v['json-response']) http.jsonResponse = true;
+  if (v['allowed-host']) http.allowedHosts = v['allowed-host'];
+  if (v['allowed-origin']) http.allowedOrigins = v['allowed-origin'];
 
   let config;
   try {
@@ -114,16 +120,28 @@ async function main(): Promise<number> {
   }
 
   if (v.http) {
-    const { serveHttp } = await import('./transports/http.js');
-    const server = await serveHttp(app);
-    const stop = async () => {
-      await server.close();
-      process.exit(0);
+    const { HttpStartError, serveHttp } = await import('./transports/http.js');
+    let server;
+    try {
+      server = await serveHttp(app);
+    } catch (err) {
+      if (!(err instanceof HttpStartError)) throw err;
+      log.error(err.message);
+      await app.close();
+      return 2;
+    }
+    if (config.logLevel !== 'silent') process.stderr.write(`editguard listening on ${server.url}\n`);
+    log.info(`serving ${app.policy.roots.join(', ')} over HTTP${config.http.token ? ' (bearer token required)' : ''}`);
+    const stop = (signal: string) => {
+      log.info(`${signal}: finishing in-flight requests, then exiting`);
+      void server.close();
     };
-    process.once('SIGTERM', () => void stop());
-    process.once('SIGINT', () => void stop());
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
     await server.closed;
-    return 0;
+    // Every session is closed; what is left is history bookkeeping (bounded like the requests were).
+    await Promise.race([app.close(), new Promise((r) => setTimeout(r, config.http.shutdownTimeoutMs).unref())]);
+    process.exit(0);
   }
 
   const { closed } = await serveStdio(app, process.stdin, process.stdout);

@@ -23,6 +23,8 @@ export const ConfigSchema = z
         outputBudgetBytes: z.number().int().positive().default(256 * 1024),
         maxImageBytes: z.number().int().positive().default(5 * MiB),
         maxPdfBytes: z.number().int().positive().default(20 * MiB),
+        /** Text outputs shown per notebook cell before they are elided (a single-cell Read gets outputBudgetBytes). */
+        notebookOutputBytes: z.number().int().positive().default(16 * 1024),
         lineNumbers: z.enum(['compact', 'legacy']).default('compact'),
       })
       .strict()
@@ -39,6 +41,8 @@ export const ConfigSchema = z
         enabled: z.boolean().default(true),
         maxBytes: z.number().int().positive().default(1024 * MiB),
         maxAgeDays: z.number().positive().default(30),
+        /** Retention runs at start and then this often. */
+        pruneIntervalMinutes: z.number().positive().default(60),
       })
       .strict()
       .prefault({}),
@@ -48,11 +52,16 @@ export const ConfigSchema = z
         port: z.number().int().min(0).max(65535).default(3333),
         token: z.string().min(1).optional(),
         jsonResponse: z.boolean().default(false),
-        allowedHosts: z.array(z.string()).default([]),
-        allowedOrigins: z.array(z.string()).default([]),
+        /** Host header values accepted besides loopback names: `name` (any port) or `name:port`; `*` accepts any. */
+        allowedHosts: z.array(z.string().min(1)).default([]),
+        /** Origin header values accepted besides loopback origins, e.g. `https://app.example.com`; `*` accepts any. */
+        allowedOrigins: z.array(z.string().min(1)).default([]),
         maxSessions: z.number().int().positive().default(100),
         idleTimeoutMs: z.number().int().positive().default(30 * 60_000),
+        /** Request body limit; default 2 × maxEditBytes + 1 MiB (JSON escaping), capped at 512 MiB. */
         maxBodyBytes: z.number().int().positive().optional(),
+        /** SIGTERM/SIGINT: how long in-flight requests may run before sessions are closed anyway. */
+        shutdownTimeoutMs: z.number().int().positive().default(10_000),
       })
       .strict()
       .prefault({}),
@@ -64,7 +73,17 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // DESIGN §8: the body limit is at least the largest allowed write.
+    if (c.http.maxBodyBytes !== undefined && c.http.maxBodyBytes < c.maxEditBytes) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['http', 'maxBodyBytes'],
+        message: `must be at least maxEditBytes (${c.maxEditBytes}) so that the largest allowed Write fits in one request`,
+      });
+    }
+  });
 
 export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;

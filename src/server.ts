@@ -3,7 +3,12 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from './app.js';
 import type { Session } from './session/session.js';
+import { registerFileResources } from './resources/file-resources.js';
+import { registerHistoryResources } from './resources/history.js';
 import { registerEditTool } from './tools/edit.js';
+import { registerHistoryTools } from './tools/history.js';
+import { registerMultiEditTool } from './tools/multi-edit.js';
+import { registerNotebookEditTool } from './tools/notebook-edit.js';
 import { registerReadTool } from './tools/read.js';
 import type { ToolDeps } from './tools/tool-deps.js';
 import { noticeDecorator } from './tools/tool-result.js';
@@ -16,14 +21,19 @@ export function createServer(app: App, session: Session): McpServer {
     {
       capabilities: { tools: {}, logging: {} },
       instructions:
-        'Careful file tools. Read a file before editing it; Edit replaces one exact, unique string; writes are refused if the file changed since your last Read. Every write keeps a backup.',
+        'Careful file tools. Read a file before editing it; Edit replaces one exact, unique string; writes are refused if the file changed since your last Read. Every write is recorded: FileHistory lists a file\'s versions and RestoreFile puts one back.',
     },
   );
   const deps: ToolDeps = { config: app.config, session, writes: app.writes, log: app.log };
   const decorate = noticeDecorator(session);
   registerReadTool(server, deps, decorate);
   registerEditTool(server, deps, decorate);
+  registerMultiEditTool(server, deps, decorate);
+  registerNotebookEditTool(server, deps, decorate);
   registerWriteTool(server, deps, decorate);
+  registerHistoryTools(server, deps, app.history, decorate);
+  registerHistoryResources(server, deps, app.history);
+  registerFileResources(server, deps, app.changes);
 
   server.server.oninitialized = () => {
     const caps = server.server.getClientCapabilities();

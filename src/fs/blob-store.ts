@@ -15,11 +15,16 @@ export class BlobStore {
     return path.join(this.dir, hash.slice(0, 2), hash);
   }
 
-  /** Stores `bytes` durably (temp + fsync + rename); a blob already present is not rewritten. */
+  /**
+   * Stores `bytes` durably (temp + fsync + rename + fsync of the directory); a blob already
+   * present is not rewritten but its mtime is refreshed, so a concurrent garbage collection in
+   * another process (which spares recently touched blobs) does not remove it under our feet.
+   */
   async put(bytes: Uint8Array, hash = digest(bytes)): Promise<string> {
     const target = this.pathOf(hash);
-    if (await exists(target)) return hash;
-    await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+    if (await touch(target)) return hash;
+    const dir = path.dirname(target);
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     const fh = await fs.open(tmp, 'wx', 0o600);
     try {
@@ -29,6 +34,7 @@ export class BlobStore {
       await fh.close();
     }
     await fs.rename(tmp, target);
+    await fsyncDir(dir);
     return hash;
   }
 
@@ -37,15 +43,40 @@ export class BlobStore {
   }
 
   async has(hash: string): Promise<boolean> {
-    return exists(this.pathOf(hash));
+    try {
+      await fs.access(this.pathOf(hash));
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
 
-async function exists(p: string): Promise<boolean> {
+/** Refreshes mtime; false when the file does not exist. */
+async function touch(p: string): Promise<boolean> {
+  const now = new Date();
   try {
-    await fs.access(p);
+    await fs.utimes(p, now, now);
     return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    // Not ours to touch (shared state dir): present is still present.
+    return fs.access(p).then(
+      () => true,
+      () => false,
+    );
+  }
+}
+
+/** Makes a rename durable; some filesystems refuse fsync on directories, which is harmless. */
+export async function fsyncDir(dir: string): Promise<void> {
+  let fh: fs.FileHandle | undefined;
+  try {
+    fh = await fs.open(dir, 'r');
+    await fh.sync();
   } catch {
-    return false;
+    /* best effort */
+  } finally {
+    await fh?.close();
   }
 }

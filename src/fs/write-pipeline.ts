@@ -75,9 +75,14 @@ export interface WriteEvent {
   time: number;
 }
 
-/** Pre-image backup before the critical section; the record after the write succeeded. */
+/**
+ * Pre-image backup before the critical section; the record after the write succeeded.
+ * `backup` also receives the event the write will have if it succeeds (post-image included), so
+ * a recorder can make the post-image durable and log its intent before the file changes; the
+ * same object is then passed to `commit`.
+ */
 export interface WriteRecorder {
-  backup(path: string, before: { bytes: Buffer; hash: string } | undefined): Promise<void>;
+  backup(path: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void>;
   commit(event: WriteEvent): Promise<void>;
 }
 
@@ -140,7 +145,18 @@ export class WritePipeline {
 
     if (!current.exists) await fsp.mkdir(path.dirname(real), { recursive: true });
     const before = current.bytes ? { bytes: current.bytes, hash: current.hash! } : undefined;
-    await this.#opts.recorder?.backup(real, before);
+    const planned = plan.bytes === null ? undefined : { bytes: plan.bytes, hash: digest(plan.bytes) };
+    const event: WriteEvent = {
+      path: real,
+      tool: req.tool,
+      session: req.session,
+      before,
+      after: planned,
+      linesAdded: plan.linesAdded ?? 0,
+      linesRemoved: plan.linesRemoved ?? 0,
+      time: (this.#opts.clock ?? Date.now)(),
+    };
+    await this.#opts.recorder?.backup(real, before, event);
 
     // Critical section: no await from the re-read to the rename (seed 001 "第二道防线").
     const now = readIfExists(real);
@@ -153,7 +169,7 @@ export class WritePipeline {
     } else {
       atomicWriteSync(real, plan.bytes, { existing: current.exists ? fs.statSync(real) : undefined, ops: this.#opts.ops });
       postStat = fs.statSync(real);
-      after = { bytes: plan.bytes, hash: digest(plan.bytes) };
+      after = planned;
     }
     // End of critical section.
 
@@ -175,16 +191,6 @@ export class WritePipeline {
     } else {
       req.session.files.delete(real);
     }
-    const event: WriteEvent = {
-      path: real,
-      tool: req.tool,
-      session: req.session,
-      before,
-      after,
-      linesAdded: plan.linesAdded ?? 0,
-      linesRemoved: plan.linesRemoved ?? 0,
-      time: (this.#opts.clock ?? Date.now)(),
-    };
     for (const l of this.#listeners) l(event);
     try {
       await this.#opts.recorder?.commit(event);

@@ -20,6 +20,8 @@ export interface FileState {
   /** Lines seen of these bytes; merged across reads of the same hash. */
   seen: LineRange[];
   totalLines: number;
+  /** Set by the watcher when the file's bytes on disk no longer match (cleared by the next Read or write). */
+  changedOnDisk?: boolean;
 }
 
 export interface FileStateStoreOptions {
@@ -27,6 +29,8 @@ export interface FileStateStoreOptions {
   maxBytes: number;
   /** Called when an entry leaves the store (eviction or delete) — the watcher releases its watch. */
   onRemove?: (path: string) => void;
+  /** Called after every set() that stored an entry (new or replaced) — the watcher holds the path. */
+  onSet?: (path: string) => void;
 }
 
 /** Merges `range` into sorted disjoint ranges; adjacent ranges join. */
@@ -55,8 +59,10 @@ export function coversAll(ranges: readonly LineRange[], total: number): boolean 
 export class FileStateStore {
   readonly #cache: LRUCache<string, FileState>;
   readonly #maxContent: number;
+  readonly #onSet: ((path: string) => void) | undefined;
 
   constructor(opts: FileStateStoreOptions) {
+    this.#onSet = opts.onSet;
     this.#maxContent = Math.floor(opts.maxBytes / 4);
     this.#cache = new LRUCache<string, FileState>({
       max: opts.maxEntries,
@@ -75,6 +81,12 @@ export class FileStateStore {
   set(path: string, state: FileState): void {
     const content = state.content !== undefined && state.content.length > this.#maxContent ? undefined : state.content;
     this.#cache.set(path, { ...state, content });
+    if (this.#onSet && this.#cache.has(path)) this.#onSet(path);
+  }
+
+  /** The entry without refreshing its recency: the watcher looks at entries, it does not use them. */
+  peek(path: string): FileState | undefined {
+    return this.#cache.peek(path);
   }
 
   delete(path: string): void {

@@ -15,6 +15,8 @@ export interface SessionOptions {
   maxEntries: number;
   maxBytes: number;
   onForget?: (path: string) => void;
+  /** Called after every store of an entry (Read, write) — the watcher holds the path. */
+  onRemember?: (path: string) => void;
 }
 
 export class Session {
@@ -37,6 +39,7 @@ export class Session {
         this.lastEdits.delete(p);
         opts.onForget?.(p);
       },
+      ...(opts.onRemember ? { onSet: opts.onRemember } : {}),
     });
   }
 

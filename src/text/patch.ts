@@ -9,8 +9,10 @@ const MAX_LINE_CHARS = 2000;
 
 /** Offset of the start of the line `n` lines above the line containing `off`. */
 function lineStartBefore(text: string, off: number, n: number): number {
-  let at = text.lastIndexOf('\n', off - 1);
-  for (let i = 0; i < n && at !== -1; i++) at = text.lastIndexOf('\n', at - 1);
+  // lastIndexOf clamps a negative fromIndex to 0, so a "\n" at offset 0 would be found again: stop there.
+  const before = (i: number) => (i > 0 ? text.lastIndexOf('\n', i - 1) : -1);
+  let at = before(off);
+  for (let i = 0; i < n && at !== -1; i++) at = before(at);
   return at + 1;
 }
 

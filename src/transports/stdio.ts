@@ -13,6 +13,7 @@ export async function serveStdio(app: App, stdin: Readable, stdout: Writable): P
     const finish = () => {
       if (done) return;
       done = true;
+      app.closeSession(session);
       void server.close().finally(resolve);
     };
     stdin.once('end', finish);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createApp, type App } from '../../src/app.js';
@@ -12,9 +13,10 @@ import { parseConfig, type ConfigInput } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createServer } from '../../src/server.js';
 import type { Session } from '../../src/session/session.js';
+import { startHttpServer } from './http-server.js';
 
-export type TransportKind = 'memory' | 'stdio';
-export const TRANSPORTS: TransportKind[] = ['memory', 'stdio'];
+export type TransportKind = 'memory' | 'stdio' | 'http';
+export const TRANSPORTS: TransportKind[] = ['memory', 'stdio', 'http'];
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(REPO, 'dist/cli.js');
@@ -27,6 +29,8 @@ export interface Harness {
   root: string;
   stateDir: string;
   client: Client;
+  /** Only for http harnesses: the MCP endpoint of the spawned server. */
+  url?: string;
   /** Only for in-memory harnesses: the server-side pieces, for white-box assertions. */
   app?: App;
   session?: Session;
@@ -59,6 +63,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   let app: App | undefined;
   let session: Session | undefined;
   let closeServer = async () => {};
+  let url: string | undefined;
   if (kind === 'memory') {
     const config = parseConfig({ roots: [root], ...opts.config });
     app = await createApp(config, { cwd: root, home: os.homedir(), log: silentLogger, stateDir });
@@ -71,6 +76,17 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
       await server.close();
       app!.closeSession(session!);
       await app!.close();
+    };
+  } else if (kind === 'http') {
+    const args = ['--root', root, '--state-dir', stateDir, '--log-level', 'warn', ...(opts.extraArgs ?? [])];
+    if (opts.config) args.push('--config', await writeConfig(stateDir, opts.config));
+    const server = await startHttpServer(CLI, args, { cwd: root });
+    url = server.url;
+    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    await client.connect(transport);
+    closeServer = async () => {
+      const { code, signal } = await server.stop();
+      if (code !== 0) throw new Error(`http server exited with ${code ?? signal}; stderr:\n${server.stderr()}`);
     };
   } else {
     const args = [CLI, '--root', root, '--state-dir', stateDir, '--log-level', 'warn', ...(opts.extraArgs ?? [])];
@@ -88,6 +104,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
     client,
     app,
     session,
+    url,
     path: (rel) => path.join(root, rel),
     call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     close: async () => {
@@ -149,4 +166,10 @@ export async function connectSession(app: App): Promise<SessionClient> {
       app.closeSession(session);
     },
   };
+}
+
+async function writeConfig(stateDir: string, config: ConfigInput): Promise<string> {
+  const cfg = path.join(stateDir, '..', `${path.basename(stateDir)}-config.json`);
+  await fs.writeFile(cfg, JSON.stringify(config));
+  return cfg;
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../../src/errors.js';
-import { WritePipeline, type WriteRecorder } from '../../../src/fs/write-pipeline.js';
+import { WritePipeline, type WriteEvent, type WriteRecorder } from '../../../src/fs/write-pipeline.js';
 import { silentLogger } from '../../../src/log.js';
 import { PathPolicy } from '../../../src/policy/path-policy.js';
 import { Session } from '../../../src/session/session.js';
@@ -53,6 +53,22 @@ describe('WritePipeline', () => {
     await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => (ctx.assertFresh(), planV2) });
     expect(events).toEqual(['backup:v1', 'commit:v2:v2']);
     expect(session.files.get(file)?.hash).toBe(digest(Buffer.from('v2')));
+  });
+
+  it('hands backup() the planned post-image before the file changes, and commit() the same event after (issue 4)', async () => {
+    const seen: Array<{ phase: string; event: WriteEvent; onDisk: string }> = [];
+    const recorder: WriteRecorder = {
+      backup: async (p, _before, pending) => void seen.push({ phase: 'backup', event: pending, onDisk: fs.readFileSync(p, 'utf8') }),
+      commit: async (e) => void seen.push({ phase: 'commit', event: e, onDisk: fs.readFileSync(e.path, 'utf8') }),
+    };
+    const { session, writes, target } = await setup(recorder);
+    await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => (ctx.assertFresh(), { ...planV2, linesAdded: 1, linesRemoved: 1 }) });
+    expect(seen.map((s) => [s.phase, s.onDisk])).toEqual([
+      ['backup', 'v1'],
+      ['commit', 'v2'],
+    ]);
+    expect(seen[0]!.event).toBe(seen[1]!.event);
+    expect(seen[0]!.event).toMatchObject({ tool: 'Write', linesAdded: 1, linesRemoved: 1, after: { hash: digest(Buffer.from('v2')) }, before: { hash: digest(Buffer.from('v1')) } });
   });
 
   it('refuses to replace existing content when the tool made no freshness decision', async () => {

@@ -1,0 +1,359 @@
+// File watching behind an interface (DESIGN §7): one watch per path, ref-counted and capped; chokidar in production, a hand-driven one in tests.
+import fsp from 'node:fs/promises';
+import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
+import type { Logger } from '../log.js';
+import { isTempPath } from './atomic-write.js';
+
+/**
+ * What a watcher reports about one watched path.
+ * * `change`: something happened to the file and it exists now (content may or may not differ).
+ * * `unlink`: the file is gone.
+ * * `watched`: the watch just became live; anything that changed between the caller's read and
+ *   this moment was not seen as an event, so the caller should compare once.
+ */
+export interface WatchEvent {
+  kind: 'change' | 'unlink' | 'watched';
+  path: string;
+}
+
+export type WatchListener = (event: WatchEvent) => void;
+
+export interface FileWatcher {
+  /** Whether this watcher watches anything at all (false when `watch.enabled` is off). */
+  readonly enabled: boolean;
+  /** Distinct paths watched now (one OS watch each, however many holders). */
+  readonly count: number;
+  /** The cap on `count` (`watch.maxFiles`). */
+  readonly maxFiles: number;
+  /**
+   * Adds one reference to `path` (an absolute real path). True when the path is watched (now or
+   * already); false when it is not: past the cap (logged), an editguard temp file, or disabled.
+   * A false return holds no reference, so it must not be paired with unwatch().
+   */
+  watch(path: string): boolean;
+  /** Drops one reference; the watch ends with the last one. Paths without a reference are ignored. */
+  unwatch(path: string): void;
+  /** Registers a listener; returns its removal. */
+  onChange(listener: WatchListener): () => void;
+  /** Ends every watch; later watch() calls return false. */
+  close(): Promise<void>;
+}
+
+/** The reference counting, cap and listener fan-out every watcher shares. */
+abstract class RefCountedWatcher implements FileWatcher {
+  readonly enabled = true;
+  readonly maxFiles: number;
+  protected readonly log: Logger;
+  readonly #refs = new Map<string, number>();
+  readonly #listeners = new Set<WatchListener>();
+  #closed = false;
+  #capLogged = false;
+
+  constructor(opts: { maxFiles: number; log: Logger }) {
+    this.maxFiles = opts.maxFiles;
+    this.log = opts.log;
+  }
+
+  get count(): number {
+    return this.#refs.size;
+  }
+
+  /** References held on `path` (0 when unwatched). */
+  refs(path: string): number {
+    return this.#refs.get(path) ?? 0;
+  }
+
+  watch(path: string): boolean {
+    if (this.#closed || isTempPath(path)) return false;
+    const n = this.#refs.get(path);
+    if (n !== undefined) {
+      this.#refs.set(path, n + 1);
+      return true;
+    }
+    if (this.#refs.size >= this.maxFiles) {
+      // One warning per saturation episode; the rest at debug so 5,000 reads do not flood stderr.
+      const line = `watch cap of ${this.maxFiles} files reached: ${path} is not watched; changes to it are still caught when writing (watch.maxFiles raises the cap)`;
+      if (this.#capLogged) this.log.debug(line);
+      else this.log.warn(line);
+      this.#capLogged = true;
+      return false;
+    }
+    this.#refs.set(path, 1);
+    this.start(path);
+    return true;
+  }
+
+  unwatch(path: string): void {
+    const n = this.#refs.get(path);
+    if (n === undefined) return;
+    if (n > 1) {
+      this.#refs.set(path, n - 1);
+      return;
+    }
+    this.#refs.delete(path);
+    if (this.#refs.size < this.maxFiles) this.#capLogged = false;
+    this.stop(path);
+  }
+
+  onChange(listener: WatchListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#refs.clear();
+    this.#listeners.clear();
+    await this.shutdown();
+  }
+
+  protected isWatched(path: string): boolean {
+    return this.#refs.has(path);
+  }
+
+  protected get closed(): boolean {
+    return this.#closed;
+  }
+
+  protected emit(event: WatchEvent): void {
+    if (!this.#refs.has(event.path)) return;
+    for (const l of [...this.#listeners]) {
+      try {
+        l(event);
+      } catch (err) {
+        this.log.error(`watch listener failed for ${event.path}`, err);
+      }
+    }
+  }
+
+  protected abstract start(path: string): void;
+  protected abstract stop(path: string): void;
+  protected abstract shutdown(): Promise<void>;
+}
+
+/**
+ * A watcher driven by hand (STYLE "Seams for deterministic tests"): same references and cap as
+ * the real one, but events happen only when a test calls emit().
+ */
+export class ManualWatcher extends RefCountedWatcher {
+  readonly #known = new Set<string>();
+
+  constructor(opts: { maxFiles?: number; log: Logger }) {
+    super({ maxFiles: opts.maxFiles ?? Number.POSITIVE_INFINITY, log: opts.log });
+  }
+
+  /** Delivers `event` to the listeners if its path is watched; returns whether it was. */
+  fire(event: WatchEvent): boolean {
+    if (!this.isWatched(event.path)) return false;
+    this.emit(event);
+    return true;
+  }
+
+  /** Paths watched now, sorted. */
+  paths(): string[] {
+    return [...this.#known].sort();
+  }
+
+  protected start(path: string): void {
+    this.#known.add(path);
+  }
+
+  protected stop(path: string): void {
+    this.#known.delete(path);
+  }
+
+  protected async shutdown(): Promise<void> {
+    this.#known.clear();
+  }
+}
+
+/** `watch.enabled: false`: nothing is watched; staleness is verified at write time only. */
+export class DisabledWatcher implements FileWatcher {
+  readonly enabled = false;
+  readonly count = 0;
+  readonly maxFiles = 0;
+  watch(): boolean {
+    return false;
+  }
+  unwatch(): void {}
+  onChange(): () => void {
+    return () => {};
+  }
+  async close(): Promise<void> {}
+}
+
+export interface ChokidarWatcherOptions {
+  maxFiles: number;
+  log: Logger;
+  /** Quiet time after the last OS event before the file is looked at (coalesces a save's several events). */
+  settleMs?: number;
+}
+
+/** How many settle periods a new watch may take to go live before we give up on it (logged). */
+const ATTACH_TRIES = 200;
+/** While a watch is not live, the file is stat'ed every this many settle periods: it may be gone. */
+const ATTACH_STAT_EVERY = 4;
+
+/**
+ * chokidar watching individual files. Every OS event for a file (chokidar's own `change`/`unlink`
+ * and its unthrottled `raw` events) restarts a short settle timer; when it fires the file is
+ * stat'ed once and reported as `change` or `unlink`. That covers what chokidar alone misses:
+ * its 50 ms change throttle drops the second of two quick writes, and after an editor's atomic
+ * save (write temp + rename over) or a delete-and-recreate chokidar may drop the path — the
+ * stat finds the file back and the path is re-added, so it stays watched.
+ */
+export class ChokidarWatcher extends RefCountedWatcher {
+  readonly #fsw: FSWatcher;
+  readonly #settleMs: number;
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  /** Paths added to chokidar whose OS watch is not live yet → settle periods waited. */
+  readonly #attaching = new Map<string, number>();
+  #sweep: NodeJS.Timeout | undefined;
+
+  constructor(opts: ChokidarWatcherOptions) {
+    super(opts);
+    this.#settleMs = opts.settleMs ?? 100;
+    this.#fsw = chokidarWatch([], {
+      ignoreInitial: true,
+      // atomic: true would hide files whose names look like editor backups (`x~`, `.x.swp`) and
+      // delay unlinks; the settle-and-stat below handles atomic saves for every name.
+      atomic: false,
+      followSymlinks: true,
+      ignored: (p: string) => isTempPath(p),
+    });
+    const poke = (p: string) => this.#poke(p);
+    this.#fsw.on('change', poke);
+    this.#fsw.on('unlink', poke);
+    this.#fsw.on('add', poke);
+    this.#fsw.on('raw', (_event, _evPath, details) => {
+      const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+      if (typeof watched === 'string') this.#poke(watched);
+    });
+    this.#fsw.on('error', (err) => this.log.warn('file watcher error; affected files are still verified when writing', err));
+  }
+
+  /** Watches requested but not live yet (the OS watch is set up asynchronously). */
+  get pending(): number {
+    return this.#attaching.size;
+  }
+
+  protected start(path: string): void {
+    this.#fsw.add(path);
+    this.#attach(path);
+  }
+
+  protected stop(path: string): void {
+    const t = this.#timers.get(path);
+    if (t) clearTimeout(t);
+    this.#timers.delete(path);
+    this.#attaching.delete(path);
+    this.#fsw.unwatch(path);
+    // unwatch() also remembers the path as ignored, forever: on a long-lived server that set
+    // would grow with every file ever released and make each later add() scan it.
+    this.#fsw._removeIgnoredPath(path);
+  }
+
+  protected async shutdown(): Promise<void> {
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+    this.#attaching.clear();
+    if (this.#sweep) clearTimeout(this.#sweep);
+    this.#sweep = undefined;
+    await this.#fsw.close();
+  }
+
+  #live(path: string): boolean {
+    return this.#fsw._closers.has(path);
+  }
+
+  #poke(path: string): void {
+    if (this.closed) return;
+    if (!this.isWatched(path)) {
+      // A late re-watch chokidar made for a path we already released: drop it.
+      if (this.#live(path)) this.#fsw.unwatch(path)._removeIgnoredPath(path);
+      return;
+    }
+    const prev = this.#timers.get(path);
+    if (prev) clearTimeout(prev);
+    this.#timers.set(
+      path,
+      setTimeout(() => {
+        this.#timers.delete(path);
+        void this.#settle(path);
+      }, this.#settleMs),
+    );
+  }
+
+  async #settle(path: string): Promise<void> {
+    let exists: boolean;
+    try {
+      await fsp.stat(path);
+      exists = true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      exists = !(code === 'ENOENT' || code === 'ENOTDIR');
+    }
+    if (this.closed || !this.isWatched(path)) return;
+    if (!exists) {
+      this.emit({ kind: 'unlink', path });
+      return;
+    }
+    if (!this.#live(path) && !this.#attaching.has(path)) {
+      // chokidar dropped the path (its stat fell into a save's gap): watch the new file.
+      this.#fsw.add(path);
+      this.#attach(path);
+    }
+    this.emit({ kind: 'change', path });
+  }
+
+  async #unlessGone(path: string): Promise<void> {
+    try {
+      await fsp.stat(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && this.#attaching.delete(path) && this.isWatched(path)) {
+        this.emit({ kind: 'unlink', path });
+      }
+    }
+  }
+
+  #attach(path: string): void {
+    this.#attaching.set(path, 0);
+    this.#sweep ??= setTimeout(() => this.#sweepAttaching(), this.#settleMs);
+  }
+
+  #sweepAttaching(): void {
+    this.#sweep = undefined;
+    if (this.closed) return;
+    for (const [path, tries] of this.#attaching) {
+      if (!this.isWatched(path)) {
+        this.#attaching.delete(path);
+      } else if (this.#live(path)) {
+        this.#attaching.delete(path);
+        this.emit({ kind: 'watched', path });
+      } else if (tries >= ATTACH_TRIES) {
+        this.#attaching.delete(path);
+        this.log.warn(`could not start watching ${path}; changes to it are still caught when writing`);
+      } else {
+        this.#attaching.set(path, tries + 1);
+        // Deleted between the Read and chokidar's first stat: no OS watch will ever come.
+        if (tries % ATTACH_STAT_EVERY === ATTACH_STAT_EVERY - 1) void this.#unlessGone(path);
+      }
+    }
+    if (this.#attaching.size > 0) this.#sweep = setTimeout(() => this.#sweepAttaching(), this.#settleMs);
+  }
+}
+
+export interface CreateWatcherOptions {
+  enabled: boolean;
+  maxFiles: number;
+  log: Logger;
+  settleMs?: number;
+}
+
+/** The production watcher for `config.watch`. */
+export function createFileWatcher(opts: CreateWatcherOptions): FileWatcher {
+  if (!opts.enabled) return new DisabledWatcher();
+  return new ChokidarWatcher({ maxFiles: opts.maxFiles, log: opts.log, ...(opts.settleMs === undefined ? {} : { settleMs: opts.settleMs }) });
+}

@@ -1,0 +1,215 @@
+// editNotebook: NotebookEdit's replace / insert / delete as splices of the notebook's JSON text (seed semantics, DESIGN §2).
+//
+// Pure. Only the edited cell's text (plus one separator) changes; the result is re-parsed and
+// checked — well-formed nbformat 4, every other cell byte-identical — before anyone writes it.
+import { ToolError } from '../errors.js';
+import { spliceText } from '../text/apply.js';
+import type { Splice } from '../text/line-endings.js';
+import { indentBefore, lastMember, scanArray, scanObject, skipWhitespace } from './json-layout.js';
+import { cellName, hasCellIds, type JsonValue, type NotebookCell, type ParsedNotebook } from './parse-notebook.js';
+import { serializeCell } from './serialize-cell.js';
+import { cellProblems, duplicateIds, notebookProblems } from './validate-notebook.js';
+
+export type EditMode = 'replace' | 'insert' | 'delete';
+export type CellType = 'code' | 'markdown' | 'raw';
+
+export interface NotebookEditRequest {
+  cellId?: string | undefined;
+  newSource: string;
+  cellType?: CellType | undefined;
+  mode: EditMode;
+}
+
+export interface NotebookEditResult {
+  /** The new LF text, and the splices of the old one that produce it. */
+  text: string;
+  splices: Splice[];
+  /** The mode actually applied (replace one past the last cell is an insert). */
+  mode: EditMode;
+  /** Index of the cell: in the new notebook for replace/insert, in the old one for delete. */
+  index: number;
+  /** Its id, or cell-N when the notebook has no ids. */
+  name: string;
+  cellType: string;
+  cellCount: number;
+  /** False when the edit reproduces the file exactly. */
+  changed: boolean;
+  /** Things the model should know (e.g. attachments dropped by a change to code). */
+  notes: string[];
+}
+
+const CELL_INDEX = /^cell-(\d+)$/;
+const MAX_ID_TRIES = 1000;
+
+/** Lines as nbformat stores them: each keeps its "\n"; "" is an empty list. */
+export function splitSource(source: string): string[] {
+  return source === '' ? [] : source.split(/(?<=\n)/);
+}
+
+/**
+ * Where a cell_id points: a real id first, then cell-N (0-based). Replace of cell-N with N equal to
+ * the cell count appends. Throws CELL_NOT_FOUND saying how many cells there are.
+ */
+export function locateCell(nb: ParsedNotebook, cellId: string, mode: EditMode): { index: number; append: boolean } {
+  const byId = nb.cells.findIndex((c) => c.id === cellId);
+  if (byId !== -1) return { index: byId, append: false };
+  const m = CELL_INDEX.exec(cellId);
+  const n = nb.cells.length;
+  if (m) {
+    const index = Number(m[1]);
+    if (index < n) return { index, append: false };
+    if (index === n && mode === 'replace') return { index, append: true };
+  }
+  const names = nb.cells.slice(0, 12).map((c, i) => cellName(c, i));
+  const list = n === 0 ? '' : ` (${names.join(', ')}${n > names.length ? ', …' : ''})`;
+  const hint =
+    n === 0
+      ? 'The notebook has no cells: add one with edit_mode "insert" and no cell_id.'
+      : `Use an id shown by Read (<cell id="…">) or cell-N with N from 0 to ${n - 1}${mode === 'replace' ? ` (cell-${n} appends a cell)` : ''}.`;
+  throw new ToolError('CELL_NOT_FOUND', `Cell "${cellId}" was not found: the notebook has ${n} cell${n === 1 ? '' : 's'}${list}. ${hint}`, { cell_id: cellId, cell_count: n });
+}
+
+/**
+ * Applies one NotebookEdit to the parsed notebook. `newId` makes candidate cell ids (nbformat ≥ 4.5
+ * only; retried until unique). Throws CELL_NOT_FOUND, INVALID_INPUT (no cell_id when not inserting,
+ * no cell_type for insert) or NOTEBOOK_INVALID (the result would not be well-formed).
+ */
+export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId: () => string): NotebookEditResult {
+  const { cells, layout, format, text } = nb;
+  let mode = req.mode;
+  let index: number;
+  if (req.cellId === undefined) {
+    if (mode !== 'insert') throw new ToolError('INVALID_INPUT', 'Cell ID must be specified when not inserting a new cell. Pass cell_id (an id shown by Read, or cell-N).');
+    index = 0;
+  } else {
+    const at = locateCell(nb, req.cellId, mode);
+    if (at.append) mode = 'insert';
+    index = mode === 'insert' && !at.append ? at.index + 1 : at.index;
+  }
+  const cellType = req.cellType ?? (mode === 'insert' ? (req.mode === 'replace' ? 'code' : undefined) : cells[index]!.cell_type);
+  if (cellType === undefined) throw new ToolError('INVALID_INPUT', 'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".');
+
+  const notes: string[] = [];
+  const splices: Splice[] = [];
+  const separator = (): string => {
+    const [a, b] = layout.cells;
+    if (a && b) return text.slice(a.end, b.start);
+    return format.unit === null ? `,${format.itemSep}` : `,\n${layout.cellIndent}`;
+  };
+  let touched: Record<string, JsonValue> | undefined;
+
+  if (mode === 'delete') {
+    const n = layout.cells.length;
+    const span = layout.cells[index]!;
+    if (n === 1) splices.push({ start: layout.cellsArray.start + 1, end: layout.cellsArray.end - 1, replacement: '' });
+    else if (index < n - 1) splices.push({ start: span.start, end: layout.cells[index + 1]!.start, replacement: '' });
+    else splices.push({ start: layout.cells[index - 1]!.end, end: span.end, replacement: '' });
+  } else if (mode === 'replace') {
+    const original = cells[index]!;
+    const cell: Record<string, JsonValue> = { ...original };
+    cell.source = Array.isArray(original.source) ? splitSource(req.newSource) : req.newSource;
+    cell.cell_type = cellType;
+    retype(cell, original.cell_type, notes);
+    touched = cell;
+    const span = layout.cells[index]!;
+    const indent = indentBefore(text, span.start) ?? layout.cellIndent;
+    splices.push({ start: span.start, end: span.end, replacement: serializeCell(cell, format, indent, { value: original, text, members: span.members }) });
+  } else {
+    const cell: Record<string, JsonValue> = { cell_type: cellType };
+    if (hasCellIds(nb)) cell.id = uniqueId(cells, newId);
+    cell.metadata = {};
+    cell.source = format.sourceAsList ? splitSource(req.newSource) : req.newSource;
+    if (cellType === 'code') {
+      cell.execution_count = null;
+      cell.outputs = [];
+    }
+    touched = cell;
+    const neighbour = layout.cells[Math.max(0, index - 1)];
+    const cellText = serializeCell(cell, format, layout.cellIndent, undefined, neighbour?.members.map((m) => m.key));
+    const n = layout.cells.length;
+    if (n === 0) {
+      const replacement = format.unit === null ? cellText : `\n${layout.cellIndent}${cellText}\n${layout.cellsKeyIndent}`;
+      splices.push({ start: layout.cellsArray.start + 1, end: layout.cellsArray.end - 1, replacement });
+    } else if (index < n) {
+      const at = layout.cells[index]!.start;
+      splices.push({ start: at, end: at, replacement: cellText + separator() });
+    } else {
+      const at = layout.cells[n - 1]!.end;
+      splices.push({ start: at, end: at, replacement: separator() + cellText });
+    }
+  }
+
+  const newText = spliceText(text, splices);
+  const changed = splices.some((s) => text.slice(s.start, s.end) !== s.replacement);
+  const cellCount = cells.length + (mode === 'insert' ? 1 : mode === 'delete' ? -1 : 0);
+  verify(nb, newText, mode, index, touched);
+  return {
+    text: newText,
+    splices: changed ? splices : [],
+    mode,
+    index,
+    name: touched ? cellName(touched as NotebookCell, index) : cellName(cells[index], index),
+    cellType,
+    cellCount,
+    changed,
+    notes,
+  };
+}
+
+/** Fields a cell type allows: code has outputs and a count, markdown/raw may have attachments. */
+function retype(cell: Record<string, JsonValue>, previousType: string, notes: string[]): void {
+  if (cell.cell_type === 'code') {
+    // Seed semantics: new source invalidates the old outputs.
+    cell.outputs = [];
+    cell.execution_count = null;
+    if ('attachments' in cell) {
+      delete cell.attachments;
+      notes.push(`The cell's attachments were dropped: a code cell cannot have attachments (it was ${previousType}).`);
+    }
+  } else {
+    if (previousType === 'code' && Array.isArray(cell.outputs) && cell.outputs.length > 0) notes.push('The cell was code; its outputs were dropped.');
+    delete cell.outputs;
+    delete cell.execution_count;
+  }
+  if (cell.metadata === undefined || cell.metadata === null) cell.metadata = {};
+}
+
+function uniqueId(cells: readonly NotebookCell[], newId: () => string): string {
+  const used = new Set(cells.map((c) => c.id));
+  for (let i = 0; i < MAX_ID_TRIES; i++) {
+    const id = newId();
+    if (!used.has(id)) return id;
+  }
+  throw new Error('could not generate a unique cell id');
+}
+
+const notWellFormed = (why: string) =>
+  new ToolError('NOTEBOOK_INVALID', `The edited notebook would not be a well-formed nbformat 4 notebook (${why}); nothing was written.`, { reason: why });
+
+/** The result parses, is well-formed where we touched it, and every other cell's text is unchanged. */
+function verify(nb: ParsedNotebook, newText: string, mode: EditMode, index: number, touched: Record<string, JsonValue> | undefined): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(newText);
+  } catch (err) {
+    throw new Error(`notebook splice produced invalid JSON: ${(err as Error).message}`);
+  }
+  const top = notebookProblems(value);
+  if (top.length > 0) throw notWellFormed(top.join('; '));
+  const newCells = (value as { cells: unknown[] }).cells;
+  if (touched) {
+    const problems = cellProblems(newCells[index], nb.nbformatMinor);
+    if (problems.length > 0) throw notWellFormed(`cell ${index}: ${problems.join('; ')}`);
+    const id = touched.id;
+    if (typeof id === 'string' && duplicateIds(newCells).includes(id)) throw notWellFormed(`cell id "${id}" is used by another cell`);
+  }
+  // Every cell we did not edit must come out byte-identical.
+  const members = scanObject(newText, skipWhitespace(newText, 0)).members;
+  const elements = scanArray(newText, lastMember(members, 'cells')!.value.start).elements;
+  const before = nb.layout.cells.map((c) => nb.text.slice(c.start, c.end));
+  const after = elements.map((e) => newText.slice(e.start, e.end));
+  const expected = mode === 'delete' ? before.filter((_, i) => i !== index) : mode === 'insert' ? [...before.slice(0, index), after[index], ...before.slice(index)] : before.map((t, i) => (i === index ? after[index] : t));
+  if (after.length !== expected.length || after.some((t, i) => t !== expected[i])) {
+    throw new Error('notebook splice changed a cell it was not asked to edit');
+  }
+}

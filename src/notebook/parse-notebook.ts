@@ -1,0 +1,156 @@
+// parseNotebook: an .ipynb's JSON value plus the facts needed to write it back untouched (spans, indentation, key order).
+//
+// Pure. Works on LF-normalised text (LineDoc.text): JSON whitespace is the only place a CRLF can
+// be, so offsets here splice into the raw file through spliceLineDoc with every other byte kept.
+import { ToolError } from '../errors.js';
+import { indentBefore, lastMember, scanArray, scanObject, skipString, skipWhitespace, type MemberSpan, type Span } from './json-layout.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+export type JsonObject = { [k: string]: JsonValue };
+
+/** A cell as stored (nbformat 4): only the fields every tool here relies on are typed. */
+export interface NotebookCell extends JsonObject {
+  cell_type: string;
+  source: string | string[];
+}
+
+/** How the file writes JSON, so a regenerated cell looks like its neighbours. */
+export interface JsonFormat {
+  /** One level of indentation (Jupyter: one space); null for single-line JSON. */
+  unit: string | null;
+  /** Between a key and its value: ': ' as Python and JSON.stringify write it. */
+  keySep: string;
+  /** After a comma in single-line JSON (Python's default is ', '). */
+  itemSep: string;
+  /** Non-ASCII written as \uXXXX (Python's ensure_ascii=True). */
+  asciiOnly: boolean;
+  /** Every object seen has sorted keys (Jupyter's sort_keys=True). */
+  sortedKeys: boolean;
+  /** Sources are stored as lists of lines (Jupyter) rather than one string. */
+  sourceAsList: boolean;
+}
+
+export interface CellLayout extends Span {
+  members: MemberSpan[];
+}
+
+export interface NotebookLayout {
+  /** The "cells" array, '[' to ']' inclusive. */
+  cellsArray: Span;
+  /** Indentation of the line holding the "cells" key. */
+  cellsKeyIndent: string;
+  /** Indentation of each cell object. */
+  cellIndent: string;
+  cells: CellLayout[];
+}
+
+export interface ParsedNotebook {
+  /** The LF text the spans index. */
+  text: string;
+  value: JsonObject;
+  cells: NotebookCell[];
+  nbformat: number;
+  nbformatMinor: number;
+  /** Kernel language (metadata.kernelspec.language, else language_info.name, else python). */
+  language: string;
+  layout: NotebookLayout;
+  format: JsonFormat;
+}
+
+const invalid = (why: string, details: Record<string, unknown> = {}) =>
+  new ToolError('NOTEBOOK_INVALID', `Notebook is not valid: ${why} Fix the file (for example with Write, after reading it) or restore it from history; NotebookEdit only edits well-formed nbformat 4 notebooks.`, details);
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether cells may carry ids (nbformat ≥ 4.5). */
+export const hasCellIds = (nb: Pick<ParsedNotebook, 'nbformat' | 'nbformatMinor'>) => nb.nbformat > 4 || nb.nbformatMinor >= 5;
+
+/**
+ * Parses an .ipynb (LF-normalised text). Throws NOTEBOOK_INVALID for text that is not JSON, not
+ * an object with nbformat 4 and a cells array, or whose cells are not objects with a cell_type and
+ * a source.
+ */
+export function parseNotebook(text: string): ParsedNotebook {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw invalid(`it is not valid JSON (${(err as Error).message}).`);
+  }
+  if (!isObject(value)) throw invalid('the top level is not a JSON object.');
+  if (value.nbformat !== 4) {
+    throw invalid(`nbformat is ${JSON.stringify(value.nbformat ?? null)}, not 4 (convert it with "jupyter nbconvert --to notebook --nbformat 4").`, { nbformat: value.nbformat ?? null });
+  }
+  const minor = value.nbformat_minor;
+  if (typeof minor !== 'number' || !Number.isInteger(minor) || minor < 0) throw invalid('nbformat_minor is missing or not a whole number.');
+  if (!Array.isArray(value.cells)) throw invalid('it has no "cells" array.');
+  const cells = value.cells;
+  cells.forEach((cell, i) => {
+    if (!isObject(cell) || typeof cell.cell_type !== 'string') throw invalid(`cell ${i} is not an object with a cell_type.`, { cell_index: i });
+    const src = cell.source;
+    if (!(typeof src === 'string' || (Array.isArray(src) && src.every((l) => typeof l === 'string')))) {
+      throw invalid(`cell ${i} has no source string or list of strings.`, { cell_index: i });
+    }
+  });
+
+  const top = scanObject(text, skipWhitespace(text, 0));
+  const cellsMember = lastMember(top.members, 'cells')!;
+  const arr = scanArray(text, cellsMember.value.start);
+  const cellLayouts: CellLayout[] = arr.elements.map((e) => ({ ...e, members: scanObject(text, e.start).members }));
+  const format = detectFormat(text, top.members, cellLayouts, cells as NotebookCell[]);
+  const cellsKeyIndent = indentBefore(text, cellsMember.keyStart) ?? '';
+  const first = cellLayouts[0];
+  const cellIndent = (first && indentBefore(text, first.start)) ?? cellsKeyIndent + (format.unit ?? '');
+  const metadata = isObject(value.metadata) ? value.metadata : {};
+  const kernelspec = isObject(metadata.kernelspec) ? metadata.kernelspec : {};
+  const languageInfo = isObject(metadata.language_info) ? metadata.language_info : {};
+  const language = typeof kernelspec.language === 'string' ? kernelspec.language : typeof languageInfo.name === 'string' ? languageInfo.name : 'python';
+  return {
+    text,
+    value,
+    cells: cells as NotebookCell[],
+    nbformat: 4,
+    nbformatMinor: minor,
+    language: language.toLowerCase(),
+    layout: { cellsArray: { start: cellsMember.value.start, end: arr.end }, cellsKeyIndent, cellIndent, cells: cellLayouts },
+    format,
+  };
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const ESCAPED_NON_ASCII = /\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/;
+
+function detectFormat(text: string, top: readonly MemberSpan[], cells: readonly CellLayout[], values: readonly NotebookCell[]): JsonFormat {
+  const firstKey = top[0];
+  const lead = firstKey ? text.slice(text.indexOf('{') + 1, firstKey.keyStart) : '';
+  const nl = lead.lastIndexOf('\n');
+  const unit = nl === -1 ? null : lead.slice(nl + 1);
+  const keySep = firstKey ? normaliseSep(text.slice(skipString(text, firstKey.keyStart), firstKey.value.start), ': ') : ': ';
+  const second = top[1];
+  const itemSep = firstKey && second && unit === null ? normaliseSep(text.slice(firstKey.value.end, second.keyStart).replace(',', ''), ' ') : ' ';
+  const sorted = (ms: readonly MemberSpan[]) => ms.every((m, i) => i === 0 || ms[i - 1]!.key <= m.key);
+  return {
+    unit: unit === '' ? null : unit,
+    keySep,
+    itemSep,
+    asciiOnly: !NON_ASCII.test(text) && ESCAPED_NON_ASCII.test(text),
+    sortedKeys: sorted(top) && cells.every((c) => sorted(c.members)),
+    sourceAsList: values.length === 0 || values.some((c) => Array.isArray(c.source)),
+  };
+}
+
+/** Whitespace-only separators are kept as found; anything odd falls back to the default. */
+function normaliseSep(found: string, fallback: string): string {
+  return /^[ \t]*:?[ \t]*$/.test(found) ? found : fallback;
+}
+
+/** A cell's source as one string. */
+export function sourceText(cell: Pick<NotebookCell, 'source'>): string {
+  return Array.isArray(cell.source) ? cell.source.join('') : cell.source;
+}
+
+/** The name tools use for a cell: its id, or cell-N (0-based) when it has none. */
+export function cellName(cell: NotebookCell | undefined, index: number): string {
+  const id = cell?.id;
+  return typeof id === 'string' && id !== '' ? id : `cell-${index}`;
+}

@@ -1,0 +1,177 @@
+// renderNotebook: an .ipynb as Read shows it — tagged cell sources, then their outputs, images as image content.
+//
+// Pure. Budgets keep the answer bounded: each cell's text outputs get `cellOutputBytes` (the
+// whole budget when a single cell is read), the whole answer `totalBytes` of text. Whatever a
+// narrower Read could still show is reported as not seen, so the caller records a partial view.
+import type { LineRange } from '../session/file-state-store.js';
+import { cellName, sourceText, type JsonValue, type NotebookCell, type ParsedNotebook } from './parse-notebook.js';
+
+export type RenderBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
+
+export interface RenderOptions {
+  /** First cell, 1-based. */
+  offset: number;
+  /** How many cells at most. */
+  limit: number | undefined;
+  cellOutputBytes: number;
+  totalBytes: number;
+  maxImageBytes: number;
+}
+
+export interface RenderedNotebook {
+  blocks: RenderBlock[];
+  /** 1-based first and last cell shown (last < first when none). */
+  first: number;
+  last: number;
+  total: number;
+  /** 1-based cells shown in full (source and every output a Read can show). */
+  seen: LineRange[];
+  /** Cells whose outputs were elided and can be seen with a single-cell Read. */
+  elided: Array<{ index: number; name: string }>;
+  /** Cells after `last` exist. */
+  truncated: boolean;
+}
+
+// CSI sequences (colours, cursor), OSC sequences (titles, links) and two-byte escapes.
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+const IMAGE_TYPES = ['image/png', 'image/jpeg'] as const;
+
+/** Text with terminal escape sequences removed (tracebacks are full of colour codes). */
+export function stripAnsi(s: string): string {
+  return s.replace(ANSI, '');
+}
+
+const bytes = (s: string) => Buffer.byteLength(s);
+const joinText = (v: JsonValue | undefined): string => (Array.isArray(v) ? v.filter((x) => typeof x === 'string').join('') : typeof v === 'string' ? v : '');
+
+export function formatSize(n: number): string {
+  return n < 1024 ? `${n} bytes` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+type Piece = { kind: 'text'; text: string } | { kind: 'image'; data: string; mimeType: string; size: number };
+
+/** What one output shows: text lines and images, in order. */
+function outputPieces(output: JsonValue): Piece[] {
+  if (typeof output !== 'object' || output === null || Array.isArray(output)) return [];
+  switch (output.output_type) {
+    case 'stream':
+      return [{ kind: 'text', text: stripAnsi(joinText(output.text)).replace(/\n$/, '') }];
+    case 'error': {
+      const trace = Array.isArray(output.traceback) ? output.traceback.filter((l) => typeof l === 'string').join('\n') : '';
+      return [{ kind: 'text', text: stripAnsi(`${String(output.ename)}: ${String(output.evalue)}${trace ? `\n${trace}` : ''}`) }];
+    }
+    case 'execute_result':
+    case 'display_data': {
+      const data = typeof output.data === 'object' && output.data !== null && !Array.isArray(output.data) ? output.data : {};
+      const pieces: Piece[] = [];
+      for (const mimeType of IMAGE_TYPES) {
+        const b64 = joinText(data[mimeType]).replace(/\s+/g, '');
+        if (b64) pieces.push({ kind: 'image', data: b64, mimeType, size: Math.floor((b64.length * 3) / 4) });
+      }
+      if (data['text/plain'] !== undefined) pieces.push({ kind: 'text', text: stripAnsi(joinText(data['text/plain'])).replace(/\n$/, '') });
+      if (pieces.length === 0) pieces.push({ kind: 'text', text: `[output of type ${Object.keys(data).join(', ') || 'unknown'} not shown as text]` });
+      return pieces;
+    }
+    default:
+      return [{ kind: 'text', text: `[output of type ${String(output.output_type)} not shown]` }];
+  }
+}
+
+function openTag(cell: NotebookCell, name: string, language: string): string {
+  const type = cell.cell_type === 'code' ? '' : `<cell_type>${cell.cell_type}</cell_type>`;
+  const lang = cell.cell_type === 'code' && language !== 'python' ? `<language>${language}</language>` : '';
+  return `<cell id="${name}">${type}${lang}`;
+}
+
+/** Renders cells offset.. of the notebook within the budgets. */
+export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): RenderedNotebook {
+  const total = nb.cells.length;
+  const blocks: RenderBlock[] = [];
+  let text = '';
+  const flush = () => {
+    if (text !== '') blocks.push({ type: 'text', text });
+    text = '';
+  };
+  const seenCells: number[] = [];
+  const elided: RenderedNotebook['elided'] = [];
+  let budget = opts.totalBytes;
+  const singleCell = opts.limit === 1;
+  const first = Math.max(1, opts.offset);
+  const stop = Math.min(total, opts.limit === undefined ? total : first + opts.limit - 1);
+  let last = first - 1;
+
+  for (let n = first; n <= stop; n++) {
+    const index = n - 1;
+    const cell = nb.cells[index]!;
+    const name = cellName(cell, index);
+    const head = `${text === '' && blocks.length === 0 ? '' : '\n'}${openTag(cell, name, nb.language)}${sourceText(cell)}</cell id="${name}">`;
+    if (bytes(head) > budget && last >= first) break;
+    text += head;
+    budget -= bytes(head);
+    last = n;
+
+    const attachments = cell.attachments;
+    if (typeof attachments === 'object' && attachments !== null && !Array.isArray(attachments) && Object.keys(attachments).length > 0) {
+      const list = Object.entries(attachments).map(([file, v]) => `${file} (${typeof v === 'object' && v !== null ? Object.keys(v).join(', ') : '?'})`);
+      const line = `\n[attachments: ${list.join('; ')}]`;
+      text += line;
+      budget -= bytes(line);
+    }
+
+    const outputs = Array.isArray(cell.outputs) ? cell.outputs : [];
+    if (outputs.length === 0) {
+      seenCells.push(n);
+      continue;
+    }
+    const cellBudget = Math.max(0, singleCell ? budget : Math.min(opts.cellOutputBytes, budget));
+    let used = 0;
+    let complete = true;
+    text += `\n<outputs id="${name}">`;
+    for (let k = 0; k < outputs.length; k++) {
+      const pieces = outputPieces(outputs[k]!);
+      const cost = pieces.reduce((c, p) => c + (p.kind === 'text' ? bytes(p.text) + 1 : 0), 0);
+      if (used + cost > cellBudget) {
+        const rest = outputs.slice(k).reduce<number>((c, o) => c + outputPieces(o).reduce((s, p) => s + (p.kind === 'text' ? bytes(p.text) : p.data.length), 0), 0);
+        const what = `${outputs.length - k} of ${outputs.length} outputs (${formatSize(rest)})`;
+        if (singleCell) {
+          // Nothing narrower than a single-cell Read exists: this is all Read can show, so it counts as seen.
+          text += `\n[${what} elided: too large to show even for this cell alone (budget ${formatSize(cellBudget)}). Inspect them in Jupyter; they do not block NotebookEdit.]`;
+        } else {
+          complete = false;
+          text += `\n[${what} elided: over the ${formatSize(cellBudget)} output budget per cell. To see them call Read with offset=${n} and limit=1 (this cell alone); NotebookEdit needs them seen first.]`;
+        }
+        break;
+      }
+      used += cost;
+      for (const p of pieces) {
+        if (p.kind === 'text') {
+          text += `\n${p.text}`;
+        } else if (p.size > opts.maxImageBytes) {
+          text += `\n[${p.mimeType} image of ${formatSize(p.size)} not shown: over the ${formatSize(opts.maxImageBytes)} image limit]`;
+        } else {
+          text += `\n[${p.mimeType} image: see the image that follows]`;
+          flush();
+          blocks.push({ type: 'image', data: p.data, mimeType: p.mimeType });
+        }
+      }
+    }
+    text += `\n</outputs id="${name}">`;
+    budget -= used;
+    if (complete) seenCells.push(n);
+    else elided.push({ index, name });
+  }
+  const truncated = last < total;
+  if (truncated && last >= first) text += `\n… showing cells ${first}–${last} of ${total}. Call Read with offset=${last + 1} to continue.`;
+  flush();
+  return { blocks, first, last, total, seen: toRanges(seenCells), elided, truncated };
+}
+
+function toRanges(ns: readonly number[]): LineRange[] {
+  const out: Array<[number, number]> = [];
+  for (const n of ns) {
+    const lastRange = out[out.length - 1];
+    if (lastRange && lastRange[1] === n - 1) lastRange[1] = n;
+    else out.push([n, n]);
+  }
+  return out;
+}

@@ -1,0 +1,136 @@
+// history:// resources: a file's recorded versions as JSON, and each version's content, read-only.
+import fsp from 'node:fs/promises';
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError } from '../errors.js';
+import type { HistoryStore } from '../fs/history-store.js';
+import { isWithin } from '../policy/paths.js';
+import type { ResolvedPath } from '../policy/path-policy.js';
+import { digest } from '../session/staleness.js';
+import { isLikelyBinary } from '../text/codec.js';
+import type { ToolDeps } from '../tools/tool-deps.js';
+import { historyListing } from '../tools/history.js';
+
+/** At most this many files in resources/list (the SDK does not paginate template listings). */
+const MAX_LISTED = 500;
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** `history://<URL-encoded absolute path>`, or `…/<version>` for one version's content. */
+export function historyUri(absPath: string, version?: number): string {
+  return `history://${encodeURIComponent(absPath)}${version === undefined ? '' : `/${version}`}`;
+}
+
+function variable(vars: Record<string, string | string[]>, name: string): string {
+  const v = vars[name];
+  return Array.isArray(v) ? v.join(',') : (v ?? '');
+}
+
+function invalid(message: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, message);
+}
+
+async function authorize(deps: ToolDeps, encoded: string): Promise<ResolvedPath> {
+  let file: string;
+  try {
+    file = decodeURIComponent(encoded);
+  } catch {
+    throw invalid(`"${encoded}" is not a URL-encoded path. Use history://<encodeURIComponent(absolute path)>.`);
+  }
+  try {
+    return await deps.session.policy.authorizeRead(file);
+  } catch (err) {
+    if (err instanceof ToolError) throw invalid(err.message);
+    throw err;
+  }
+}
+
+async function hashNow(realPath: string): Promise<string | null> {
+  try {
+    return digest(await fsp.readFile(realPath));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Registers `history://{path}` (JSON listing, newest first — the FileHistory structuredContent)
+ * and `history://{path}/{version}` (the version's bytes: text when UTF-8, else a base64 blob).
+ * Listing shows the files with history under the session's roots that its policy lets it read.
+ * Nothing is registered when history is disabled.
+ */
+export function registerHistoryResources(server: McpServer, deps: ToolDeps, history: HistoryStore | undefined): void {
+  if (!history) return;
+  const list = async (): Promise<{ resources: Resource[] }> => {
+    const roots = deps.session.policy.roots;
+    const resources: Resource[] = [];
+    for (const file of (await history.files()).sort()) {
+      if (resources.length >= MAX_LISTED) break;
+      if (!roots.some((r) => isWithin(r, file))) continue;
+      const allowed = await deps.session.policy.authorizeRead(file).then(
+        () => true,
+        () => false,
+      );
+      if (allowed) resources.push({ uri: historyUri(file), name: `History of ${file}`, mimeType: 'application/json' });
+    }
+    return { resources };
+  };
+
+  server.registerResource(
+    'file-history',
+    new ResourceTemplate('history://{path}', { list }),
+    {
+      title: 'File history',
+      description: 'Versions editguard recorded for a file, newest first (JSON). {path} is the URL-encoded absolute path.',
+      mimeType: 'application/json',
+    },
+    async (uri, vars): Promise<ReadResourceResult> => {
+      const target = await authorize(deps, variable(vars, 'path'));
+      const listing = await deps.writes.locks.run(target.realPath, async () => {
+        const current = await hashNow(target.realPath);
+        const h = await history.history(target.realPath, current);
+        return h && historyListing(target.absPath, h, current);
+      });
+      if (!listing) throw invalid(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(listing, null, 2) }] };
+    },
+  );
+
+  server.registerResource(
+    'file-version',
+    new ResourceTemplate('history://{path}/{version}', { list: undefined }),
+    {
+      title: 'File version',
+      description: 'The content of one recorded version of a file. {path} is the URL-encoded absolute path, {version} a number from its history.',
+    },
+    async (uri, vars): Promise<ReadResourceResult> => {
+      const target = await authorize(deps, variable(vars, 'path'));
+      const number = Number(variable(vars, 'version'));
+      const h = await history.history(target.realPath);
+      if (!h) throw invalid(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
+      const v = h.versions.find((x) => x.version === number);
+      if (!v) throw invalid(`${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`);
+      if (v.hash === null) throw invalid(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
+      let bytes: Buffer;
+      try {
+        bytes = await history.content(v.hash);
+      } catch {
+        throw invalid(`The content of version ${v.version} of ${target.absPath} is missing from the history store.`);
+      }
+      let text: string | undefined;
+      if (!isLikelyBinary(bytes)) {
+        try {
+          text = UTF8.decode(bytes);
+        } catch {
+          text = undefined;
+        }
+      }
+      return {
+        contents: [
+          text === undefined
+            ? { uri: uri.href, mimeType: 'application/octet-stream', blob: bytes.toString('base64') }
+            : { uri: uri.href, mimeType: 'text/plain', text },
+        ],
+      };
+    },
+  );
+}

@@ -1,0 +1,446 @@
+// Change notices (DESIGN §7): watcher events and other sessions' writes become per-session notices with a
+// bounded diff, "deleted" notices, and resources/updated for subscribers. Notices never count as a Read.
+import fsp from 'node:fs/promises';
+import type { FileWatcher, WatchEvent } from '../fs/watcher.js';
+import type { WriteEvent } from '../fs/write-pipeline.js';
+import type { Logger } from '../log.js';
+import { boundedDiff } from '../text/bounded-diff.js';
+import { decodeText, isLikelyBinary } from '../text/codec.js';
+import { toLineDoc } from '../text/line-endings.js';
+import type { Session } from './session.js';
+import { digest } from './staleness.js';
+
+/** Lines of diff a notice shows before "… N more lines". */
+export const NOTICE_DIFF_LINES = 40;
+
+/** What the tracker found on disk. `hash` is the digest of the bytes (or a size/mtime marker for files too large to read). */
+export type Snapshot = { exists: false } | { exists: true; hash: string; bytes: Buffer | undefined };
+
+/** The disk as the tracker sees it — a seam; the default reads the real filesystem. */
+export interface ChangeDisk {
+  /** Current contents, or `bytes: undefined` when larger than `maxBytes`; `{exists: false}` when missing. */
+  snapshot(path: string, maxBytes: number): Promise<Snapshot>;
+  /** size and mtime, or undefined when missing. */
+  stat(path: string): Promise<{ size: number; mtimeMs: number } | undefined>;
+}
+
+export const realDisk: ChangeDisk = {
+  async snapshot(path, maxBytes) {
+    try {
+      const st = await fsp.stat(path);
+      if (!st.isFile()) return { exists: false };
+      if (st.size > maxBytes) return { exists: true, hash: `large:${st.size}:${st.mtimeMs}:${st.ino}`, bytes: undefined };
+      const bytes = await fsp.readFile(path);
+      return { exists: true, hash: digest(bytes), bytes };
+    } catch (err) {
+      if (isGone(err)) return { exists: false };
+      throw err;
+    }
+  },
+  async stat(path) {
+    try {
+      const st = await fsp.stat(path);
+      return { size: st.size, mtimeMs: st.mtimeMs };
+    } catch (err) {
+      if (isGone(err)) return undefined;
+      throw err;
+    }
+  },
+};
+
+function isGone(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Sends `notifications/resources/updated` for one subscribed URI. */
+export type ResourceUpdatedSender = (uri: string) => void;
+
+/** One session's interest in one path. */
+interface Hold {
+  /** The path has an entry in the session's state store. */
+  state: boolean;
+  /** resources/subscribe URIs for this path → their senders. */
+  subs: Map<string, ResourceUpdatedSender>;
+  /** This hold owns one watcher reference. */
+  watched: boolean;
+  /** The bytes (hash) the last notice described: the same bytes are not announced twice. */
+  noticedHash: string | undefined;
+  /** That notice while it still waits in session.notices (withdrawn when it goes out of date). */
+  pendingNotice: string | undefined;
+}
+
+interface PathState {
+  holders: Map<Session, Hold>;
+  /** Hash of the bytes last known on disk ('' when deleted, undefined before anything was seen). */
+  diskHash: string | undefined;
+  /** Events for one path are handled one after the other, in arrival order. */
+  queue: Promise<void>;
+}
+
+/** Watch numbers for logs and HTTP's /healthz. */
+export interface WatchStatus {
+  enabled: boolean;
+  /** Files with a live watch (one per file, however many sessions hold it). */
+  watchedFiles: number;
+  maxFiles: number;
+  /** Files held by live sessions (state entries or resource subscriptions). */
+  heldFiles: number;
+  /** Held files without a watch (past the cap): verified at write time only. */
+  unwatchedFiles: number;
+  /** Sessions holding at least one file. */
+  sessions: number;
+}
+
+export interface ChangeTrackerOptions {
+  watcher: FileWatcher;
+  log: Logger;
+  /** Files above this size are announced without a diff (and compared by size and mtime). */
+  maxBytes: number;
+  fallbackEncoding?: 'latin1' | undefined;
+  disk?: ChangeDisk;
+}
+
+const DELETED = '';
+
+/**
+ * Keeps the watcher watching exactly the files live sessions hold, and turns what happens to
+ * them into notices: for each session holding a changed file whose entry no longer matches the
+ * disk, one notice with a bounded diff against what that session last saw (the session that
+ * wrote the bytes through editguard matches the disk, so it is not told). Deleted files are
+ * announced and dropped from state. Subscribers of a file's resource get resources/updated.
+ * The entry's hash is never updated here: only a Read (or the session's own write) makes the
+ * next Edit fresh again. With the watcher disabled, no notices; writes through editguard still
+ * update subscribers.
+ */
+export class ChangeTracker {
+  readonly #watcher: FileWatcher;
+  readonly #log: Logger;
+  readonly #maxBytes: number;
+  readonly #fallback: 'latin1' | undefined;
+  readonly #disk: ChangeDisk;
+  readonly #paths = new Map<string, PathState>();
+  /** Live sessions → the paths they hold. */
+  readonly #sessions = new Map<Session, Set<string>>();
+  readonly #ended = new WeakSet<Session>();
+  /** Held paths that got no watch (cap reached), retried when watches are released. */
+  readonly #unwatched = new Set<string>();
+  readonly #unsubscribe: () => void;
+  #closed = false;
+
+  constructor(opts: ChangeTrackerOptions) {
+    this.#watcher = opts.watcher;
+    this.#log = opts.log;
+    this.#maxBytes = opts.maxBytes;
+    this.#fallback = opts.fallbackEncoding;
+    this.#disk = opts.disk ?? realDisk;
+    this.#unsubscribe = opts.watcher.onChange((e) => this.handle(e));
+  }
+
+  get watcher(): FileWatcher {
+    return this.#watcher;
+  }
+
+  /** The session stored an entry for `path` (Read or its own write): hold the path; queued notices about it are out of date. */
+  remembered(session: Session, path: string): void {
+    if (this.#closed || this.#ended.has(session)) return;
+    const { ps, hold } = this.#hold(session, path);
+    hold.state = true;
+    const entry = session.files.peek(path);
+    if (ps.diskHash === undefined && entry) ps.diskHash = entry.hash;
+    // The session has just learnt the file from disk (or written it): what we queued is older.
+    this.#withdraw(session, hold);
+    hold.noticedHash = undefined;
+  }
+
+  /** The session's entry for `path` left its store (eviction, delete). */
+  forgotten(session: Session, path: string): void {
+    const hold = this.#paths.get(path)?.holders.get(session);
+    if (!hold) return;
+    hold.state = false;
+    this.#releaseIfIdle(session, path, hold);
+  }
+
+  /** resources/subscribe: `send(uri)` is called whenever the file at `path` changes (any cause). */
+  subscribe(session: Session, path: string, uri: string, send: ResourceUpdatedSender): void {
+    if (this.#closed || this.#ended.has(session)) return;
+    const { ps, hold } = this.#hold(session, path);
+    hold.subs.set(uri, send);
+    if (ps.diskHash === undefined) {
+      // Without a baseline, the first event (even a touch) would look like a change.
+      this.#enqueue(path, ps, async () => {
+        const snap = await this.#disk.snapshot(path, this.#maxBytes);
+        ps.diskHash ??= snap.exists ? snap.hash : DELETED;
+      });
+    }
+  }
+
+  /** resources/unsubscribe: drops the subscription made with exactly this URI (unknown URIs are ignored). */
+  unsubscribe(session: Session, uri: string): void {
+    for (const path of [...(this.#sessions.get(session) ?? [])]) {
+      const hold = this.#paths.get(path)?.holders.get(session);
+      if (!hold?.subs.delete(uri)) continue;
+      this.#releaseIfIdle(session, path, hold);
+    }
+  }
+
+  /** Ends a session: every watch reference and subscription it held is released; later holds are ignored. Idempotent. */
+  endSession(session: Session): void {
+    this.#ended.add(session);
+    const paths = this.#sessions.get(session);
+    if (!paths) return;
+    for (const path of [...paths]) {
+      const hold = this.#paths.get(path)?.holders.get(session);
+      if (!hold) continue;
+      hold.state = false;
+      hold.subs.clear();
+      this.#releaseIfIdle(session, path, hold);
+    }
+    this.#sessions.delete(session);
+  }
+
+  /** The write pipeline committed a write: other holders learn it now, without waiting for the watcher. */
+  onWrite(e: WriteEvent): void {
+    const ps = this.#paths.get(e.path);
+    if (!ps || this.#closed) return;
+    const snap: Snapshot = e.after ? { exists: true, hash: e.after.hash, bytes: e.after.bytes } : { exists: false };
+    this.#enqueue(e.path, ps, async () => this.#apply(e.path, snap));
+  }
+
+  /** A watcher event. Resolves when it has been handled (events of one path are handled in order). */
+  handle(e: WatchEvent): Promise<void> {
+    const ps = this.#paths.get(e.path);
+    if (!ps || this.#closed) return Promise.resolve();
+    return this.#enqueue(e.path, ps, () => this.#observe(e));
+  }
+
+  /** Resolves when every queued event has been handled (tests, shutdown). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const queues = [...this.#paths.values()].map((ps) => ps.queue);
+      await Promise.all(queues);
+      const after = [...this.#paths.values()].map((ps) => ps.queue);
+      if (after.length === queues.length && after.every((q, i) => q === queues[i])) return;
+    }
+  }
+
+  status(): WatchStatus {
+    return {
+      enabled: this.#watcher.enabled,
+      watchedFiles: this.#watcher.count,
+      maxFiles: this.#watcher.maxFiles,
+      heldFiles: this.#paths.size,
+      unwatchedFiles: this.#watcher.enabled ? this.#unwatched.size : this.#paths.size,
+      sessions: this.#sessions.size,
+    };
+  }
+
+  /** Stops handling events and releases every watch. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe();
+    await this.idle();
+    for (const [path, ps] of this.#paths) {
+      for (const hold of ps.holders.values()) if (hold.watched) this.#watcher.unwatch(path);
+    }
+    this.#paths.clear();
+    this.#sessions.clear();
+    this.#unwatched.clear();
+  }
+
+  #hold(session: Session, path: string): { ps: PathState; hold: Hold } {
+    let ps = this.#paths.get(path);
+    if (!ps) {
+      ps = { holders: new Map(), diskHash: undefined, queue: Promise.resolve() };
+      this.#paths.set(path, ps);
+    }
+    let hold = ps.holders.get(session);
+    if (!hold) {
+      hold = { state: false, subs: new Map(), watched: false, noticedHash: undefined, pendingNotice: undefined };
+      ps.holders.set(session, hold);
+      let mine = this.#sessions.get(session);
+      if (!mine) this.#sessions.set(session, (mine = new Set()));
+      mine.add(path);
+    }
+    if (!hold.watched && this.#watcher.enabled) this.#watch(path, ps);
+    return { ps, hold };
+  }
+
+  /** Gives every hold of `path` its watcher reference; all succeed or (cap) none does. */
+  #watch(path: string, ps: PathState): boolean {
+    for (const hold of ps.holders.values()) {
+      if (hold.watched) continue;
+      hold.watched = this.#watcher.watch(path);
+      if (!hold.watched) {
+        this.#unwatched.add(path);
+        return false;
+      }
+    }
+    this.#unwatched.delete(path);
+    return true;
+  }
+
+  #releaseIfIdle(session: Session, path: string, hold: Hold): void {
+    if (hold.state || hold.subs.size > 0) return;
+    const ps = this.#paths.get(path);
+    if (!ps) return;
+    ps.holders.delete(session);
+    this.#sessions.get(session)?.delete(path);
+    if (ps.holders.size === 0) {
+      this.#paths.delete(path);
+      this.#unwatched.delete(path);
+    }
+    if (hold.watched) {
+      hold.watched = false;
+      this.#watcher.unwatch(path);
+      this.#retryUnwatched();
+    }
+  }
+
+  /** A watch was freed: files held past the cap get one, oldest first. */
+  #retryUnwatched(): void {
+    for (const path of this.#unwatched) {
+      if (this.#watcher.count >= this.#watcher.maxFiles) return;
+      const ps = this.#paths.get(path);
+      if (!ps) {
+        this.#unwatched.delete(path);
+        continue;
+      }
+      if (!this.#watch(path, ps)) return;
+    }
+  }
+
+  #enqueue(path: string, ps: PathState, job: () => Promise<void>): Promise<void> {
+    const next = ps.queue.then(job).catch((err: unknown) => {
+      this.#log.warn(`could not check ${path} for external changes; it is still verified when writing`, err);
+    });
+    ps.queue = next;
+    return next;
+  }
+
+  async #observe(e: WatchEvent): Promise<void> {
+    if (e.kind === 'unlink') {
+      // The watcher stat'ed a missing file; make sure it did not come back since.
+      const snap = await this.#disk.snapshot(e.path, this.#maxBytes);
+      return this.#apply(e.path, snap);
+    }
+    if (e.kind === 'watched' && (await this.#inSync(e.path))) return;
+    const snap = await this.#disk.snapshot(e.path, this.#maxBytes);
+    return this.#apply(e.path, snap);
+  }
+
+  /**
+   * Cheap check when a watch goes live: size and mtime equal to every holder's entry means
+   * nothing happened between their Read and now (a same-millisecond rewrite slips through here
+   * and is caught at write time, DESIGN §4).
+   */
+  async #inSync(path: string): Promise<boolean> {
+    const ps = this.#paths.get(path);
+    if (!ps) return true;
+    const st = await this.#disk.stat(path);
+    if (!st) return false;
+    let any = false;
+    for (const [session, hold] of ps.holders) {
+      const entry = hold.state ? session.files.peek(path) : undefined;
+      if (hold.subs.size > 0 && !entry) return false;
+      if (!entry) continue;
+      any = true;
+      if (entry.size !== st.size || entry.timestamp !== Math.floor(st.mtimeMs)) return false;
+    }
+    return any;
+  }
+
+  #apply(path: string, snap: Snapshot): void {
+    const ps = this.#paths.get(path);
+    if (!ps || this.#closed) return;
+    const hash = snap.exists ? snap.hash : DELETED;
+    const changed = ps.diskHash !== hash;
+    ps.diskHash = hash;
+    let after: string | null | undefined;
+    const text = () => (after === undefined ? (after = snap.exists ? this.#text(snap.bytes) : null) : after);
+
+    for (const [session, hold] of [...ps.holders]) {
+      if (changed) this.#sendUpdated(path, hold);
+      if (!this.#watcher.enabled || !hold.state) continue;
+      const entry = session.files.peek(path);
+      if (!entry) continue;
+      if (!snap.exists) {
+        this.#notify(session, hold, deletedNotice(path), DELETED);
+        session.files.delete(path);
+        continue;
+      }
+      if (entry.hash === snap.hash) {
+        // Back to what the session saw (its own write, or a change undone): nothing to say.
+        this.#withdraw(session, hold);
+        hold.noticedHash = undefined;
+        continue;
+      }
+      entry.changedOnDisk = true;
+      if (hold.noticedHash === snap.hash) continue;
+      this.#notify(session, hold, modifiedNotice(path, entry.content, text()), snap.hash);
+    }
+
+    if (!snap.exists) {
+      // The OS watch died with the file; subscribers keep their subscription, not a dead watch.
+      for (const hold of ps.holders.values()) {
+        if (!hold.watched) continue;
+        hold.watched = false;
+        this.#watcher.unwatch(path);
+      }
+    }
+  }
+
+  /** LF text of `bytes` for a diff, or null when there is none to show (too large, binary, undecodable). */
+  #text(bytes: Buffer | undefined): string | null {
+    if (!bytes || isLikelyBinary(bytes)) return null;
+    const decoded = decodeText(bytes, this.#fallback);
+    return decoded.lossless ? toLineDoc(decoded.text).text : null;
+  }
+
+  #sendUpdated(path: string, hold: Hold): void {
+    for (const [uri, send] of hold.subs) {
+      try {
+        send(uri);
+      } catch (err) {
+        this.#log.debug(`resources/updated for ${path} failed`, err);
+      }
+    }
+  }
+
+  #notify(session: Session, hold: Hold, text: string, hash: string): void {
+    this.#withdraw(session, hold);
+    session.notices.push(text);
+    hold.pendingNotice = text;
+    hold.noticedHash = hash;
+  }
+
+  #withdraw(session: Session, hold: Hold): void {
+    if (hold.pendingNotice === undefined) return;
+    const i = session.notices.indexOf(hold.pendingNotice);
+    if (i !== -1) session.notices.splice(i, 1);
+    hold.pendingNotice = undefined;
+  }
+}
+
+const WHO = '(by the user, a linter or another agent)';
+
+/** The notice for a file whose bytes changed; `before`/`after` are LF text (undefined/null when unavailable). */
+export function modifiedNotice(path: string, before: string | undefined, after: string | null): string {
+  const head =
+    `Note: ${path} was modified outside this session ${WHO}. Read it again before editing; ` +
+    'an Edit or Write based on your earlier read will be refused as stale. The change was intentional: ' +
+    'take it into account and do not revert it unless asked.';
+  if (before === undefined) return `${head} (No diff: your earlier view of the file was too large to keep.)`;
+  if (after === null) return `${head} (No diff: the file is now binary, not decodable as text, or too large.)`;
+  const diff = boundedDiff(before, after, NOTICE_DIFF_LINES);
+  if (diff === '') return `${head} (The text is the same; only line endings, the encoding or the byte order mark changed.)`;
+  return `${head} Changes since your last read (-removed, +added, with line numbers):\n${diff}`;
+}
+
+export function deletedNotice(path: string): string {
+  return (
+    `Note: ${path} was deleted outside this session ${WHO}. Your earlier read of it has been dropped: ` +
+    'Read it again if it is recreated, or Write it to create it anew.'
+  );
+}

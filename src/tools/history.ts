@@ -1,0 +1,339 @@
+// FileHistory and RestoreFile: list every version editguard recorded for a file, and put one back.
+import fsp from 'node:fs/promises';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { StructuredPatchHunk } from 'diff';
+import { z } from 'zod';
+import { ToolError, fsError, toToolResult, type ToolOutput } from '../errors.js';
+import type { FileHistory, HistoryStore, HistoryVersion } from '../fs/history-store.js';
+import { countLines, formatBytes, type CurrentFile, type Plan, type PlanContext } from '../fs/write-pipeline.js';
+import { isWithin } from '../policy/paths.js';
+import type { ResolvedPath } from '../policy/path-policy.js';
+import { digest } from '../session/staleness.js';
+import { decodeText, isLikelyBinary } from '../text/codec.js';
+import { toLineDoc } from '../text/line-endings.js';
+import { countChanges, regionPatch } from '../text/patch.js';
+import type { ToolDeps } from './tool-deps.js';
+import type { ToolResultDecorator } from './tool-result.js';
+import { wholeTextSplice } from './write.js';
+
+export const FileHistoryInput = z.object({
+  file_path: z.string().describe('The absolute path of the file whose recorded versions to list'),
+});
+export type FileHistoryInput = z.input<typeof FileHistoryInput>;
+
+export const RestoreFileInput = z.object({
+  file_path: z.string().describe('The absolute path of the file to restore'),
+  version: z.number().int().min(0).describe('The version to restore, as listed by FileHistory'),
+  dry_run: z.boolean().default(false).describe('Return the diff the restore would make without writing'),
+  force: z.boolean().default(false).describe('Restore even though the file changed outside editguard since its last recorded version'),
+});
+export type RestoreFileInput = z.input<typeof RestoreFileInput>;
+
+export const FILE_HISTORY_DESCRIPTION = `Lists the versions editguard recorded for a file, newest first.
+- Every write through editguard (Edit, MultiEdit, Write, NotebookEdit, RestoreFile) records the file before and after; version 0 is the file before the first recorded write (it may not have existed).
+- Each version shows when it was saved, the tool and session that wrote it, and the lines added/removed; the listing says which version the file currently matches, or that it changed outside editguard.
+- Use RestoreFile to put a version back.`;
+
+export const RESTORE_FILE_DESCRIPTION = `Restores a file to a version listed by FileHistory (exact bytes: encoding, BOM and line endings included).
+- Restoring a version in which the file did not exist deletes the file.
+- Refused (STALE) when the file changed outside editguard since its last recorded version; pass force: true to restore anyway (the current content is saved as a version first).
+- The restore is recorded as a new version, so it can itself be undone. dry_run returns the diff without writing.`;
+
+const MAX_DIFF_LINES = 400;
+const MAX_LISTED_FILES = 20;
+
+/** What the file is now, relative to its history. */
+export type CurrentStatus =
+  /** The file is the newest recorded version. */
+  | 'unchanged'
+  /** The file exists and is not the newest recorded version. */
+  | 'changed_outside'
+  /** The file is gone, but the newest recorded version existed. */
+  | 'deleted_outside';
+
+export interface VersionView {
+  version: number;
+  time: string;
+  origin: HistoryVersion['origin'];
+  tool: string | null;
+  /** Short session id (first 8 characters). */
+  session: string | null;
+  exists: boolean;
+  size: number;
+  hash: string | null;
+  lines_added: number;
+  lines_removed: number;
+}
+
+export interface HistoryListing {
+  file_path: string;
+  /** Newest first. */
+  versions: VersionView[];
+  /** The newest version whose content equals the file's, or null. */
+  current_version: number | null;
+  latest_version: number;
+  status: CurrentStatus;
+}
+
+/** The listing shared by FileHistory and the history:// resource. */
+export function historyListing(display: string, history: FileHistory, currentHash: string | null): HistoryListing {
+  const versions = history.versions;
+  const latest = versions[versions.length - 1]!;
+  let current: number | null = null;
+  for (let i = versions.length - 1; i >= 0; i--) {
+    if (versions[i]!.hash === currentHash) {
+      current = versions[i]!.version;
+      break;
+    }
+  }
+  const status: CurrentStatus = latest.hash === currentHash ? 'unchanged' : currentHash === null ? 'deleted_outside' : 'changed_outside';
+  return {
+    file_path: display,
+    versions: [...versions].reverse().map((v) => ({
+      version: v.version,
+      time: new Date(v.time).toISOString(),
+      origin: v.origin,
+      tool: v.tool,
+      session: v.session === null ? null : v.session.slice(0, 8),
+      exists: v.hash !== null,
+      size: v.size,
+      hash: v.hash,
+      lines_added: v.linesAdded,
+      lines_removed: v.linesRemoved,
+    })),
+    current_version: current,
+    latest_version: latest.version,
+    status,
+  };
+}
+
+function describeVersion(v: HistoryVersion, sessionId: string): string {
+  const when = new Date(v.time).toISOString();
+  const content = v.hash === null ? (v.origin === 'write' ? 'deleted' : 'did not exist') : formatBytes(v.size);
+  if (v.origin === 'initial') return `version ${v.version}  ${when}  before the first recorded write  ${content}`;
+  if (v.origin === 'external') return `version ${v.version}  ${when}  changed outside editguard  ${content}`;
+  const who = v.session === null ? '' : `  session ${v.session.slice(0, 8)}${v.session === sessionId ? ' (this session)' : ''}`;
+  return `version ${v.version}  ${when}  ${v.tool}${who}  +${v.linesAdded} -${v.linesRemoved}  ${content}`;
+}
+
+function statusSentence(listing: HistoryListing): string {
+  const latest = listing.latest_version;
+  if (listing.status === 'unchanged') return `The file matches version ${latest}, the latest.`;
+  if (listing.status === 'deleted_outside') {
+    const older = listing.current_version === null ? '' : ` (as in version ${listing.current_version})`;
+    return `The file was deleted outside editguard after version ${latest}${older}; RestoreFile needs force: true.`;
+  }
+  const older = listing.current_version === null ? 'it matches no recorded version' : `its content equals version ${listing.current_version}`;
+  return `The file was changed outside editguard after version ${latest}; ${older}. RestoreFile needs force: true.`;
+}
+
+/** HISTORY_NOT_FOUND when history is disabled. */
+function requireStore(history: HistoryStore | undefined): HistoryStore {
+  if (history) return history;
+  throw new ToolError(
+    'HISTORY_NOT_FOUND',
+    'File history is disabled in this editguard (history.enabled is false in its config), so no versions were recorded. Enable it to record future writes.',
+    { disabled: true },
+  );
+}
+
+/** HISTORY_NOT_FOUND for a file without history, naming files under the session's roots that have some. */
+async function noHistory(target: ResolvedPath, store: HistoryStore, deps: ToolDeps): Promise<ToolError> {
+  const policy = deps.session.policy;
+  const all: string[] = [];
+  for (const p of (await store.files()).sort()) {
+    if (!policy.roots.some((r) => isWithin(r, p))) continue;
+    // Never name a file this session may not read (deny globs).
+    if (await policy.authorizeRead(p).then(() => true, () => false)) all.push(p);
+  }
+  const shown = all.slice(0, MAX_LISTED_FILES);
+  const more = all.length > shown.length ? ` … and ${all.length - shown.length} more` : '';
+  const which = shown.length === 0 ? 'No file under your roots has history yet.' : `Files with history under your roots: ${shown.join(', ')}${more}.`;
+  return new ToolError(
+    'HISTORY_NOT_FOUND',
+    `No history for ${target.input}: editguard has not written this file (or its history was pruned). ${which}`,
+    { path: target.input, files: shown },
+  );
+}
+
+function versionRange(h: FileHistory): string {
+  const first = h.versions[0]!.version;
+  const last = h.versions[h.versions.length - 1]!.version;
+  const span = first === last ? `${first}` : `${first}–${last}`;
+  return first > 0 ? `${span} (older versions were pruned)` : span;
+}
+
+/** sha256 of the file now; null when it does not exist. */
+async function currentHashOf(target: ResolvedPath): Promise<string | null> {
+  try {
+    return digest(await fsp.readFile(target.realPath));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw fsError(err, target.input) ?? err;
+  }
+}
+
+/** FileHistory as a plain function. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
+export async function fileHistory(raw: FileHistoryInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
+  const input = FileHistoryInput.parse(raw);
+  const store = requireStore(history);
+  const target = await deps.session.policy.authorizeRead(input.file_path);
+  // Under the file's write lock: the listing never shows a write of this process half done.
+  return deps.writes.locks.run(target.realPath, async () => {
+    const currentHash = await currentHashOf(target);
+    const h = await store.history(target.realPath, currentHash);
+    if (!h) throw await noHistory(target, store, deps);
+    const listing = historyListing(input.file_path, h, currentHash);
+    const lines = [...h.versions].reverse().map((v) => {
+      const mark = v.version === listing.current_version ? '  ← current' : '';
+      return describeVersion(v, deps.session.id) + mark;
+    });
+    const count = h.versions.length === 1 ? '1 version' : `${h.versions.length} versions`;
+    const text = [
+      `History of ${input.file_path}: ${count}, newest first. ${statusSentence(listing)}`,
+      ...lines,
+      'Restore one with RestoreFile { file_path, version }; a restore is recorded as a new version, so it can be undone.',
+    ].join('\n');
+    return { text, structured: { ...listing } };
+  });
+}
+
+/** Decoded LF text of a version for diffs and the session's state; undefined for binary content. */
+function textOf(bytes: Buffer | null, fallback: 'latin1' | undefined): string | undefined {
+  if (bytes === null) return '';
+  const decoded = decodeText(bytes, fallback);
+  if (!decoded.lossless) return undefined;
+  if (decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(bytes)) return undefined;
+  return toLineDoc(decoded.text).text;
+}
+
+function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
+  const out: string[] = [];
+  let total = 0;
+  for (const h of hunks) {
+    for (const line of [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]) {
+      total++;
+      if (out.length < MAX_DIFF_LINES) out.push(line);
+    }
+  }
+  if (total > out.length) out.push(`… ${total - out.length} more diff lines`);
+  return out.join('\n');
+}
+
+/**
+ * RestoreFile as a plain function: through the one write pipeline (tool 'RestoreFile').
+ * @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND (unknown file or version, or a
+ *   missing blob), STALE (changed outside editguard since the latest version, without force).
+ */
+export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
+  const input = RestoreFileInput.parse(raw);
+  const store = requireStore(history);
+  const display = input.file_path;
+  const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
+  let restoredHash: string | null | undefined;
+  const output = await deps.writes.run({
+    target,
+    tool: 'RestoreFile',
+    session: deps.session,
+    dryRun: input.dry_run,
+    plan: async (current: CurrentFile, ctx: PlanContext): Promise<Plan> => {
+      const currentHash = current.hash ?? null;
+      const h = await store.history(target.realPath, currentHash);
+      if (!h) throw await noHistory(target, store, deps);
+      const wanted = h.versions.find((v) => v.version === input.version);
+      if (!wanted) {
+        throw new ToolError('HISTORY_NOT_FOUND', `${display} has no version ${input.version}. Its versions are ${versionRange(h)}; call FileHistory to see them.`, {
+          path: display,
+          versions: h.versions.map((v) => v.version),
+        });
+      }
+      const base = { file_path: display, version: wanted.version, dry_run: input.dry_run };
+      if (currentHash === wanted.hash) {
+        // Nothing to write, so nothing to lose: no freshness rule applies.
+        ctx.waiveFreshness();
+        return {
+          bytes: undefined,
+          output: {
+            text: `${display} already matches version ${wanted.version}; nothing was written.`,
+            structured: { ...base, already_current: true, deleted: false, structuredPatch: [], lines_added: 0, lines_removed: 0, new_version: null },
+          },
+        };
+      }
+      const latest = h.versions[h.versions.length - 1]!;
+      if (currentHash !== latest.hash && !input.force) {
+        const what = currentHash === null ? 'it was deleted' : 'its content is not the last version editguard recorded';
+        throw new ToolError(
+          'STALE',
+          `File has been modified outside editguard since its latest recorded version (${latest.version}): ${what}. ` +
+            'Restoring now would discard that change. Call FileHistory or Read to see it, then call RestoreFile again with force: true to restore anyway (the current content is saved as a new version first, so it can be restored too).',
+          { path: display, latest_version: latest.version },
+        );
+      }
+      // This tool's freshness rule is the one above: against history, not against a Read.
+      ctx.waiveFreshness();
+      let bytes: Buffer | null = null;
+      if (wanted.hash !== null) {
+        bytes = await store.content(wanted.hash).catch(() => undefined) ?? null;
+        if (bytes === null || digest(bytes) !== wanted.hash) {
+          throw new ToolError(
+            'HISTORY_NOT_FOUND',
+            `The content of version ${wanted.version} of ${display} is missing or damaged in the history store; restore another version (call FileHistory to see them).`,
+            { path: display, version: wanted.version },
+          );
+        }
+      }
+      const fallback = deps.config.fallbackEncoding;
+      const oldText = current.exists ? textOf(current.bytes!, fallback) : '';
+      const newText = textOf(bytes, fallback);
+      let patch: StructuredPatchHunk[] = [];
+      let added = 0;
+      let removed = 0;
+      if (oldText !== undefined && newText !== undefined) {
+        patch = regionPatch(oldText, newText, [wholeTextSplice(oldText, newText)]);
+        ({ added, removed } = countChanges(patch));
+      }
+      const diff = oldText === undefined || newText === undefined ? `(binary content: ${formatBytes(current.bytes?.length ?? 0)} → ${formatBytes(bytes?.length ?? 0)})` : renderPatch(patch);
+      const action = bytes === null ? `delete ${display} (it did not exist in version ${wanted.version})` : `restore ${display} to version ${wanted.version}`;
+      restoredHash = wanted.hash;
+      const structured = { ...base, already_current: false, deleted: bytes === null, structuredPatch: patch, lines_added: added, lines_removed: removed, new_version: null };
+      const text = input.dry_run
+        ? `Dry run: nothing was written. RestoreFile would ${action}:\n${diff}`
+        : bytes === null
+          ? `Restored ${display} to version ${wanted.version}: the file did not exist then, so it was deleted.`
+          : `Restored ${display} to version ${wanted.version} (${formatBytes(bytes.length)}).`;
+      return {
+        bytes,
+        text: newText,
+        totalLines: newText === undefined ? 0 : countLines(newText),
+        fullView: true,
+        linesAdded: added,
+        linesRemoved: removed,
+        output: { text, structured },
+      };
+    },
+  });
+  if (input.dry_run || restoredHash === undefined) return output;
+  // Name the version this restore became, and the one that undoes it.
+  const after = await store.history(target.realPath, restoredHash);
+  const newest = after?.versions[after.versions.length - 1];
+  const previous = after?.versions[after.versions.length - 2];
+  if (!newest || !previous || newest.tool !== 'RestoreFile' || newest.hash !== restoredHash) return output;
+  return {
+    ...output,
+    text: `${output.text} Recorded as version ${newest.version}; RestoreFile with version ${previous.version} undoes it.`,
+    structured: { ...output.structured, new_version: newest.version, undo_version: previous.version },
+  };
+}
+
+export function registerHistoryTools(server: McpServer, deps: ToolDeps, history: HistoryStore | undefined, decorate: ToolResultDecorator): void {
+  server.registerTool(
+    'FileHistory',
+    { description: FILE_HISTORY_DESCRIPTION, inputSchema: FileHistoryInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
+    (input) => toToolResult(() => fileHistory(input, deps, history), deps.log, decorate),
+  );
+  server.registerTool(
+    'RestoreFile',
+    { description: RESTORE_FILE_DESCRIPTION, inputSchema: RestoreFileInput.shape, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    (input) => toToolResult(() => restoreFile(input, deps, history), deps.log, decorate),
+  );
+}

@@ -1,0 +1,161 @@
+// NotebookEdit: replace, insert or delete one cell of a Jupyter notebook this session has read in full.
+import { randomBytes } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { MESSAGES, ToolError, toToolResult, type ToolOutput } from '../errors.js';
+import type { CurrentFile, Plan, PlanContext } from '../fs/write-pipeline.js';
+import { editNotebook, type CellType, type EditMode } from '../notebook/edit-notebook.js';
+import { hasCellIds, parseNotebook } from '../notebook/parse-notebook.js';
+import { coversAll, type LineRange } from '../session/file-state-store.js';
+import { encodeText } from '../text/codec.js';
+import { spliceLineDoc } from '../text/line-endings.js';
+import { countChanges, regionPatch } from '../text/patch.js';
+import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
+import type { ToolDeps } from './tool-deps.js';
+import type { ToolResultDecorator } from './tool-result.js';
+
+// Mode and type are plain strings on the wire so a bad value is an INVALID_INPUT the model can act
+// on, not a protocol error.
+export const NotebookEditInput = z.object({
+  notebook_path: z.string().describe('The absolute path to the Jupyter notebook file to edit (.ipynb)'),
+  cell_id: z
+    .string()
+    .optional()
+    .describe('The id of the cell to edit, as Read shows it in <cell id="…">, or cell-N for the N-th cell (0-based). For insert, the new cell goes after this cell, or first when omitted.'),
+  new_source: z.string().describe('The new source for the cell (ignored by delete)'),
+  cell_type: z.string().optional().describe('"code" or "markdown" ("raw" also works). Defaults to the current type for replace; required for insert.'),
+  edit_mode: z.string().optional().describe('"replace" (default), "insert" or "delete"'),
+  dry_run: z.boolean().default(false).describe('Validate and report without writing'),
+});
+export type NotebookEditInput = z.input<typeof NotebookEditInput>;
+
+export const NOTEBOOK_EDIT_DESCRIPTION = `Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb).
+- Read the notebook first in this session, in full (elided outputs must be read too; Read says how).
+- cell_id is the id Read shows in <cell id="…">; cell-N (0-based) also works.
+- replace (default) sets the cell's source; a code cell's outputs and execution_count are cleared. cell_type changes the cell's type. Replacing cell-N one past the last cell appends a cell.
+- insert adds a cell after cell_id (at the start without one); cell_type is required.
+- delete removes the cell.
+- Only the edited cell's JSON changes: indentation, key order, line endings, encoding and every other cell are kept byte for byte.`;
+
+const MODES = new Set<string>(['replace', 'insert', 'delete']);
+const CELL_TYPES = new Set<string>(['code', 'markdown', 'raw']);
+const ECHO_CHARS = 1000;
+
+/** A cell id as Jupyter makes them (uuid4().hex[:8]). */
+export const randomCellId = (): string => randomBytes(4).toString('hex');
+
+/** NotebookEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
+export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId: () => string = randomCellId): Promise<ToolOutput> {
+  const input = NotebookEditInput.parse(raw);
+  if (!isNotebookPath(input.notebook_path)) {
+    throw new ToolError('INVALID_INPUT', 'File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.', { path: input.notebook_path });
+  }
+  const mode = input.edit_mode ?? 'replace';
+  if (!MODES.has(mode)) throw new ToolError('INVALID_INPUT', `Edit mode must be replace, insert, or delete (got ${JSON.stringify(mode)}).`, { edit_mode: mode });
+  if (input.cell_type !== undefined && !CELL_TYPES.has(input.cell_type)) {
+    throw new ToolError('INVALID_INPUT', `Cell type must be code or markdown (or raw) (got ${JSON.stringify(input.cell_type)}).`, { cell_type: input.cell_type });
+  }
+  if (mode === 'insert' && input.cell_type === undefined) throw new ToolError('INVALID_INPUT', 'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".');
+  if (mode !== 'insert' && input.cell_id === undefined) {
+    throw new ToolError('INVALID_INPUT', 'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).');
+  }
+  const target = await deps.session.policy.authorizeWrite(input.notebook_path, deps.session.confirm);
+  return deps.writes.run({
+    target,
+    tool: 'NotebookEdit',
+    session: deps.session,
+    dryRun: input.dry_run,
+    plan: async (current, ctx) => planNotebookEdit(current, ctx, input, mode as EditMode, deps, newId),
+  });
+}
+
+async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z.output<typeof NotebookEditInput>, mode: EditMode, deps: ToolDeps, newId: () => string): Promise<Plan> {
+  const display = input.notebook_path;
+  if (!current.exists) throw await fileNotFound(display, current.target.absPath, deps.session.policy);
+  const decoded = requireEditableText(current);
+  ctx.assertFresh();
+  requireFullNotebookView(current, display);
+  const doc = current.doc();
+  const nb = parseNotebook(doc.text);
+  const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type as CellType | undefined, mode }, newId);
+  if (result.mode !== 'delete') requireEncodable(input.new_source, decoded.encoding, display);
+  const newDoc = spliceLineDoc(doc, result.splices);
+
+  const verb = { replace: 'Updated', insert: 'Inserted', delete: 'Deleted' }[result.mode];
+  let text = result.mode === 'delete' ? `Deleted cell ${result.name}` : `${verb} cell ${result.name} with ${echo(input.new_source)}`;
+  if (input.dry_run) text = `Dry run: nothing was written. ${text}`;
+  else if (!result.changed) text += '\n(The notebook already had this content; nothing was written.)';
+  const notes = [...result.notes];
+  if (result.mode !== 'replace' && !hasCellIds(nb)) {
+    notes.push(`This notebook (nbformat 4.${nb.nbformatMinor}) has no cell ids, so cell-N names follow positions: the cells after this one were renumbered.`);
+  }
+  if (notes.length > 0) text += `\n${notes.join('\n')}`;
+  // A diff of the edited region of the JSON text: what history and the watcher report as lines changed.
+  const patch = regionPatch(doc.text, newDoc.text, result.splices);
+  const { added, removed } = countChanges(patch);
+  return {
+    bytes: result.changed ? encodeText(newDoc.raw, decoded.encoding) : undefined,
+    text: newDoc.text,
+    // Notebook views are recorded by cell: the session has now seen every cell it had, plus this one.
+    totalLines: result.cellCount,
+    fullView: true,
+    linesAdded: added,
+    linesRemoved: removed,
+    output: {
+      text,
+      structured: {
+        notebook_path: display,
+        cell_id: result.name,
+        cell_index: result.index,
+        cell_type: result.cellType,
+        language: nb.language,
+        edit_mode: result.mode,
+        cell_count: result.cellCount,
+        nbformat: nb.nbformat,
+        nbformat_minor: nb.nbformatMinor,
+        changed: result.changed,
+        dry_run: input.dry_run,
+        structuredPatch: patch,
+        ...describeText(decoded, newDoc),
+      },
+    },
+  };
+}
+
+/** NOT_READ unless every cell (and every output a Read can show) was seen in these bytes. */
+function requireFullNotebookView(current: CurrentFile, display: string): void {
+  const entry = current.state;
+  if (!entry || (!entry.isPartialView && coversAll(entry.seen, entry.totalLines))) return;
+  const unseen = gaps(entry.seen, entry.totalLines);
+  throw new ToolError(
+    'NOT_READ',
+    `${MESSAGES.NOT_READ} Only part of this notebook has been read: cell${unseen.length === 1 && unseen[0]![0] === unseen[0]![1] ? '' : 's'} ${describe(unseen)} (1-based) ` +
+      `of ${entry.totalLines} were not shown in full (cut by the read budget, or outputs elided). Read them first: for notebooks Read's offset and limit count cells, and offset=N limit=1 shows cell N with all its outputs.`,
+    { path: display, partial: true, unseen_cells: unseen },
+  );
+}
+
+function gaps(seen: readonly LineRange[], total: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let next = 1;
+  for (const [a, b] of seen) {
+    if (a > next) out.push([next, Math.min(a - 1, total)]);
+    next = Math.max(next, b + 1);
+  }
+  if (next <= total) out.push([next, total]);
+  return out;
+}
+
+const describe = (ranges: ReadonlyArray<readonly [number, number]>) => ranges.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
+
+function echo(s: string): string {
+  return s.length > ECHO_CHARS ? `${s.slice(0, ECHO_CHARS)}… (${s.length} chars)` : s;
+}
+
+export function registerNotebookEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
+  server.registerTool(
+    'NotebookEdit',
+    { description: NOTEBOOK_EDIT_DESCRIPTION, inputSchema: NotebookEditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    (input) => toToolResult(() => notebookEdit(input, deps), deps.log, decorate),
+  );
+}

@@ -1,0 +1,110 @@
+// Read's .ipynb branch: cells rendered with their outputs, the view recorded by cell (partial while cells or outputs are unseen).
+import type { ToolOutput } from '../errors.js';
+import { ToolError } from '../errors.js';
+import { parseNotebook } from '../notebook/parse-notebook.js';
+import { renderNotebook } from '../notebook/render-notebook.js';
+import { coversAll, mergeRanges, type FileState, type LineRange } from '../session/file-state-store.js';
+import { digest } from '../session/staleness.js';
+import { decodeText } from '../text/codec.js';
+import { toLineDoc } from '../text/line-endings.js';
+import { describeText } from './editable-text.js';
+import type { ToolDeps } from './tool-deps.js';
+
+export interface NotebookReadRequest {
+  display: string;
+  realPath: string;
+  bytes: Buffer;
+  mtimeMs: number;
+  /** For notebooks offset and limit count cells: offset 1 is the first cell. */
+  offset: number | undefined;
+  limit: number | undefined;
+}
+
+/**
+ * Renders a notebook for Read and records the view. The state entry counts cells where a text
+ * read counts lines: a cell is seen once its source and every output a Read can show were shown,
+ * and seen cells of the same bytes add up across reads. Returns `{ notice }` instead when the file
+ * is not a well-formed notebook, so Read can show it as text.
+ */
+export function readNotebook(req: NotebookReadRequest, deps: ToolDeps): { output: ToolOutput } | { notice: string } {
+  const { config } = deps;
+  const decoded = decodeText(req.bytes, config.fallbackEncoding);
+  const doc = toLineDoc(decoded.text);
+  let nb;
+  try {
+    nb = parseNotebook(doc.text);
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    return { notice: `Note: ${req.display} is not a well-formed nbformat 4 notebook, so it is shown as plain text. ${err.message}` };
+  }
+  const facts = describeText(decoded, doc);
+  const hash = digest(req.bytes);
+  const total = nb.cells.length;
+  const base = {
+    file_path: req.display,
+    type: 'notebook',
+    nbformat: nb.nbformat,
+    nbformat_minor: nb.nbformatMinor,
+    language: nb.language,
+    cell_count: total,
+    ...facts,
+  };
+  const start = Math.max(1, req.offset ?? 1);
+  if (total === 0) {
+    const entry = record(deps, req, doc.text, hash, total, []);
+    return { output: { text: 'Warning: the notebook exists but has no cells.', structured: { ...base, start_cell: 1, num_cells: 0, truncated: false, elided_cells: [], partial: entry.isPartialView } } };
+  }
+  if (start > total) {
+    return {
+      output: {
+        text: `Warning: the notebook is shorter than the provided offset (${start}). It has ${total} cells; for notebooks offset and limit count cells.`,
+        structured: { ...base, start_cell: start, num_cells: 0, truncated: false, elided_cells: [] },
+      },
+    };
+  }
+
+  const rendered = renderNotebook(nb, {
+    offset: start,
+    limit: req.limit,
+    cellOutputBytes: config.read.notebookOutputBytes,
+    totalBytes: config.read.outputBudgetBytes,
+    maxImageBytes: config.read.maxImageBytes,
+  });
+  const entry = record(deps, req, doc.text, hash, total, rendered.seen);
+  const [first, ...rest] = rendered.blocks;
+  return {
+    output: {
+      text: first?.type === 'text' ? first.text : '',
+      structured: {
+        ...base,
+        start_cell: rendered.first,
+        num_cells: rendered.last - rendered.first + 1,
+        truncated: rendered.truncated,
+        ...(rendered.truncated ? { next_offset: rendered.last + 1 } : {}),
+        elided_cells: rendered.elided.map((e) => e.name),
+        partial: entry.isPartialView,
+      },
+      extra: (first?.type === 'text' ? rest : rendered.blocks).map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, data: b.data, mimeType: b.mimeType })),
+    },
+  };
+}
+
+function record(deps: ToolDeps, req: NotebookReadRequest, text: string, hash: string, total: number, shown: readonly LineRange[]): FileState {
+  const prev = deps.session.files.get(req.realPath);
+  let seen: LineRange[] = prev && prev.hash === hash ? [...prev.seen] : [];
+  for (const r of shown) seen = mergeRanges(seen, r);
+  const ranged = req.offset !== undefined || req.limit !== undefined;
+  const entry: FileState = {
+    content: text,
+    timestamp: Math.floor(req.mtimeMs),
+    offset: ranged ? req.offset : undefined,
+    limit: ranged ? req.limit : undefined,
+    isPartialView: !coversAll(seen, total),
+    size: req.bytes.length,
+    hash,
+    seen,
+    totalLines: total,
+  };
+  deps.session.files.set(req.realPath, entry);
+  return entry;
+}

@@ -1,0 +1,68 @@
+// Reads a JSON request body under a byte limit, so the SDK never buffers an unbounded body itself.
+import type { IncomingMessage } from 'node:http';
+
+const MiB = 1024 * 1024;
+/** V8 cannot hold one string much longer than 2^29 characters; JSON.parse needs the body as one. */
+export const MAX_BODY_CEILING = 512 * MiB;
+
+/**
+ * The default body limit: a Write of the largest editable file must fit after JSON escaping (a
+ * newline or quote doubles), plus room for the envelope; capped below V8's string limit.
+ */
+export function defaultBodyLimit(maxEditBytes: number): number {
+  return Math.min(2 * maxEditBytes + MiB, MAX_BODY_CEILING);
+}
+
+export type BodyResult =
+  | { kind: 'ok'; value: unknown }
+  | { kind: 'too-large'; limit: number }
+  | { kind: 'invalid-json' }
+  | { kind: 'aborted' };
+
+/**
+ * Collects the body, stopping as soon as it (or its declared Content-Length) exceeds `limit`.
+ * On 'too-large' the rest of the body is not read: the caller answers and closes the connection.
+ */
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ kind: 'too-large', limit });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (r: BodyResult) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onClose);
+      resolve(r);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        finish({ kind: 'too-large', limit });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      const text = Buffer.concat(chunks, size).toString('utf8');
+      try {
+        finish({ kind: 'ok', value: JSON.parse(text) as unknown });
+      } catch {
+        finish({ kind: 'invalid-json' });
+      }
+    };
+    const onAbort = () => finish({ kind: 'aborted' });
+    const onClose = () => {
+      if (!req.complete) finish({ kind: 'aborted' });
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
+    req.on('close', onClose);
+  });
+}
