@@ -137,6 +137,13 @@ export class WritePipeline {
       },
     };
     const plan = await req.plan(current, ctx);
+    if (plan.bytes && plan.bytes.length > this.#opts.maxEditBytes) {
+      // Otherwise a write could produce a file editguard itself would refuse to read or edit.
+      throw new ToolError('TOO_LARGE', `The result would be too large (${formatBytes(plan.bytes.length)}). Maximum editable file size is ${formatBytes(this.#opts.maxEditBytes)}.`, {
+        size: plan.bytes.length,
+        max: this.#opts.maxEditBytes,
+      });
+    }
     if (plan.bytes === undefined || req.dryRun) return plan.output;
     // The invariant that makes this the only write path: no existing content is replaced unseen.
     if (current.exists && current.bytes!.length > 0 && !freshnessDecided) {

@@ -12,7 +12,7 @@ export interface ResolvedPath {
   input: string;
   /** Expanded, normalized, NFC (lexical). */
   absPath: string;
-  /** realpathDeepest(absPath).real — what is actually read or written. */
+  /** realpathDeepest of the path as given (not NFC) — what is actually read or written. */
   realPath: string;
   exists: boolean;
 }
@@ -152,14 +152,15 @@ export class PathPolicy {
 
     let resolved: { real: string; exists: boolean };
     try {
-      resolved = await realpathDeepest(absPath);
+      resolved = await realpathDeepest(expandPath(input, { home: this.state.home, base: this.roots[0]!, nfc: false }));
     } catch (err) {
       // Details name the path as the client sent it, like every other policy error.
       if (err instanceof ToolError) throw new ToolError(err.code, err.message, { ...err.details, path: input });
       throw fsError(err, this.display(absPath)) ?? err;
     }
     const realPath = resolved.real;
-    this.assertNotDenied(input, absPath, realPath);
+    // An NFD name on disk must not slip past an NFC glob.
+    this.assertNotDenied(input, absPath, realPath.normalize('NFC'));
 
     if (!this.roots.some((root) => isWithin(root, realPath))) {
       const via = realPath === absPath ? '' : ` (it resolves to ${realPath})`;
@@ -180,7 +181,7 @@ export class PathPolicy {
    */
   async authorizeWrite(input: string, confirm?: ConfirmFn): Promise<ResolvedPath> {
     const target = await this.authorizeRead(input);
-    const glob = this.rules.protectedBy(target.absPath) ?? this.rules.protectedBy(target.realPath);
+    const glob = this.rules.protectedBy(target.absPath) ?? this.rules.protectedBy(target.realPath.normalize('NFC'));
     if (glob === undefined) return target;
 
     const shown = this.display(target.realPath);

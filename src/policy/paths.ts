@@ -50,7 +50,7 @@ export function assertSafePathInput(input: string): void {
  */
 export function expandPath(
   input: string,
-  opts: { home: string; base: string; platform?: PathPlatform },
+  opts: { home: string; base: string; platform?: PathPlatform; nfc?: boolean },
 ): string {
   const p = pathFor(opts.platform);
   const seps = (opts.platform ?? HOST_PLATFORM) === 'win32' ? '/\\' : '/';
@@ -62,8 +62,9 @@ export function expandPath(
   } else {
     resolved = p.resolve(opts.base, input);
   }
-  // The state store keys on NFC, and macOS hands back NFD names: one file, one key.
-  return resolved.normalize('NFC');
+  // Globs and messages work on NFC; disk access must use the bytes as given (Linux names are
+  // byte strings: an NFD name exists only under its NFD spelling), hence `nfc: false`.
+  return opts.nfc === false ? resolved : resolved.normalize('NFC');
 }
 
 /**

@@ -118,23 +118,21 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
   } else {
     const key = inputKey(spec);
     const last = deps.session.lastEdits.get(target.realPath);
-    try {
-      const applied = applyEdit(oldDoc.text, spec);
-      splices = applied.splices;
-      replacements = applied.replacements;
-    } catch (err) {
-      // A retried call whose first attempt succeeded: the file is exactly that attempt's result.
-      if (err instanceof ToolError && err.code === 'NO_MATCH' && last?.inputKey === key && last.resultHash === current.hash && oldDoc.text.includes(spec.new_string)) {
-        return {
-          bytes: undefined,
-          output: {
-            text: `The file ${display} already contains this edit (applied by an earlier identical call); nothing was written.`,
-            structured: { file_path: display, replacements: 0, structuredPatch: [], dry_run: input.dry_run, already_applied: true, ...describeText(current.decoded(), oldDoc) },
-          },
-        };
-      }
-      throw err;
+    // A retried call whose first attempt succeeded (its response lost): the file is exactly that
+    // attempt's result. Checked before matching, so an edit whose new_string contains its
+    // old_string (foo → foo()) is not applied twice.
+    if (last?.inputKey === key && last.resultHash === current.hash && oldDoc.text.includes(spec.new_string)) {
+      return {
+        bytes: undefined,
+        output: {
+          text: `The file ${display} already contains this edit (applied by an earlier identical call); nothing was written. To apply it again, Read the file first.`,
+          structured: { file_path: display, replacements: 0, structuredPatch: [], dry_run: input.dry_run, already_applied: true, ...describeText(current.decoded(), oldDoc) },
+        },
+      };
     }
+    const applied = applyEdit(oldDoc.text, spec);
+    splices = applied.splices;
+    replacements = applied.replacements;
   }
 
   const newDoc = spliceLineDoc(oldDoc, splices);

@@ -122,6 +122,8 @@ export async function read(input: ReadInput, deps: ToolDeps): Promise<ToolOutput
     };
   }
   if (start > total) {
+    // Claude Code records this read too: the model has the file's length, and Edit's matching guards the rest.
+    record(deps, target.realPath, { text, hash, mtimeMs: stat.mtimeMs, size: bytes.length, total, range: undefined, ranged: true, offset: input.offset, limit: input.limit });
     return {
       text: `Warning: the file exists but is shorter than the provided offset (${start}). The file has ${total} lines.`,
       structured: { ...base, start_line: start, num_lines: 0, truncated: false },
@@ -180,7 +182,8 @@ interface ReadRecord {
 /** Remembers what the session saw; ranges of the same bytes accumulate towards a full view. */
 function record(deps: ToolDeps, realPath: string, r: ReadRecord): void {
   const prev = deps.session.files.get(realPath);
-  const seen: LineRange[] = r.range === undefined ? [] : prev && prev.hash === r.hash ? mergeRanges(prev.seen, r.range) : [r.range];
+  const same = prev !== undefined && prev.hash === r.hash;
+  const seen: LineRange[] = r.range === undefined ? (same ? prev.seen : []) : same ? mergeRanges(prev.seen, r.range) : [r.range];
   const entry: FileState = {
     content: r.text,
     timestamp: Math.floor(r.mtimeMs),
@@ -193,6 +196,8 @@ function record(deps: ToolDeps, realPath: string, r: ReadRecord): void {
     totalLines: r.total,
   };
   deps.session.files.set(realPath, entry);
+  // After a fresh look, repeating the last Edit is deliberate, not a retry (see Edit's already-applied rule).
+  deps.session.lastEdits.delete(realPath);
 }
 
 export function registerReadTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

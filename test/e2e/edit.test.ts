@@ -646,12 +646,52 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       expect(await disk(h, 'a.txt')).toEqual(Buffer.from('ALPHA\nbeta\ngamma\n'));
     });
 
+    it('a retried Edit whose new_string contains its old_string is not applied twice', async () => {
+      const h = await open({ files: { 'a.txt': 'call foo;\n' } });
+      await read(h, 'a.txt');
+      okOf(await edit(h, 'a.txt', 'foo', 'foo()'));
+      expect(okOf(await edit(h, 'a.txt', 'foo', 'foo()')).already_applied).toBe(true);
+      expect((await disk(h, 'a.txt')).toString()).toBe('call foo();\n');
+      // After a fresh Read the same call is deliberate and applies again.
+      await read(h, 'a.txt');
+      expect(okOf(await edit(h, 'a.txt', 'foo', 'foo()')).already_applied).toBe(false);
+      expect((await disk(h, 'a.txt')).toString()).toBe('call foo()();\n');
+    });
+
     it('a different Edit whose new_string happens to be present is not treated as applied', async () => {
       const h = await open({ files: { 'a.txt': 'alpha\nbeta\nALPHA\n' } });
       await read(h, 'a.txt');
       okOf(await edit(h, 'a.txt', 'beta', 'BETA'));
       const res = await edit(h, 'a.txt', 'alpha2', 'ALPHA');
       expect(errorOf(res).code).toBe('NO_MATCH');
+    });
+  });
+
+  describe('limits and odd names', () => {
+    it('refuses an Edit whose result would exceed maxEditBytes (TOO_LARGE) and writes nothing', async () => {
+      const h = await open({ config: { maxEditBytes: 100 }, files: { 'a.txt': 'x\n' } });
+      await read(h, 'a.txt');
+      const e = errorOf(await edit(h, 'a.txt', 'x', 'y'.repeat(200)));
+      expect(e.code).toBe('TOO_LARGE');
+      expect(e.errorCode).toBe(10);
+      expect((await disk(h, 'a.txt')).toString()).toBe('x\n');
+    });
+
+    it('a Read past the end of the file counts as a read for Edit', async () => {
+      const h = await open({ files: { 'a.txt': 'one\ntwo\n' } });
+      const r = await h.call('Read', { file_path: h.path('a.txt'), offset: 10 });
+      expect(textOf(r)).toBe('Warning: the file exists but is shorter than the provided offset (10). The file has 2 lines.');
+      okOf(await edit(h, 'a.txt', 'two', 'TWO'));
+      expect((await disk(h, 'a.txt')).toString()).toBe('one\nTWO\n');
+    });
+
+    it('reads and edits a file whose name is in decomposed Unicode (NFD)', async () => {
+      const name = 'cafe\u0301.txt';
+      const h = await open({ files: { [name]: 'menu\n' } });
+      okOf(await h.call('Read', { file_path: h.path(name) }));
+      okOf(await edit(h, name, 'menu', 'carte'));
+      expect((await disk(h, name)).toString()).toBe('carte\n');
+      expect((await fs.readdir(h.root)).sort()).toEqual([name]);
     });
   });
 });
