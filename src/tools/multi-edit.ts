@@ -116,6 +116,18 @@ async function planMultiEdit(
   // Where each edit's first replacement started, in the text it was applied to; mapped forward below.
   const firsts: Array<{ index: number; at: number; replacements: number; later: Splice[][] }> = [];
   const key = inputKey(specs);
+  const last = deps.session.lastEdits.get(target.realPath);
+  // A retried call whose first attempt succeeded (its response lost): the file is exactly that
+  // attempt's result. Checked before matching, so an edit like foo → foo() is not applied twice.
+  if (last?.inputKey === key && last.resultHash === current.hash && specs.every((s) => original.text.includes(s.new_string))) {
+    return {
+      bytes: undefined,
+      output: {
+        text: `The file ${display} already contains these edits (applied by an earlier identical call); nothing was written. To apply them again, Read the file first.`,
+        structured: { file_path: display, edits_applied: 0, replacements: 0, edits: [], structuredPatch: [], dry_run: input.dry_run, already_applied: true, ...describeText(current.decoded(), original) },
+      },
+    };
+  }
   for (let i = 0; i < specs.length; i++) {
     const spec = specs[i]!;
     let splices: Splice[];
@@ -131,17 +143,6 @@ async function planMultiEdit(
         replacements = applied.replacements;
       }
     } catch (err) {
-      const last = deps.session.lastEdits.get(target.realPath);
-      // A retried call whose first attempt succeeded: the file is exactly that attempt's result.
-      if (err instanceof ToolError && err.code === 'NO_MATCH' && last?.inputKey === key && last.resultHash === current.hash) {
-        return {
-          bytes: undefined,
-          output: {
-            text: `The file ${display} already contains these edits (applied by an earlier identical call); nothing was written.`,
-            structured: { file_path: display, edits_applied: 0, replacements: 0, edits: [], structuredPatch: [], dry_run: input.dry_run, already_applied: true, ...describeText(current.decoded(), original) },
-          },
-        };
-      }
       throw atEdit(err, i, specs.length);
     }
     const next = spliceLineDoc(doc, splices);

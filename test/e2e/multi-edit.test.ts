@@ -262,6 +262,21 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       expect(await snapshot(h.stateDir)).toEqual(before);
     });
 
+    it('a retried MultiEdit whose new_string contains its old_string (foo → foo()) is not applied twice; after a Read it is', async () => {
+      const h = await open({ files: { 'a.js': 'foo;\nbar;\n' } });
+      await read(h, 'a.js');
+      const edits = [
+        { old_string: 'foo', new_string: 'foo()' },
+        { old_string: 'bar', new_string: 'bar()' },
+      ];
+      okOf(await multi(h, 'a.js', edits));
+      expect(okOf(await multi(h, 'a.js', edits)).already_applied).toBe(true);
+      expect(await disk(h, 'a.js')).toEqual(Buffer.from('foo();\nbar();\n'));
+      await read(h, 'a.js');
+      expect(okOf(await multi(h, 'a.js', edits)).already_applied).toBe(false);
+      expect(await disk(h, 'a.js')).toEqual(Buffer.from('foo()();\nbar()();\n'));
+    });
+
     it('the same MultiEdit sent twice succeeds the second time with already_applied and writes nothing', async () => {
       const h = await open({ files: { 'a.txt': 'one\ntwo\n' } });
       await read(h, 'a.txt');
