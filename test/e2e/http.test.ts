@@ -343,14 +343,14 @@ describe('session lifecycle and limits', () => {
   });
 
   it('an idle session is reaped after http.idleTimeoutMs: its id gets 404, its reads are forgotten and its watches freed', async () => {
-    const s = await start({ files: { 'a.txt': 'hello\n' }, config: { http: { idleTimeoutMs: 600 } } });
+    const s = await start({ files: { 'a.txt': 'hello\n' }, config: { http: { idleTimeoutMs: 1500 } } });
     const sid = await openRawSession(s.server.port);
     const read = await rawToolCall(s.server.port, sid, 'Read', { file_path: s.p('a.txt') });
     expect(read.message).toMatchObject({ result: { content: [{ type: 'text', text: '1\thello' }] } });
     expect((read.message.result as CallToolResult).isError).toBeUndefined();
     const held = await rawRequest(s.server.port, { method: 'GET', path: '/healthz' });
     expect(held.json).toMatchObject({ sessions: 1, watch: { heldFiles: 1 } });
-    const reaped = await waitForHealth(s.server.port, (h) => h.sessions === 0, 10_000);
+    const reaped = await waitForHealth(s.server.port, (h) => h.sessions === 0, 15_000);
     expect(reaped).toMatchObject({ sessions: 0, watch: { heldFiles: 0 } });
     const after = await rawToolCall(s.server.port, sid, 'Read', { file_path: s.p('a.txt') });
     expect(after.status).toBe(404);
@@ -362,10 +362,11 @@ describe('session lifecycle and limits', () => {
   });
 
   it('a session in use is not reaped: requests closer together than the idle timeout keep it alive', async () => {
-    const s = await start({ files: { 'a.txt': 'hello\n' }, config: { http: { idleTimeoutMs: 800 } } });
+    const s = await start({ files: { 'a.txt': 'hello\n' }, config: { http: { idleTimeoutMs: 1500 } } });
     const sid = await openRawSession(s.server.port);
+    // 6 × 500 ms = 3 s in all, twice the idle timeout, but never 1.5 s without a request.
     for (let i = 0; i < 6; i++) {
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 500));
       const r = await rawToolCall(s.server.port, sid, 'Read', { file_path: s.p('a.txt') });
       expect(r.status, `request ${i}`).toBe(200);
     }
