@@ -1,6 +1,6 @@
 // External changes end to end (DESIGN §7, issue 6): real chokidar, real files, a real Client on every transport.
 // Waiting is polling with generous timeouts; the only fixed waits give a disabled watcher the chance to misbehave.
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -24,11 +24,31 @@ const WAIT = { timeout: 15_000, interval: 100 };
 const GRACE_MS = 600;
 
 /**
- * An external write as editors and formatters make it: truncate and write back to back. (The async
- * fs.writeFile leaves event-loop turns between the two, so a loaded test process could show the
- * server an empty file for longer than its settle time — a real, different change.)
+ * An in-place external write: truncate, then write. The server may see the truncated file in
+ * between (a preempted writer on a loaded machine) and announce that state first, so tests wait
+ * for the notice of the final content rather than assume it is the first one.
  */
 const writeNow = (p: string, content: string) => writeFileSync(p, content);
+
+/** An editor's atomic save: temp file beside the target, then rename over it. Readers see old or new bytes only. */
+function saveAtomically(p: string, content: string): void {
+  const tmp = path.join(path.dirname(p), `.${path.basename(p)}.swx`);
+  writeFileSync(tmp, content);
+  renameSync(tmp, p);
+}
+
+/** A touch that also rewrites the same bytes in place, without truncating: the content never differs. */
+async function touchSameBytes(p: string): Promise<void> {
+  const bytes = await fs.readFile(p);
+  const fd = openSync(p, 'r+');
+  try {
+    writeSync(fd, bytes, 0, bytes.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const later = new Date(Date.now() + 10_000);
+  await fs.utimes(p, later, later);
+}
 
 const modified = (p: string) => `Note: ${p} was modified outside this session (by the user, a linter or another agent). Read it again before editing;`;
 const deleted = (p: string) => `Note: ${p} was deleted outside this session`;
@@ -55,12 +75,15 @@ class NoticeLog {
     return r;
   }
 
-  /** Calls Read on the probe file until a result carries a notice starting with `prefix`; returns that notice. */
-  async waitFor(prefix: string): Promise<string> {
+  /**
+   * Calls Read on the probe file until a result carries a notice starting with `prefix` (and
+   * containing `including`, when given); returns that notice.
+   */
+  async waitFor(prefix: string, including = ''): Promise<string> {
     return vi.waitFor(async () => {
       const r = await this.call('Read', { file_path: this.probe });
-      const hit = noticesOf(r).find((n) => n.startsWith(prefix));
-      if (!hit) throw new Error(`no notice starting with ${prefix} yet`);
+      const hit = noticesOf(r).find((n) => n.startsWith(prefix) && n.includes(including));
+      if (!hit) throw new Error(`no notice starting with ${prefix} and including ${JSON.stringify(including)} yet`);
       // The notice rides on the result's text too, where a model sees it.
       expect(textOf(r)).toContain(hit);
       return hit;
@@ -133,23 +156,23 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
       const { h, log } = await setup();
       const a = h.path('a.txt');
       writeNow(a, 'alpha\nBETA\ngamma\ndelta\n');
-      const notice = await log.waitFor(modified(a));
-      expect(notice).toContain('-2: beta\n+2: BETA\n+4: delta');
+      const notice = await log.waitFor(modified(a), '-2: beta\n+2: BETA\n+4: delta');
+      expect(notice.split('\n').slice(1)).toEqual(['-2: beta', '+2: BETA', '+4: delta']);
       // The notice is not a Read.
       const stale = errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'ALPHA' }));
       expect(stale.code).toBe('STALE');
       okOf(await log.call('Read', { file_path: a }));
       okOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'ALPHA' }));
-      expect(log.about(a)).toHaveLength(1);
+      // Nothing is announced twice, and nothing after the final content.
+      expect(log.about(a).at(-1)).toBe(notice);
+      expect(new Set(log.about(a)).size).toBe(log.about(a).length);
     });
 
     it('an external touch with identical bytes gives no notice', async () => {
       const { h, log } = await setup();
       const a = h.path('a.txt');
       okOf(await log.call('Read', { file_path: h.path('b.txt') }));
-      const later = new Date(Date.now() + 10_000);
-      writeNow(a, files['a.txt']);
-      await fs.utimes(a, later, later);
+      await touchSameBytes(a);
       // Barrier: a real change to another file, made after the touch, must be announced first.
       writeNow(h.path('b.txt'), 'two\n');
       await log.waitFor(modified(h.path('b.txt')));
@@ -161,15 +184,16 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
     it("an editor's atomic save (temp + rename over) gives one notice, and the file stays watched", async () => {
       const { h, log } = await setup();
       const a = h.path('a.txt');
-      const tmp = path.join(h.root, '.a.txt.swx');
-      await fs.writeFile(tmp, 'alpha\nbeta\ngamma\nsaved\n');
-      await fs.rename(tmp, a);
+      saveAtomically(a, 'alpha\nbeta\ngamma\nsaved\n');
       expect(await log.waitFor(modified(a))).toContain('+4: saved');
-      // A second change after the rename is still seen: the new inode is watched.
+      // Barrier: a later change to another file is announced; by then any second notice of the save would be too.
+      okOf(await log.call('Read', { file_path: h.path('b.txt') }));
+      saveAtomically(h.path('b.txt'), 'two\n');
+      await log.waitFor(modified(h.path('b.txt')));
+      expect(log.about(a)).toHaveLength(1);
+      // A second change after the rename is still seen: the new file is watched.
       writeNow(a, 'alpha\nbeta\ngamma\nsaved twice\n');
-      const second = await log.waitFor(modified(a));
-      expect(second).toContain('+4: saved twice');
-      expect(log.about(a)).toHaveLength(2);
+      await log.waitFor(modified(a), '+4: saved twice');
     });
 
     it('deleting the file gives a "deleted" notice and drops it from state', async () => {
@@ -215,7 +239,7 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
       const content = await h.client.readResource({ uri });
       expect(content.contents[0]).toMatchObject({ uri, text: files['a.txt'] });
       await h.client.subscribeResource({ uri });
-      writeNow(a, 'changed\n');
+      saveAtomically(a, 'changed\n');
       await vi.waitFor(() => expect(updates).toEqual([uri]), WAIT);
       expect((await h.client.readResource({ uri })).contents[0]).toMatchObject({ text: 'changed\n' });
       await log.waitFor(modified(a));
@@ -247,7 +271,7 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
       it('the notice rides on the next result of any tool, an error included', async () => {
         const { h } = await setup();
         const a = h.path('a.txt');
-        writeNow(a, 'alpha\nchanged\n');
+        saveAtomically(a, 'alpha\nchanged\n');
         await vi.waitFor(() => expect(h.session!.notices).toHaveLength(1), WAIT);
         const r = await h.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'ALPHA' });
         expect(errorOf(r).code).toBe('STALE');
