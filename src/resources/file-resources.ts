@@ -101,6 +101,9 @@ export function registerFileResources(server: McpServer, deps: ToolDeps, changes
   const session = deps.session;
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     const uri = req.params.uri;
+    // Only file:// resources change under us; a subscription to any other URI (history://, a
+    // client's own) is accepted and simply never fires, as a generic server does.
+    if (!uri.startsWith('file:')) return {};
     const target = await authorize(deps, uri);
     changes.subscribe(session, target.realPath, uri, (u) => {
       server.server.sendResourceUpdated({ uri: u }).catch((err: unknown) => deps.log.debug(`resources/updated for ${u} not sent`, err));
