@@ -211,7 +211,8 @@ export class HistoryStore implements WriteRecorder {
     const id = this.#ids.get(event);
     if (id === undefined) throw new Error(`history: commit without a backup for ${event.path}`);
     this.#ids.delete(event);
-    await this.#append(event.path, { t: 'c', id });
+    // No fsync: a lost commit line is recovered from the intent and the bytes on disk (history()).
+    await this.#append(event.path, { t: 'c', id }, false);
   }
 
   // ── Reading ──────────────────────────────────────────────────────────────────────────────
@@ -495,11 +496,11 @@ export class HistoryStore implements WriteRecorder {
    * may have read the manifest before this line, so wait for it to finish; if the manifest was
    * replaced meanwhile, the line may be only in the old inode: append it again (ids dedupe).
    */
-  async #append(realPath: string, rec: Rec): Promise<void> {
+  async #append(realPath: string, rec: Rec, durable = true): Promise<void> {
     const file = this.manifestPath(realPath);
     const deadline = Date.now() + APPEND_WAIT_MS;
     for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
-      const mine = await this.#appendOnce(file, realPath, rec);
+      const mine = await this.#appendOnce(file, realPath, rec, durable);
       while ((await lockHolderAlive(`${file}.compacting`)) && Date.now() < deadline) await sleep(5);
       const now = await fsp.stat(file).catch(() => undefined);
       if (now !== undefined && now.ino === mine.ino && now.dev === mine.dev) return;
@@ -507,13 +508,13 @@ export class HistoryStore implements WriteRecorder {
     throw new Error(`history: could not append to ${file}: it keeps being replaced`);
   }
 
-  /** One O_APPEND write + fsync; returns the identity of the inode written. */
-  async #appendOnce(file: string, realPath: string, rec: Rec): Promise<{ ino: number; dev: number }> {
+  /** One O_APPEND write (+ fsync when durable); returns the identity of the inode written. */
+  async #appendOnce(file: string, realPath: string, rec: Rec, durable = true): Promise<{ ino: number; dev: number }> {
     await this.#ensureManifest(file, realPath);
     const fh = await fsp.open(file, 'a', 0o600);
     try {
       await fh.write(Buffer.from(JSON.stringify(rec) + '\n'));
-      await fh.sync();
+      if (durable) await fh.sync();
       return await fh.stat();
     } finally {
       await fh.close();
