@@ -39,11 +39,17 @@ export function createServer(app: App, session: Session): McpServer {
     const caps = server.server.getClientCapabilities();
     if (caps?.elicitation) {
       session.confirm = async (question) => {
-        const r = await server.server.elicitInput({
-          message: question,
-          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Allow this write' } }, required: ['confirm'] },
-        });
-        return r.action === 'accept' && r.content?.confirm === true;
+        try {
+          const r = await server.server.elicitInput({
+            message: question,
+            requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Allow this write' } }, required: ['confirm'] },
+          });
+          return r.action === 'accept' && r.content?.confirm === true;
+        } catch (err) {
+          // No answer (timeout, client error) is not a yes.
+          app.log.warn('elicitation failed; treating it as declined', err);
+          return false;
+        }
       };
     }
     if (caps?.roots) {
