@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, harness, okOf, tempDir, textOf, TRANSPORTS, type Harness, type HarnessOptions } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { errorOf, harnessPool, okOf, tempDir, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const utf16be = (s: string) => Buffer.from(s, 'utf16le').swap16();
@@ -19,20 +19,7 @@ interface Hunk {
 }
 
 describe.each(TRANSPORTS)('Edit over %s', (kind) => {
-  const opened: Harness[] = [];
-  const dirs: string[] = [];
-
-  async function open(opts: HarnessOptions = {}): Promise<Harness> {
-    const h = await harness(kind, opts);
-    opened.push(h);
-    dirs.push(h.root, h.stateDir);
-    return h;
-  }
-
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((h) => h.close()));
-    await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
-  });
+  const { open, trackDir } = harnessPool(kind);
 
   const disk = (h: Harness, rel: string) => fs.readFile(h.path(rel));
   const read = async (h: Harness, rel: string, extra: Record<string, unknown> = {}) =>
@@ -61,7 +48,7 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
     it('Edit outside the roots fails with PATH_DENIED (2) naming the roots, and the outside file is untouched', async () => {
       const h = await open({ files: { 'a.txt': 'x\n' } });
       const outside = await tempDir('eg-outside-');
-      dirs.push(outside);
+      trackDir(outside);
       await fs.writeFile(path.join(outside, 'victim.txt'), 'secret\n');
       const err = errorOf(await h.call('Edit', { file_path: path.join(outside, 'victim.txt'), old_string: 'secret', new_string: 'pwned' }));
       expect(err.code).toBe('PATH_DENIED');
@@ -74,7 +61,7 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
     it('Edit through a ".." escape (absolute and relative) fails with PATH_DENIED and the outside file is untouched', async () => {
       const h = await open({ files: { 'a.txt': 'x\n' } });
       const outside = await tempDir('eg-outside-');
-      dirs.push(outside);
+      trackDir(outside);
       await fs.writeFile(path.join(outside, 'victim.txt'), 'secret\n');
       const name = path.basename(outside);
       for (const file_path of [`${h.root}/../${name}/victim.txt`, `../${name}/victim.txt`, `sub/../../${name}/victim.txt`]) {
@@ -88,7 +75,7 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
     it('Edit through a symlink that points outside the roots fails with PATH_DENIED', async () => {
       const h = await open({ files: { 'a.txt': 'x\n' } });
       const outside = await tempDir('eg-outside-');
-      dirs.push(outside);
+      trackDir(outside);
       await fs.writeFile(path.join(outside, 'victim.txt'), 'secret\n');
       await fs.symlink(path.join(outside, 'victim.txt'), h.path('link.txt'));
       const err = errorOf(await edit(h, 'link.txt', 'secret', 'pwned'));

@@ -4,29 +4,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { diffLines } from 'diff';
-import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, harness, okOf, tempDir, textOf, TRANSPORTS, type Harness, type HarnessOptions } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import type { HistoryListing } from '../../src/tools/history.js';
+import { errorOf, harnessPool, okOf, tempDir, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
 
-interface VersionView {
-  version: number;
-  time: string;
-  origin: 'initial' | 'write' | 'external';
-  tool: string | null;
-  session: string | null;
-  exists: boolean;
-  size: number;
-  hash: string | null;
-  lines_added: number;
-  lines_removed: number;
-}
-
-interface Listing {
-  file_path: string;
-  versions: VersionView[];
-  current_version: number | null;
-  latest_version: number;
-  status: 'unchanged' | 'changed_outside' | 'deleted_outside';
-}
+type Listing = HistoryListing;
 
 interface Hunk {
   lines: string[];
@@ -74,20 +56,7 @@ function changes(hunks: Hunk[]): [number, number] {
 }
 
 describe.each(TRANSPORTS)('File history over %s', (kind) => {
-  const opened: Harness[] = [];
-  const dirs: string[] = [];
-
-  async function open(opts: HarnessOptions = {}): Promise<Harness> {
-    const h = await harness(kind, opts);
-    opened.push(h);
-    dirs.push(h.root, h.stateDir);
-    return h;
-  }
-
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((h) => h.close()));
-    await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
-  });
+  const { open, trackDir, forget } = harnessPool(kind);
 
   const disk = (h: Harness, rel: string) => fs.readFile(h.path(rel));
   const history = async (h: Harness, rel: string) => okOf(await h.call('FileHistory', { file_path: h.path(rel) })) as unknown as Listing;
@@ -355,12 +324,12 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
 
   it('FileHistory, RestoreFile and the history:// listing obey the path policy, and never name denied files', async () => {
     const outside = await tempDir('eg-outside-');
-    dirs.push(outside);
+    trackDir(outside);
     const h1 = await open();
     okOf(await h1.call('Write', { file_path: h1.path('secret.env'), content: 'k=v\n' }));
     okOf(await h1.call('Write', { file_path: h1.path('b.txt'), content: 'b\n' }));
     await h1.close();
-    opened.splice(opened.indexOf(h1), 1);
+    forget(h1);
 
     const h = await open({ root: h1.root, stateDir: h1.stateDir, files: { 'untouched.txt': 'u\n' }, config: { deny: ['**/*.env'] } });
     expect(errorOf(await h.call('FileHistory', { file_path: path.join(outside, 'x.txt') })).code).toBe('PATH_DENIED');
@@ -382,7 +351,7 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     okOf(await h1.call('Edit', { file_path: h1.path('a.txt'), old_string: 'start', new_string: 'middle' }));
     const first = await history(h1, 'a.txt');
     await h1.close();
-    opened.splice(opened.indexOf(h1), 1);
+    forget(h1);
 
     const h2 = await open({ root: h1.root, stateDir: h1.stateDir });
     expect(await history(h2, 'a.txt')).toEqual(first);

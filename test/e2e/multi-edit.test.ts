@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, harness, okOf, textOf, TRANSPORTS, type Harness, type HarnessOptions } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { errorOf, harnessPool, okOf, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 
@@ -40,21 +40,7 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
 }
 
 describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
-  const opened: Harness[] = [];
-
-  async function open(opts: HarnessOptions = {}): Promise<Harness> {
-    const h = await harness(kind, opts);
-    opened.push(h);
-    return h;
-  }
-
-  afterEach(async () => {
-    for (const h of opened.splice(0)) {
-      await h.close();
-      await fs.rm(h.root, { recursive: true, force: true });
-      await fs.rm(h.stateDir, { recursive: true, force: true });
-    }
-  });
+  const { open } = harnessPool(kind);
 
   const disk = (h: Harness, rel: string) => fs.readFile(h.path(rel));
   const read = async (h: Harness, rel: string) => okOf(await h.call('Read', { file_path: h.path(rel) }));

@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseNotebook } from '../../src/notebook/parse-notebook.js';
 import { toLineDoc } from '../../src/text/line-endings.js';
-import { errorOf, harness, okOf, textOf, TRANSPORTS, type Harness, type HarnessOptions } from '../helpers/harness.js';
+import { errorOf, harnessPool, okOf, textOf, TRANSPORTS, type Harness, type HarnessOptions } from '../helpers/harness.js';
 import { fixture, jupyterJson, notebook, stream } from '../helpers/notebooks.js';
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
@@ -39,21 +39,7 @@ const joined = (s: string | string[]) => (Array.isArray(s) ? s.join('') : s);
 const images = (r: CallToolResult) => r.content.filter((c): c is { type: 'image'; data: string; mimeType: string } => c.type === 'image');
 
 describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
-  const opened: Harness[] = [];
-
-  async function open(opts: HarnessOptions = {}): Promise<Harness> {
-    const h = await harness(kind, opts);
-    opened.push(h);
-    return h;
-  }
-
-  afterEach(async () => {
-    for (const h of opened.splice(0)) {
-      await h.close();
-      await fs.rm(h.root, { recursive: true, force: true });
-      await fs.rm(h.stateDir, { recursive: true, force: true });
-    }
-  });
+  const { open } = harnessPool(kind);
 
   const disk = (h: Harness, rel: string) => fs.readFile(h.path(rel));
   const read = (h: Harness, rel: string, extra: Record<string, unknown> = {}) => h.call('Read', { file_path: h.path(rel), ...extra });

@@ -6,11 +6,11 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   connectSession,
   errorOf,
-  harness,
+  harnessPool,
   okOf,
   textOf,
   TRANSPORTS,
@@ -118,20 +118,7 @@ async function healthz(url: string): Promise<Health> {
 }
 
 describe.each(TRANSPORTS)('external changes over %s', (kind) => {
-  const opened: Array<{ close(): Promise<void> }> = [];
-  const dirs: string[] = [];
-
-  async function open(opts: HarnessOptions = {}): Promise<Harness> {
-    const h = await harness(kind, opts);
-    opened.push(h);
-    dirs.push(h.root, h.stateDir);
-    return h;
-  }
-
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((h) => h.close()));
-    await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
-  });
+  const { open, track } = harnessPool(kind);
 
   const files = { 'a.txt': 'alpha\nbeta\ngamma\n', 'b.txt': 'one\n', 'probe.txt': 'probe\n' };
 
@@ -139,7 +126,7 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
   async function secondSession(h: Harness, opts: HarnessOptions = {}): Promise<Caller & { close(): Promise<void> }> {
     if (kind === 'stdio') return open({ root: h.root, stateDir: h.stateDir, ...opts });
     const b = kind === 'memory' ? await connectSession(h.app!) : await httpSession(h.url!);
-    opened.push(b);
+    track(b);
     return b;
   }
 
@@ -289,7 +276,7 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
         h.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
         await h.client.subscribeResource({ uri });
         const b = await connectSession(h.app!);
-        opened.push(b);
+        track(b);
         okOf(await b.call('Read', { file_path: a }));
         okOf(await b.call('Edit', { file_path: a, old_string: 'beta', new_string: 'BETA' }));
         await vi.waitFor(() => expect(updates).toEqual([uri]), WAIT);
@@ -391,7 +378,7 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
       it('nothing is watched, whatever the sessions hold', async () => {
         const { h } = await setup({ config });
         const b = await connectSession(h.app!);
-        opened.push(b);
+        track(b);
         okOf(await b.call('Read', { file_path: h.path('b.txt') }));
         expect(h.app!.watcher.count).toBe(0);
         expect(h.app!.watchStatus()).toMatchObject({ enabled: false, watchedFiles: 0 });

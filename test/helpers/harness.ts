@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -172,4 +173,31 @@ async function writeConfig(stateDir: string, config: ConfigInput): Promise<strin
   const cfg = path.join(stateDir, '..', `${path.basename(stateDir)}-config.json`);
   await fs.writeFile(cfg, JSON.stringify(config));
   return cfg;
+}
+
+/**
+ * Harnesses opened in a describe block, closed (and their temp dirs removed) after each test.
+ * `track`/`trackDir` add other things to clean up; `forget` drops one a test closed itself.
+ */
+export function harnessPool(kind: TransportKind) {
+  const closers: Array<{ close(): Promise<void> }> = [];
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(closers.splice(0).map((c) => c.close()));
+    await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
+  });
+  return {
+    open: async (opts: HarnessOptions = {}): Promise<Harness> => {
+      const h = await harness(kind, opts);
+      closers.push(h);
+      dirs.push(h.root, h.stateDir);
+      return h;
+    },
+    track: (c: { close(): Promise<void> }) => void closers.push(c),
+    trackDir: (d: string) => void dirs.push(d),
+    forget: (c: { close(): Promise<void> }) => {
+      const i = closers.indexOf(c);
+      if (i !== -1) closers.splice(i, 1);
+    },
+  };
 }
