@@ -3,6 +3,7 @@ import { ToolError, MESSAGES } from '../errors.js';
 import type { Splice } from './line-endings.js';
 import { findNearMisses, visibleWhitespace } from './near-miss.js';
 import { lineNumbersOf, planMatch, type MatchKind } from './match.js';
+import { stripTrailingWhitespace } from './trailing-whitespace.js';
 
 export interface EditSpec {
   old_string: string;
@@ -30,7 +31,7 @@ const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
 export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T {
   const old_string = spec.old_string.replaceAll('\r\n', '\n');
   let new_string = spec.new_string.replaceAll('\r\n', '\n');
-  if (!isMarkdown(filePath)) new_string = new_string.replace(/[ \t]+$/gm, '');
+  if (!isMarkdown(filePath)) new_string = stripTrailingWhitespace(new_string);
   return { ...spec, old_string, new_string };
 }
 

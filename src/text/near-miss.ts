@@ -1,5 +1,6 @@
 // NO_MATCH diagnosis: the regions of the file that old_string most likely meant, and what differs.
 import { normalizeQuotes } from './quotes.js';
+import { trailingBlankStart } from './trailing-whitespace.js';
 
 export interface NearMiss {
   /** 1-based first line of the region. */
@@ -17,9 +18,9 @@ const squash = (s: string) => normalizeQuotes(s).replace(/\s+/g, ' ').trim();
 
 /** Makes whitespace visible: tab → "→", trailing spaces → "·". */
 export function visibleWhitespace(line: string): string {
-  const trail = /[ \t]+$/.exec(line);
-  const body = trail ? line.slice(0, trail.index) : line;
-  const tail = trail ? trail[0].replace(/ /g, '·').replace(/\t/g, '→') : '';
+  const cut = trailingBlankStart(line);
+  const body = line.slice(0, cut);
+  const tail = line.slice(cut).replace(/ /g, '·').replace(/\t/g, '→');
   return body.replace(/\t/g, '→') + tail;
 }
 

@@ -1,7 +1,7 @@
 // Edit: replace one unique string (or every occurrence) in a file this session has read.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { MESSAGES, ToolError, toToolResult, type ToolOutput } from '../errors.js';
+import { MESSAGES, ToolError, type ToolOutput } from '../errors.js';
 import { countLines, type CurrentFile, type Plan, type PlanContext } from '../fs/write-pipeline.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
@@ -9,15 +9,16 @@ import { encodeText } from '../text/codec.js';
 import { spliceLineDoc, toLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
 import { countChanges, editSnippet, regionPatch } from '../text/patch.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
-export const EditInput = z.object({
+export const EditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with (must be different from old_string)'),
-  replace_all: z.boolean().default(false).describe('Replace all occurrences of old_string (default false)'),
-  dry_run: z.boolean().default(false).describe('Validate and return the patch without writing'),
+  replace_all: semanticBoolean(z.boolean()).default(false).describe('Replace all occurrences of old_string (default false)'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
 });
 export type EditInput = z.input<typeof EditInput>;
 
@@ -90,7 +91,7 @@ const inputKey = (spec: EditSpec) => JSON.stringify([spec.old_string, spec.new_s
 
 /** Edit as a plain function: policy → the one write pipeline. Throws ToolError (DESIGN §3 codes). */
 export async function edit(raw: EditInput, deps: ToolDeps): Promise<ToolOutput> {
-  const input = EditInput.parse(raw);
+  const input = parseToolInput(EditInput, raw);
   const spec = normalizeEditSpec({ old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }, input.file_path);
   if (spec.old_string === spec.new_string) throw new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE);
   const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
@@ -175,9 +176,11 @@ function countBreaks(text: string, from = 0, to = text.length): number {
 }
 
 export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'Edit',
-    { description: EDIT_DESCRIPTION, inputSchema: EditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => edit(input, deps), deps.log, decorate),
+    { description: EDIT_DESCRIPTION, input: EditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    { log: deps.log, decorate },
+    (input) => edit(input, deps),
   );
 }

@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StructuredPatchHunk } from 'diff';
 import { z } from 'zod';
-import { ToolError, fsError, toToolResult, type ToolOutput } from '../errors.js';
+import { ToolError, fsError, type ToolOutput } from '../errors.js';
 import type { FileHistory, HistoryStore, HistoryVersion } from '../fs/history-store.js';
 import { countLines, formatBytes, type CurrentFile, type Plan, type PlanContext } from '../fs/write-pipeline.js';
 import { isWithin } from '../policy/paths.js';
@@ -12,20 +12,21 @@ import { digest } from '../session/staleness.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { toLineDoc } from '../text/line-endings.js';
 import { countChanges, regionPatch } from '../text/patch.js';
+import { parseToolInput, registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 import { wholeTextSplice } from './write.js';
 
-export const FileHistoryInput = z.object({
+export const FileHistoryInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file whose recorded versions to list'),
 });
 export type FileHistoryInput = z.input<typeof FileHistoryInput>;
 
-export const RestoreFileInput = z.object({
+export const RestoreFileInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file to restore'),
-  version: z.number().int().min(0).describe('The version to restore, as listed by FileHistory'),
-  dry_run: z.boolean().default(false).describe('Return the diff the restore would make without writing'),
-  force: z.boolean().default(false).describe('Restore even though the file changed outside editguard since its last recorded version'),
+  version: semanticNumber(z.number().int().min(0)).describe('The version to restore, as listed by FileHistory'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Return the diff the restore would make without writing (default false)'),
+  force: semanticBoolean(z.boolean()).default(false).describe('Restore even though the file changed outside editguard since its last recorded version (default false)'),
 });
 export type RestoreFileInput = z.input<typeof RestoreFileInput>;
 
@@ -175,7 +176,7 @@ async function currentHashOf(target: ResolvedPath): Promise<string | null> {
 
 /** FileHistory as a plain function. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
 export async function fileHistory(raw: FileHistoryInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
-  const input = FileHistoryInput.parse(raw);
+  const input = parseToolInput(FileHistoryInput, raw);
   const store = requireStore(history);
   const target = await deps.session.policy.authorizeRead(input.file_path);
   // Under the file's write lock: the listing never shows a write of this process half done.
@@ -226,7 +227,7 @@ function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
  *   missing blob), STALE (changed outside editguard since the latest version, without force).
  */
 export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
-  const input = RestoreFileInput.parse(raw);
+  const input = parseToolInput(RestoreFileInput, raw);
   const store = requireStore(history);
   const display = input.file_path;
   const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
@@ -326,14 +327,19 @@ export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history
 }
 
 export function registerHistoryTools(server: McpServer, deps: ToolDeps, history: HistoryStore | undefined, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  const ctx = { log: deps.log, decorate };
+  registerStrictTool(
+    server,
     'FileHistory',
-    { description: FILE_HISTORY_DESCRIPTION, inputSchema: FileHistoryInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => fileHistory(input, deps, history), deps.log, decorate),
+    { description: FILE_HISTORY_DESCRIPTION, input: FileHistoryInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    ctx,
+    (input) => fileHistory(input, deps, history),
   );
-  server.registerTool(
+  registerStrictTool(
+    server,
     'RestoreFile',
-    { description: RESTORE_FILE_DESCRIPTION, inputSchema: RestoreFileInput.shape, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => restoreFile(input, deps, history), deps.log, decorate),
+    { description: RESTORE_FILE_DESCRIPTION, input: RestoreFileInput, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    ctx,
+    (input) => restoreFile(input, deps, history),
   );
 }

@@ -1,7 +1,7 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { MESSAGES, ToolError, toToolResult, type ToolOutput } from '../errors.js';
+import { MESSAGES, ToolError, type ToolOutput } from '../errors.js';
 import { countLines, type CurrentFile, type Plan, type PlanContext } from '../fs/write-pipeline.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
@@ -9,21 +9,23 @@ import { encodeText } from '../text/codec.js';
 import { composeSplices } from '../text/compose-splices.js';
 import { spliceLineDoc, toLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
 import { countChanges, regionPatch } from '../text/patch.js';
+import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import { prepareTextEdit } from './edit.js';
 import { describeText, requireEncodable } from './editable-text.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
-const EditItem = z.object({
+const EditItem = z.strictObject({
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with'),
-  replace_all: z.boolean().default(false).describe('Replace all occurrences of old_string (default false)'),
+  replace_all: semanticBoolean(z.boolean()).default(false).describe('Replace all occurrences of old_string (default false)'),
 });
 
-export const MultiEditInput = z.object({
+export const MultiEditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
   edits: z.array(EditItem).min(1).describe('Edits to apply in order; each one sees the result of the previous ones'),
-  dry_run: z.boolean().default(false).describe('Validate and return the patch without writing'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
 });
 export type MultiEditInput = z.input<typeof MultiEditInput>;
 
@@ -59,7 +61,7 @@ export function checkEditList(specs: readonly EditSpec[]): void {
         specs.length,
       );
     }
-    const probe = spec.old_string.replace(/\n+$/, '');
+    const probe = trimTrailingNewlines(spec.old_string);
     if (probe === '') return;
     for (let j = 0; j < i; j++) {
       if (specs[j]!.new_string.includes(probe)) {
@@ -76,7 +78,7 @@ export function checkEditList(specs: readonly EditSpec[]): void {
 
 /** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
 export async function multiEdit(raw: MultiEditInput, deps: ToolDeps): Promise<ToolOutput> {
-  const input = MultiEditInput.parse(raw);
+  const input = parseToolInput(MultiEditInput, raw);
   const specs = input.edits.map((e) => normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
   checkEditList(specs);
   const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
@@ -220,9 +222,11 @@ function preview(s: string): string {
 }
 
 export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'MultiEdit',
-    { description: MULTI_EDIT_DESCRIPTION, inputSchema: MultiEditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => multiEdit(input, deps), deps.log, decorate),
+    { description: MULTI_EDIT_DESCRIPTION, input: MultiEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    { log: deps.log, decorate },
+    (input) => multiEdit(input, deps),
   );
 }

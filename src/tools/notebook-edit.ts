@@ -2,30 +2,29 @@
 import { randomBytes } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { MESSAGES, ToolError, toToolResult, type ToolOutput } from '../errors.js';
+import { MESSAGES, ToolError, type ToolOutput } from '../errors.js';
 import type { CurrentFile, Plan, PlanContext } from '../fs/write-pipeline.js';
-import { editNotebook, type CellType, type EditMode } from '../notebook/edit-notebook.js';
+import { editNotebook, type EditMode } from '../notebook/edit-notebook.js';
 import { hasCellIds, parseNotebook } from '../notebook/parse-notebook.js';
 import { coversAll, type LineRange } from '../session/file-state-store.js';
 import { encodeText } from '../text/codec.js';
 import { spliceLineDoc } from '../text/line-endings.js';
 import { countChanges, regionPatch } from '../text/patch.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
-// Mode and type are plain strings on the wire so a bad value is an INVALID_INPUT the model can act
-// on, not a protocol error.
-export const NotebookEditInput = z.object({
+export const NotebookEditInput = z.strictObject({
   notebook_path: z.string().describe('The absolute path to the Jupyter notebook file to edit (.ipynb)'),
   cell_id: z
     .string()
     .optional()
     .describe('The id of the cell to edit, as Read shows it in <cell id="…">, or cell-N for the N-th cell (0-based). For insert, the new cell goes after this cell, or first when omitted.'),
   new_source: z.string().describe('The new source for the cell (ignored by delete)'),
-  cell_type: z.string().optional().describe('"code" or "markdown" ("raw" also works). Defaults to the current type for replace; required for insert.'),
-  edit_mode: z.string().optional().describe('"replace" (default), "insert" or "delete"'),
-  dry_run: z.boolean().default(false).describe('Validate and report without writing'),
+  cell_type: z.enum(['code', 'markdown', 'raw']).optional().describe('The type of the cell. Defaults to the current type for replace; required for insert.'),
+  edit_mode: z.enum(['replace', 'insert', 'delete']).optional().describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and report without writing (default false)'),
 });
 export type NotebookEditInput = z.input<typeof NotebookEditInput>;
 
@@ -37,8 +36,6 @@ export const NOTEBOOK_EDIT_DESCRIPTION = `Replaces, inserts or deletes one cell 
 - delete removes the cell.
 - Only the edited cell's JSON changes: indentation, key order, line endings, encoding and every other cell are kept byte for byte.`;
 
-const MODES = new Set<string>(['replace', 'insert', 'delete']);
-const CELL_TYPES = new Set<string>(['code', 'markdown', 'raw']);
 const ECHO_CHARS = 1000;
 
 /** A cell id as Jupyter makes them (uuid4().hex[:8]). */
@@ -46,15 +43,11 @@ export const randomCellId = (): string => randomBytes(4).toString('hex');
 
 /** NotebookEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
 export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId: () => string = randomCellId): Promise<ToolOutput> {
-  const input = NotebookEditInput.parse(raw);
+  const input = parseToolInput(NotebookEditInput, raw);
   if (!isNotebookPath(input.notebook_path)) {
     throw new ToolError('INVALID_INPUT', 'File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.', { path: input.notebook_path });
   }
-  const mode = input.edit_mode ?? 'replace';
-  if (!MODES.has(mode)) throw new ToolError('INVALID_INPUT', `Edit mode must be replace, insert, or delete (got ${JSON.stringify(mode)}).`, { edit_mode: mode });
-  if (input.cell_type !== undefined && !CELL_TYPES.has(input.cell_type)) {
-    throw new ToolError('INVALID_INPUT', `Cell type must be code or markdown (or raw) (got ${JSON.stringify(input.cell_type)}).`, { cell_type: input.cell_type });
-  }
+  const mode: EditMode = input.edit_mode ?? 'replace';
   if (mode === 'insert' && input.cell_type === undefined) throw new ToolError('INVALID_INPUT', 'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".');
   if (mode !== 'insert' && input.cell_id === undefined) {
     throw new ToolError('INVALID_INPUT', 'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).');
@@ -65,7 +58,7 @@ export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId
     tool: 'NotebookEdit',
     session: deps.session,
     dryRun: input.dry_run,
-    plan: async (current, ctx) => planNotebookEdit(current, ctx, input, mode as EditMode, deps, newId),
+    plan: async (current, ctx) => planNotebookEdit(current, ctx, input, mode, deps, newId),
   });
 }
 
@@ -77,7 +70,7 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   requireFullNotebookView(current, display);
   const doc = current.doc();
   const nb = parseNotebook(doc.text);
-  const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type as CellType | undefined, mode }, newId);
+  const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type, mode }, newId);
   if (result.mode !== 'delete') requireEncodable(input.new_source, decoded.encoding, display);
   const newDoc = spliceLineDoc(doc, result.splices);
 
@@ -153,9 +146,11 @@ function echo(s: string): string {
 }
 
 export function registerNotebookEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'NotebookEdit',
-    { description: NOTEBOOK_EDIT_DESCRIPTION, inputSchema: NotebookEditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => notebookEdit(input, deps), deps.log, decorate),
+    { description: NOTEBOOK_EDIT_DESCRIPTION, input: NotebookEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    { log: deps.log, decorate },
+    (input) => notebookEdit(input, deps),
   );
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ToolError, toToolResult, fsError, type ToolOutput } from '../errors.js';
+import { ToolError, fsError, type ToolOutput } from '../errors.js';
 import { countLines, formatBytes } from '../fs/write-pipeline.js';
 import { coversAll, mergeRanges, type FileState, type LineRange } from '../session/file-state-store.js';
 import { digest } from '../session/staleness.js';
@@ -12,16 +12,19 @@ import { toLineDoc } from '../text/line-endings.js';
 import { numberLine } from '../text/patch.js';
 import { describeText, fileNotFound, isNotebookPath } from './editable-text.js';
 import { readNotebook } from './read-notebook.js';
+import { parseToolInput, registerStrictTool, semanticNumber } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
-export const ReadInput = z.object({
+export const ReadInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to read (relative paths resolve against the first root)'),
-  offset: z.number().int().min(0).optional().describe('The line number to start reading from (1-based). Only provide if the file is too large to read at once'),
-  limit: z.number().int().positive().optional().describe('The number of lines to read. Only provide if the file is too large to read at once.'),
+  offset: semanticNumber(z.number().int().min(0))
+    .optional()
+    .describe('The line number to start reading from (1-based; 0 also means the first line). Only provide if the file is too large to read at once'),
+  limit: semanticNumber(z.number().int().min(1)).optional().describe('The number of lines to read. Only provide if the file is too large to read at once.'),
   pages: z.string().optional().describe('Page range for PDF files (e.g. "1-5"). Needs a PDF tool on the server.'),
 });
-export type ReadInput = z.infer<typeof ReadInput>;
+export type ReadInput = z.input<typeof ReadInput>;
 
 export const READ_DESCRIPTION = `Reads a file from the local filesystem.
 - file_path should be an absolute path (relative paths resolve against the first allowed root).
@@ -35,7 +38,8 @@ export const READ_DESCRIPTION = `Reads a file from the local filesystem.
 const PDF_MAGIC = Buffer.from('%PDF-');
 
 /** Reads a file and records the view in the session (partial for ranged or truncated reads). */
-export async function read(input: ReadInput, deps: ToolDeps): Promise<ToolOutput> {
+export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> {
+  const input = parseToolInput(ReadInput, raw);
   const { session, config } = deps;
   const target = await session.policy.authorizeRead(input.file_path);
   const display = input.file_path;
@@ -201,9 +205,11 @@ function record(deps: ToolDeps, realPath: string, r: ReadRecord): void {
 }
 
 export function registerReadTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'Read',
-    { description: READ_DESCRIPTION, inputSchema: ReadInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => read(input, deps), deps.log, decorate),
+    { description: READ_DESCRIPTION, input: ReadInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, decorate },
+    (input) => read(input, deps),
   );
 }

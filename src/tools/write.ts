@@ -1,19 +1,20 @@
 // Write: create a file, or overwrite one this session has read in full; content is written as given.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ToolError, toToolResult, type ToolOutput } from '../errors.js';
+import { ToolError, type ToolOutput } from '../errors.js';
 import { countLines, formatBytes } from '../fs/write-pipeline.js';
 import { encodeText } from '../text/codec.js';
 import { toLineDoc, type Splice } from '../text/line-endings.js';
 import { countChanges, regionPatch } from '../text/patch.js';
 import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
-export const WriteInput = z.object({
+export const WriteInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to write (relative paths resolve against the first root)'),
   content: z.string().describe('The content to write to the file'),
-  dry_run: z.boolean().default(false).describe('Validate and return the patch without writing'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
 });
 export type WriteInput = z.input<typeof WriteInput>;
 
@@ -33,7 +34,7 @@ export function wholeTextSplice(a: string, b: string): Splice {
 }
 
 export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput> {
-  const input = WriteInput.parse(raw);
+  const input = parseToolInput(WriteInput, raw);
   const display = input.file_path;
   if (Buffer.byteLength(input.content) > deps.config.maxEditBytes) {
     throw new ToolError('TOO_LARGE', `Content is too large to write (${formatBytes(Buffer.byteLength(input.content))}). Maximum file size is ${formatBytes(deps.config.maxEditBytes)}.`);
@@ -77,9 +78,11 @@ export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput
 }
 
 export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'Write',
-    { description: WRITE_DESCRIPTION, inputSchema: WriteInput.shape, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => write(input, deps), deps.log, decorate),
+    { description: WRITE_DESCRIPTION, input: WriteInput, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    { log: deps.log, decorate },
+    (input) => write(input, deps),
   );
 }
