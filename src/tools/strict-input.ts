@@ -2,9 +2,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ToolError, toToolResult, type ToolOutput } from '../errors.js';
+import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import type { ToolOutput } from '../tool-output.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 /** A tool's input: a strict zod object (nested objects strict too). */
 export type StrictInput = z.ZodObject<z.ZodRawShape, z.core.$strict>;

@@ -1,8 +1,8 @@
 // What every tool function receives: its session, the one write pipeline, config and logger.
 import type { Config } from '../config.js';
-import type { WritePipeline } from '../fs/write-pipeline.js';
 import type { Logger } from '../log.js';
 import type { Session } from '../session/session.js';
+import type { WritePipeline } from '../write/write-pipeline.js';
 
 export interface ToolDeps {
   config: Config;
