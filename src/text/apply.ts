@@ -46,9 +46,10 @@ export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
 
   // A deletion swallows the line break after each occurrence, so deleting a line leaves no blank line.
   const deleting = spec.new_string === '' && !spec.old_string.endsWith('\n');
-  const splices: Splice[] = plan.positions.map((start) => {
+  const splices: Splice[] = plan.positions.map((start, k) => {
     let end = start + plan.length;
-    if (deleting && text.charCodeAt(end) === 10) end++;
+    // Not when the next occurrence starts at that break: the splices would overlap.
+    if (deleting && text.charCodeAt(end) === 10 && plan.positions[k + 1] !== end) end++;
     return { start, end, replacement: plan.replacementAt(start) };
   });
   return { splices, replacements: splices.length, kind: plan.kind };
@@ -75,7 +76,7 @@ function noMatch(text: string, oldString: string): ToolError {
   if (misses.length > 0) {
     message += '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
     for (const m of misses) {
-      const shown = m.text.split('\n').slice(0, 6).map(visibleWhitespace);
+      const shown = m.text.split('\n').map(visibleWhitespace);
       message += `\n- line ${m.line}:\n    ${shown.join('\n    ')}`;
       for (const h of m.hints) message += `\n  differs: ${h}`;
     }

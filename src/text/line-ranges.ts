@@ -21,3 +21,10 @@ export function coversAll(ranges: readonly LineRange[], total: number): boolean 
   const first = ranges[0];
   return ranges.length === 1 && first !== undefined && first[0] <= 1 && first[1] >= total;
 }
+
+/** "1–5, 8, 10–12" for ranges, at most `max` of them then how many more (answers stay small, issue 12). */
+export function describeRanges(ranges: ReadonlyArray<readonly [number, number]>, max = 20): string {
+  if (ranges.length === 0) return 'none';
+  const shown = ranges.slice(0, max).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`));
+  return ranges.length > max ? `${shown.join(', ')}, … (${ranges.length - max} more ranges)` : shown.join(', ');
+}

@@ -6,8 +6,10 @@ import type { ResolvedPath } from '../policy/path-policy.js';
 import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import { encodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
+import { formatBytes } from '../text/format-bytes.js';
+import { yieldToOthers } from '../fs/yield-to-others.js';
 import { spliceLineDoc, toLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
-import { countChanges, editSnippet, regionPatch } from '../text/patch.js';
+import { editSnippet, regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
@@ -66,8 +68,7 @@ export function editOutput(args: {
   extra?: Record<string, unknown>;
 }): { output: ToolOutput; added: number; removed: number } {
   const { oldDoc, newDoc, splices, deps } = args;
-  const patch = regionPatch(oldDoc.text, newDoc.text, splices);
-  const { added, removed } = countChanges(patch);
+  const { hunks, added, removed, truncated } = regionPatch(oldDoc.text, newDoc.text, splices);
   const snippet = editSnippet(oldDoc.text, newDoc.text, splices, deps.config.read.lineNumbers);
   const facts = args.current.exists ? describeText(args.current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const head = args.dryRun ? `Dry run: nothing was written. ${args.headline.replace('has been updated', 'would be updated')}` : args.headline;
@@ -78,7 +79,8 @@ export function editOutput(args: {
       structured: {
         file_path: args.display,
         replacements: args.replacements,
-        structuredPatch: patch,
+        structuredPatch: hunks,
+        ...(truncated ? { patch_truncated: true } : {}),
         dry_run: args.dryRun,
         already_applied: false,
         ...facts,
@@ -89,6 +91,9 @@ export function editOutput(args: {
     removed,
   };
 }
+
+/** Splice counts past which planEdit yields between its phases. */
+const YIELD_EVERY = 10_000;
 
 const inputKey = (spec: EditSpec) => JSON.stringify([spec.old_string, spec.new_string, spec.replace_all ?? false]);
 
@@ -139,8 +144,19 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
     replacements = applied.replacements;
   }
 
+  // A character is at least one byte: refuse a result over maxEditBytes before building it (replace_all of
+  // a short string with a long one can ask for gigabytes).
+  let length = oldDoc.text.length;
+  for (const sp of splices) length += sp.replacement.length - (sp.end - sp.start);
+  if (length > deps.config.maxEditBytes) {
+    throw new ToolError('TOO_LARGE', `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(deps.config.maxEditBytes)}.`, { size: length, max: deps.config.maxEditBytes });
+  }
+  // Long replace_all work comes in phases; between them other sessions are answered.
+  if (splices.length > YIELD_EVERY) await yieldToOthers();
   const newDoc = spliceLineDoc(oldDoc, splices);
+  if (splices.length > YIELD_EVERY) await yieldToOthers();
   const bytes = encodeText(newDoc.raw, encoding);
+  if (splices.length > YIELD_EVERY) await yieldToOthers();
   const headline = input.replace_all
     ? `The file ${display} has been updated successfully. All occurrences were successfully replaced.`
     : prepared === 'create'

@@ -14,7 +14,7 @@ import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
-import { countChanges, regionPatch } from '../text/patch.js';
+import { regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
@@ -230,14 +230,14 @@ export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history
       let patch: StructuredPatchHunk[] = [];
       let added = 0;
       let removed = 0;
+      let truncated = false;
       if (oldText !== undefined && newText !== undefined) {
-        patch = regionPatch(oldText, newText, [wholeTextSplice(oldText, newText)]);
-        ({ added, removed } = countChanges(patch));
+        ({ hunks: patch, added, removed, truncated } = regionPatch(oldText, newText, [wholeTextSplice(oldText, newText)]));
       }
-      const diff = oldText === undefined || newText === undefined ? `(binary content: ${formatBytes(current.bytes?.length ?? 0)} → ${formatBytes(bytes?.length ?? 0)})` : renderPatch(patch);
+      const diff = oldText === undefined || newText === undefined ? `(binary content: ${formatBytes(current.bytes?.length ?? 0)} → ${formatBytes(bytes?.length ?? 0)})` : `${renderPatch(patch)}${truncated ? '\n… (diff cut to stay within the result budget)' : ''}`;
       const action = bytes === null ? `delete ${display} (it did not exist in version ${wanted.version})` : `restore ${display} to version ${wanted.version}`;
       restoredHash = wanted.hash;
-      const structured = { ...base, already_current: false, deleted: bytes === null, structuredPatch: patch, lines_added: added, lines_removed: removed, new_version: null };
+      const structured = { ...base, already_current: false, deleted: bytes === null, structuredPatch: patch, ...(truncated ? { patch_truncated: true } : {}), lines_added: added, lines_removed: removed, new_version: null };
       const text = input.dry_run
         ? `Dry run: nothing was written. RestoreFile would ${action}:\n${diff}`
         : bytes === null

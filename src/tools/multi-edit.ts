@@ -3,12 +3,13 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
-import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
+import { yieldToOthers } from '../fs/yield-to-others.js';
 import { encodeText } from '../text/codec.js';
-import { composeSplices } from '../text/compose-splices.js';
 import { countLines } from '../text/count-lines.js';
-import { spliceLineDoc, toLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
-import { countChanges, regionPatch } from '../text/patch.js';
+import { spliceLineDoc, toLineDoc } from '../text/line-endings.js';
+import { regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
@@ -41,6 +42,10 @@ export const MULTI_EDIT_DESCRIPTION = `Makes several exact string replacements i
 - Line endings, encoding and every byte outside the replaced text are kept. dry_run returns the patch without writing.`;
 
 const PREVIEW_CHARS = 60;
+/** Edits listed in the text answer and in structuredContent.edits (the rest are counted). */
+const MAX_LISTED_EDITS = 50;
+const MAX_REPORTED_EDITS = 1000;
+
 
 /** The failing edit's index, in the message and in details.edit_index (0-based, as in the array). */
 function atEdit(err: unknown, index: number, count: number): unknown {
@@ -116,15 +121,11 @@ async function planMultiEdit(
   const original = prepared === 'create' ? toLineDoc('') : prepared.doc;
   const encoding = prepared === 'create' ? 'utf8' : prepared.encoding;
 
-  let doc: LineDoc = original;
-  let composed: Splice[] = [];
-  // Where each edit's first replacement started, in the text it was applied to; mapped forward below.
-  const firsts: Array<{ index: number; at: number; replacements: number; later: Splice[][] }> = [];
   const key = inputKey(specs);
   const last = deps.session.lastEdits.get(target.realPath);
-  // A retried call whose first attempt succeeded (its response lost): the file is exactly that
-  // attempt's result. Checked before matching, so an edit like foo → foo() is not applied twice.
-  if (last?.inputKey === key && last.resultHash === current.hash && specs.every((s) => original.text.includes(s.new_string))) {
+  // A retried call whose first attempt succeeded (its response lost): the file's bytes are exactly
+  // that attempt's result. Checked before matching, so an edit like foo → foo() is not applied twice.
+  if (last?.inputKey === key && last.resultHash === current.hash) {
     return {
       bytes: undefined,
       output: {
@@ -133,37 +134,33 @@ async function planMultiEdit(
       },
     };
   }
-  for (let i = 0; i < specs.length; i++) {
-    const spec = specs[i]!;
-    let splices: Splice[];
-    let replacements: number;
-    try {
-      requireEncodable(spec.new_string, encoding, display);
-      if (spec.old_string === '') {
-        splices = [{ start: 0, end: doc.text.length, replacement: spec.new_string }];
-        replacements = 1;
-      } else {
-        const applied = applyEdit(doc.text, spec);
-        splices = applied.splices;
-        replacements = applied.replacements;
-      }
-    } catch (err) {
-      throw atEdit(err, i, specs.length);
-    }
-    const next = spliceLineDoc(doc, splices);
-    composed = composeSplices(composed, splices, next.text);
-    for (const f of firsts) f.later.push(splices);
-    firsts.push({ index: i, at: splices[0]?.start ?? 0, replacements, later: [] });
-    doc = next;
+  let sequence;
+  try {
+    sequence = await applyEditSequence(original.text, specs, {
+      before: (i) => {
+        try {
+          requireEncodable(specs[i]!.new_string, encoding, display);
+        } catch (err) {
+          throw atEdit(err, i, specs.length);
+        }
+      },
+      // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
+      maxLength: deps.config.maxEditBytes,
+      tick: yieldToOthers,
+    });
+  } catch (err) {
+    throw err instanceof EditFailure ? atEdit(err.error, err.index, specs.length) : err;
   }
 
-  const finalDoc = doc;
+  const finalDoc = spliceLineDoc(original, sequence.splices);
+  await yieldToOthers();
   const bytes = encodeText(finalDoc.raw, encoding);
-  const patch = regionPatch(original.text, finalDoc.text, composed);
-  const { added, removed } = countChanges(patch);
-  const reports = lineReports(finalDoc.text, firsts);
+  const { hunks, added, removed, truncated } = regionPatch(original.text, sequence.text, sequence.splices);
+  const reports = lineReports(sequence.text, sequence.edits);
   const verb = input.dry_run ? 'Dry run: nothing was written. Would apply' : 'Applied';
-  const lines = reports.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);
+  const shown = reports.slice(0, MAX_LISTED_EDITS);
+  const lines = shown.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);
+  if (reports.length > shown.length) lines.push(`… and ${reports.length - shown.length} more edits (structuredContent.edits lists the first ${MAX_REPORTED_EDITS})`);
   const facts = current.exists ? describeText(current.decoded(), finalDoc) : { encoding: 'utf-8', bom: false, line_endings: finalDoc.style };
   return {
     bytes,
@@ -180,8 +177,10 @@ async function planMultiEdit(
         file_path: display,
         edits_applied: specs.length,
         replacements: reports.reduce((n, r) => n + r.replacements, 0),
-        edits: reports,
-        structuredPatch: patch,
+        edits: reports.slice(0, MAX_REPORTED_EDITS),
+        ...(reports.length > MAX_REPORTED_EDITS ? { edits_truncated: true } : {}),
+        structuredPatch: hunks,
+        ...(truncated ? { patch_truncated: true } : {}),
         dry_run: input.dry_run,
         already_applied: false,
         created: prepared === 'create',
@@ -191,11 +190,10 @@ async function planMultiEdit(
   };
 }
 
-/** Maps each edit's first position through the later edits and numbers its line in the final text. */
-function lineReports(finalText: string, firsts: ReadonlyArray<{ index: number; at: number; replacements: number; later: Splice[][] }>): EditReport[] {
-  const positions = firsts.map((f) => f.later.reduce((pos, splices) => mapForward(pos, splices), f.at));
-  const order = positions.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
-  const lines = new Array<number>(positions.length).fill(1);
+/** Numbers the line of each edit's first replacement in the final text: one pass over it. */
+function lineReports(finalText: string, edits: ReadonlyArray<{ replacements: number; at: number }>): EditReport[] {
+  const order = edits.map((e, i) => [e.at, i] as const).sort((a, b) => a[0] - b[0]);
+  const lines = new Array<number>(edits.length).fill(1);
   let line = 1;
   let from = 0;
   for (const [pos, i] of order) {
@@ -203,24 +201,16 @@ function lineReports(finalText: string, firsts: ReadonlyArray<{ index: number; a
     from = Math.max(from, pos);
     lines[i] = line;
   }
-  return firsts.map((f, i) => ({ index: f.index, replacements: f.replacements, line: lines[i]! }));
-}
-
-/** A position after `splices` were applied; inside a replaced span it moves to the span's start. */
-function mapForward(pos: number, splices: readonly Splice[]): number {
-  let shift = 0;
-  for (const s of splices) {
-    if (s.end <= pos && s.start < pos) shift += s.replacement.length - (s.end - s.start);
-    else if (s.start < pos) return s.start + shift;
-    else break;
-  }
-  return pos + shift;
+  return edits.map((e, i) => ({ index: i, replacements: e.replacements, line: lines[i]! }));
 }
 
 function preview(s: string): string {
-  const first = s.split('\n', 1)[0] ?? '';
+  const nl = s.indexOf('\n');
+  const first = s.slice(0, Math.min(nl === -1 ? s.length : nl, PREVIEW_CHARS + 1));
   const cut = first.length > PREVIEW_CHARS ? `${first.slice(0, PREVIEW_CHARS)}…` : first;
-  const more = s.includes('\n') ? ` (+${s.split('\n').length - 1} lines)` : '';
+  let breaks = 0;
+  for (let i = nl; i !== -1; i = s.indexOf('\n', i + 1)) breaks++;
+  const more = breaks > 0 ? ` (+${breaks} lines)` : '';
   return s === '' ? '(empty)' : `${JSON.stringify(cut)}${more}`;
 }
 

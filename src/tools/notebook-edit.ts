@@ -4,11 +4,12 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import { editNotebook, type EditMode } from '../notebook/edit-notebook.js';
-import { hasCellIds, parseNotebook } from '../notebook/parse-notebook.js';
+import { hasCellIds, MAX_EDIT_CELLS, MAX_NOTEBOOK_BYTES, parseNotebook } from '../notebook/parse-notebook.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { encodeText } from '../text/codec.js';
 import { spliceLineDoc } from '../text/line-endings.js';
-import { coversAll, type LineRange } from '../text/line-ranges.js';
-import { countChanges, regionPatch } from '../text/patch.js';
+import { coversAll, describeRanges, type LineRange } from '../text/line-ranges.js';
+import { regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
@@ -68,10 +69,16 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   const display = input.notebook_path;
   if (!current.exists) throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   const decoded = requireEditableText(current);
+  if (current.bytes!.length > MAX_NOTEBOOK_BYTES) {
+    throw new ToolError('TOO_LARGE', `Notebook is too large for NotebookEdit (${formatBytes(current.bytes!.length)}; the limit is ${formatBytes(MAX_NOTEBOOK_BYTES)}). Split the notebook, or Read it and rewrite it with Write.`, { size: current.bytes!.length, max: MAX_NOTEBOOK_BYTES });
+  }
   ctx.assertFresh();
   requireFullNotebookView(current, display);
   const doc = current.doc();
   const nb = parseNotebook(doc.text);
+  if (nb.cells.length > MAX_EDIT_CELLS) {
+    throw new ToolError('TOO_LARGE', `Notebook has ${nb.cells.length} cells; NotebookEdit edits notebooks of at most ${MAX_EDIT_CELLS} cells. Split the notebook, or Read it and rewrite it with Write.`, { cells: nb.cells.length, max: MAX_EDIT_CELLS });
+  }
   const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type, mode }, newId);
   if (result.mode !== 'delete') requireEncodable(input.new_source, decoded.encoding, display);
   const newDoc = spliceLineDoc(doc, result.splices);
@@ -86,8 +93,7 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   }
   if (notes.length > 0) text += `\n${notes.join('\n')}`;
   // A diff of the edited region of the JSON text: what history and the watcher report as lines changed.
-  const patch = regionPatch(doc.text, newDoc.text, result.splices);
-  const { added, removed } = countChanges(patch);
+  const { hunks, added, removed, truncated } = regionPatch(doc.text, newDoc.text, result.splices);
   return {
     bytes: result.changed ? encodeText(newDoc.raw, decoded.encoding) : undefined,
     text: newDoc.text,
@@ -110,7 +116,8 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
         nbformat_minor: nb.nbformatMinor,
         changed: result.changed,
         dry_run: input.dry_run,
-        structuredPatch: patch,
+        structuredPatch: hunks,
+        ...(truncated ? { patch_truncated: true } : {}),
         ...describeText(decoded, newDoc),
       },
     },
@@ -124,9 +131,9 @@ function requireFullNotebookView(current: CurrentFile, display: string): void {
   const unseen = gaps(entry.seen, entry.totalLines);
   throw new ToolError(
     'NOT_READ',
-    `${MESSAGES.NOT_READ} Only part of this notebook has been read: cell${unseen.length === 1 && unseen[0]![0] === unseen[0]![1] ? '' : 's'} ${describe(unseen)} (1-based) ` +
+    `${MESSAGES.NOT_READ} Only part of this notebook has been read: cell${unseen.length === 1 && unseen[0]![0] === unseen[0]![1] ? '' : 's'} ${describeRanges(unseen)} (1-based) ` +
       `of ${entry.totalLines} were not shown in full (cut by the read budget, or outputs elided). Read them first: for notebooks Read's offset and limit count cells, and offset=N limit=1 shows cell N with all its outputs.`,
-    { path: display, partial: true, unseen_cells: unseen },
+    { path: display, partial: true, unseen_cells: unseen.slice(0, 20) },
   );
 }
 
@@ -141,7 +148,6 @@ function gaps(seen: readonly LineRange[], total: number): Array<[number, number]
   return out;
 }
 
-const describe = (ranges: ReadonlyArray<readonly [number, number]>) => ranges.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
 
 function echo(s: string): string {
   return s.length > ECHO_CHARS ? `${s.slice(0, ECHO_CHARS)}… (${s.length} chars)` : s;

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolError, fsError } from '../errors.js';
-import { digest } from '../fs/digest.js';
+import { digestInSlices } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import type { FileState } from '../session/file-state-store.js';
 import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
@@ -40,6 +40,8 @@ export const READ_DESCRIPTION = `Reads a file from the local filesystem.
 - You must Read a file before you Edit or Write it; editguard records what you read and refuses writes over changes made since.`;
 
 const PDF_MAGIC = Buffer.from('%PDF-');
+/** Room kept in the output budget for the continue footer (its longest form is about 100 bytes). */
+const FOOTER_RESERVE = 160;
 
 /** Reads a file and records the view in the session (partial for ranged or truncated reads). */
 export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> {
@@ -106,7 +108,7 @@ export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> 
 
   const decoded = decodeText(bytes, config.fallbackEncoding);
   const doc = toLineDoc(decoded.text);
-  const hash = digest(bytes);
+  const hash = await digestInSlices(bytes);
   const text = doc.text;
   const total = countLines(text);
   const start = Math.max(1, input.offset ?? 1);
@@ -138,9 +140,10 @@ export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> 
     };
   }
 
-  // Walk lines from `start` without splitting the whole file.
+  // Walk lines from `start` without splitting the whole file. The budget covers the whole answer:
+  // the footer and the notes come out of it too (Claude Code drops an MCP answer over its limit).
   const out: string[] = [];
-  let budget = config.read.outputBudgetBytes;
+  let budget = config.read.outputBudgetBytes - FOOTER_RESERVE - notices.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
   let pos = 0;
   for (let line = 1; line < start; line++) pos = text.indexOf('\n', pos) + 1;
   let lineNo = start;

@@ -6,7 +6,7 @@ import { encodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc, type Splice } from '../text/line-endings.js';
-import { countChanges, regionPatch } from '../text/patch.js';
+import { regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
 import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
@@ -59,8 +59,9 @@ export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput
       const bytes = encodeText(input.content, encoding);
       const newDoc = toLineDoc(input.content);
       // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
-      const patch = current.exists ? regionPatch(oldText, newDoc.text, [wholeTextSplice(oldText, newDoc.text)]) : [];
-      const { added, removed } = current.exists ? countChanges(patch) : { added: countLines(newDoc.text), removed: 0 };
+      const { hunks, added, removed, truncated } = current.exists
+        ? regionPatch(oldText, newDoc.text, [wholeTextSplice(oldText, newDoc.text)])
+        : { hunks: [], added: countLines(newDoc.text), removed: 0, truncated: false };
       const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
       const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
       return {
@@ -72,7 +73,7 @@ export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput
         linesRemoved: removed,
         output: {
           text: input.dry_run ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated').replace('File created', 'File would be created')}` : headline,
-          structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: patch, dry_run: input.dry_run, ...facts },
+          structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: hunks, ...(truncated ? { patch_truncated: true } : {}), dry_run: input.dry_run, ...facts },
         },
       };
     },

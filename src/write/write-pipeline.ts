@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { MESSAGES, ToolError, fsError } from '../errors.js';
 import { atomicWriteSync, removeFileSync, type AtomicWriteOps } from '../fs/atomic-write.js';
-import { digest } from '../fs/digest.js';
+import { digestInSlices } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { Logger } from '../log.js';
@@ -117,7 +117,7 @@ export class WritePipeline {
 
     if (!current.exists) await fsp.mkdir(path.dirname(real), { recursive: true });
     const before = current.bytes ? { bytes: current.bytes, hash: current.hash! } : undefined;
-    const planned = plan.bytes === null ? undefined : { bytes: plan.bytes, hash: digest(plan.bytes) };
+    const planned = plan.bytes === null ? undefined : { bytes: plan.bytes, hash: await digestInSlices(plan.bytes) };
     const event: WriteEvent = {
       path: real,
       tool: req.tool,
@@ -194,7 +194,7 @@ export class WritePipeline {
       );
     }
     const bytes = stat ? await fsp.readFile(real) : undefined;
-    const hash = bytes ? digest(bytes) : undefined;
+    const hash = bytes ? await digestInSlices(bytes) : undefined;
     let decoded: DecodedText | undefined;
     let doc: LineDoc | undefined;
     const fallback = this.#opts.fallbackEncoding;
