@@ -21,6 +21,9 @@ export interface AppliedEdit {
 const MAX_LISTED_LINES = 20;
 const MAX_ECHO = 500;
 
+// replaceAll copies even when nothing matches; most inputs have no CR at all.
+const toLf = (s: string) => (s.indexOf('\r') === -1 ? s : s.replaceAll('\r\n', '\n'));
+
 const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
 
 /**
@@ -29,8 +32,8 @@ const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
  * trailing spaces are a hard break.
  */
 export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T {
-  const old_string = spec.old_string.replaceAll('\r\n', '\n');
-  let new_string = spec.new_string.replaceAll('\r\n', '\n');
+  const old_string = toLf(spec.old_string);
+  let new_string = toLf(spec.new_string);
   if (!isMarkdown(filePath)) new_string = stripTrailingWhitespace(new_string);
   return { ...spec, old_string, new_string };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { buildMatcher } from '../text/aho-corasick.js';
 import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
 import { yieldToOthers } from '../fs/yield-to-others.js';
 import { encodeText } from '../text/codec.js';
@@ -20,6 +21,9 @@ import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-in
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
+/** Edits per call: 10,000 take about a second (linear); a client with more should split them. */
+export const MAX_EDITS = 10_000;
+
 const EditItem = z.strictObject({
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with'),
@@ -28,7 +32,7 @@ const EditItem = z.strictObject({
 
 export const MultiEditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
-  edits: z.array(EditItem).min(1).describe('Edits to apply in order; each one sees the result of the previous ones'),
+  edits: z.array(EditItem).min(1).max(MAX_EDITS).describe(`Edits to apply in order; each one sees the result of the previous ones (at most ${MAX_EDITS})`),
   dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
 });
 export type MultiEditInput = z.input<typeof MultiEditInput>;
@@ -57,9 +61,13 @@ function atEdit(err: unknown, index: number, count: number): unknown {
 /**
  * Input-only checks, before any I/O: NO_CHANGE for an edit that changes nothing, INVALID_INPUT for
  * an empty old_string after the first edit, CASCADE when an old_string (trailing newlines ignored)
- * lies inside an earlier edit's new_string (seed 000 "级联编辑保护").
+ * lies inside an earlier edit's new_string (seed 000 "级联编辑保护"). The first failing edit wins.
+ * Linear: one Aho–Corasick pass over the new_strings finds, for every old_string, the first
+ * new_string holding it (comparing every pair was quadratic in the number of edits).
  */
 export function checkEditList(specs: readonly EditSpec[]): void {
+  const probes = specs.map((spec) => trimTrailingNewlines(spec.old_string));
+  const firstHolder = cascadeHolders(specs, probes);
   specs.forEach((spec, i) => {
     if (spec.old_string === spec.new_string) throw atEdit(new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE), i, specs.length);
     if (i > 0 && spec.old_string === '') {
@@ -69,19 +77,37 @@ export function checkEditList(specs: readonly EditSpec[]): void {
         specs.length,
       );
     }
-    const probe = trimTrailingNewlines(spec.old_string);
-    if (probe === '') return;
-    for (let j = 0; j < i; j++) {
-      if (specs[j]!.new_string.includes(probe)) {
-        throw new ToolError(
-          'CASCADE',
-          `Cannot edit file: old_string of edits[${i}] is a substring of the new_string of edits[${j}], so edits[${i}] would edit text that edits[${j}] inserted. ` +
-            `Merge the two into one edit (change edits[${j}]'s new_string directly), or give edits[${i}] an old_string that only matches the original text. Nothing was written.`,
-          { edit_index: i, earlier_edit_index: j },
-        );
-      }
+    const j = firstHolder[i];
+    if (j !== undefined && j < i) {
+      throw new ToolError(
+        'CASCADE',
+        `Cannot edit file: old_string of edits[${i}] is a substring of the new_string of edits[${j}], so edits[${i}] would edit text that edits[${j}] inserted. ` +
+          `Merge the two into one edit (change edits[${j}]'s new_string directly), or give edits[${i}] an old_string that only matches the original text. Nothing was written.`,
+        { edit_index: i, earlier_edit_index: j },
+      );
     }
   });
+}
+
+/** Hits the cascade scan may report before the request is refused (only pathological inputs get near it). */
+const CASCADE_HIT_BUDGET = 1 << 24;
+
+/** For each edit, the first earlier edit whose new_string contains its probe (undefined: none). */
+function cascadeHolders(specs: readonly EditSpec[], probes: readonly string[]): Array<number | undefined> {
+  const holder: Array<number | undefined> = new Array<number | undefined>(specs.length);
+  if (specs.length < 2) return holder;
+  const matcher = buildMatcher(probes.map((p, i) => (i === 0 ? '' : p)));
+  let hits = 0;
+  for (let j = 0; j < specs.length - 1; j++) {
+    const text = specs[j]!.new_string;
+    matcher.scan(text, 0, text.length, (i) => {
+      if (++hits > CASCADE_HIT_BUDGET) {
+        throw new ToolError('INVALID_INPUT', `These ${specs.length} edits cannot be checked for cascades in reasonable time: their old_strings occur very often inside other edits' new_strings. Send fewer edits per MultiEdit. Nothing was written.`);
+      }
+      if (i > j && holder[i] === undefined) holder[i] = j;
+    });
+  }
+  return holder;
 }
 
 /** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */

@@ -72,13 +72,13 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   if (current.bytes!.length > MAX_NOTEBOOK_BYTES) {
     throw new ToolError('TOO_LARGE', `Notebook is too large for NotebookEdit (${formatBytes(current.bytes!.length)}; the limit is ${formatBytes(MAX_NOTEBOOK_BYTES)}). Split the notebook, or Read it and rewrite it with Write.`, { size: current.bytes!.length, max: MAX_NOTEBOOK_BYTES });
   }
-  ctx.assertFresh();
-  requireFullNotebookView(current, display);
   const doc = current.doc();
   const nb = parseNotebook(doc.text);
   if (nb.cells.length > MAX_EDIT_CELLS) {
     throw new ToolError('TOO_LARGE', `Notebook has ${nb.cells.length} cells; NotebookEdit edits notebooks of at most ${MAX_EDIT_CELLS} cells. Split the notebook, or Read it and rewrite it with Write.`, { cells: nb.cells.length, max: MAX_EDIT_CELLS });
   }
+  ctx.assertFresh();
+  requireFullNotebookView(current, display);
   const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type, mode }, newId);
   if (result.mode !== 'delete') requireEncodable(input.new_source, decoded.encoding, display);
   const newDoc = spliceLineDoc(doc, result.splices);
