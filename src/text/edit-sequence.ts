@@ -36,9 +36,9 @@ export interface SequenceOptions {
   /** Largest text (UTF-16 code units) the result may reach; beyond it TOO_LARGE before it is built. */
   maxLength?: number | undefined;
   /** Test seam: always use the indexed method (normally only when edits × text is large). */
-  engine?: 'auto' | 'indexed' | 'plain';
+  engine?: 'auto' | 'indexed' | 'plain' | undefined;
   /** Test seam: characters of each old_string the first pass indexes. */
-  prefix?: number;
+  prefix?: number | undefined;
 }
 
 export interface SequenceResult {

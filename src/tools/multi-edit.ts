@@ -3,20 +3,21 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
-import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import { buildMatcher } from '../text/aho-corasick.js';
-import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
 import { yieldToOthers } from '../fs/yield-to-others.js';
+import { buildMatcher } from '../text/aho-corasick.js';
+import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import { encodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
-import { spliceLineDoc, toLineDoc } from '../text/line-endings.js';
+import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
+import { spliceLineDoc } from '../text/line-endings.js';
+import { lineNumbersOf } from '../text/match.js';
 import { regionPatch } from '../text/patch.js';
+import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
-import { prepareTextEdit } from './edit.js';
 import { describeText, requireEncodable } from './editable-text.js';
+import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
@@ -49,7 +50,6 @@ const PREVIEW_CHARS = 60;
 /** Edits listed in the text answer and in structuredContent.edits (the rest are counted). */
 const MAX_LISTED_EDITS = 50;
 const MAX_REPORTED_EDITS = 1000;
-
 
 /** The failing edit's index, in the message and in details.edit_index (0-based, as in the array). */
 function atEdit(err: unknown, index: number, count: number): unknown {
@@ -144,28 +144,17 @@ async function planMultiEdit(
 ): Promise<Plan> {
   const display = input.file_path;
   const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
-  const original = prepared === 'create' ? toLineDoc('') : prepared.doc;
-  const encoding = prepared === 'create' ? 'utf8' : prepared.encoding;
-
+  const original = prepared.doc;
   const key = inputKey(specs);
-  const last = deps.session.lastEdits.get(target.realPath);
-  // A retried call whose first attempt succeeded (its response lost): the file's bytes are exactly
-  // that attempt's result. Checked before matching, so an edit like foo → foo() is not applied twice.
-  if (last?.inputKey === key && last.resultHash === current.hash) {
-    return {
-      bytes: undefined,
-      output: {
-        text: `The file ${display} already contains these edits (applied by an earlier identical call); nothing was written. To apply them again, Read the file first.`,
-        structured: { file_path: display, edits_applied: 0, replacements: 0, edits: [], structuredPatch: [], dry_run: input.dry_run, already_applied: true, ...describeText(current.decoded(), original) },
-      },
-    };
+  if (isAlreadyApplied(current, deps.session, key)) {
+    return { change: 'none', output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }) };
   }
   let sequence;
   try {
     sequence = await applyEditSequence(original.text, specs, {
       before: (i) => {
         try {
-          requireEncodable(specs[i]!.new_string, encoding, display);
+          requireEncodable(specs[i]!.new_string, prepared.encoding, display);
         } catch (err) {
           throw atEdit(err, i, specs.length);
         }
@@ -177,10 +166,9 @@ async function planMultiEdit(
   } catch (err) {
     throw err instanceof EditFailure ? atEdit(err.error, err.index, specs.length) : err;
   }
-
   const finalDoc = spliceLineDoc(original, sequence.splices);
   await yieldToOthers();
-  const bytes = encodeText(finalDoc.raw, encoding);
+  const bytes = encodeText(finalDoc.raw, prepared.encoding);
   const { hunks, added, removed, truncated } = regionPatch(original.text, sequence.text, sequence.splices);
   const reports = lineReports(sequence.text, sequence.edits);
   const verb = input.dry_run ? 'Dry run: nothing was written. Would apply' : 'Applied';
@@ -189,12 +177,14 @@ async function planMultiEdit(
   if (reports.length > shown.length) lines.push(`… and ${reports.length - shown.length} more edits (structuredContent.edits lists the first ${MAX_REPORTED_EDITS})`);
   const facts = current.exists ? describeText(current.decoded(), finalDoc) : { encoding: 'utf-8', bom: false, line_endings: finalDoc.style };
   return {
+    change: 'write',
     bytes,
+    freshness: prepared.freshness,
     text: finalDoc.text,
     totalLines: countLines(finalDoc.text),
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: specs[0]!.old_string === '' || current.state?.isPartialView === false,
-    onCommitted: (resultHash) => deps.session.lastEdits.set(target.realPath, { inputKey: key, resultHash }),
+    onCommitted: rememberEdit(deps.session, target.realPath, key),
     linesAdded: added,
     linesRemoved: removed,
     output: {
@@ -209,7 +199,7 @@ async function planMultiEdit(
         ...(truncated ? { patch_truncated: true } : {}),
         dry_run: input.dry_run,
         already_applied: false,
-        created: prepared === 'create',
+        created: prepared.create,
         ...facts,
       },
     },
@@ -219,14 +209,9 @@ async function planMultiEdit(
 /** Numbers the line of each edit's first replacement in the final text: one pass over it. */
 function lineReports(finalText: string, edits: ReadonlyArray<{ replacements: number; at: number }>): EditReport[] {
   const order = edits.map((e, i) => [e.at, i] as const).sort((a, b) => a[0] - b[0]);
-  const lines = new Array<number>(edits.length).fill(1);
-  let line = 1;
-  let from = 0;
-  for (const [pos, i] of order) {
-    for (let at = finalText.indexOf('\n', from); at !== -1 && at < pos; at = finalText.indexOf('\n', at + 1)) line++;
-    from = Math.max(from, pos);
-    lines[i] = line;
-  }
+  const numbers = lineNumbersOf(finalText, order.map(([p]) => p));
+  const lines = new Array<number>(edits.length);
+  order.forEach(([, i], k) => (lines[i] = numbers[k]!));
   return edits.map((e, i) => ({ index: i, replacements: e.replacements, line: lines[i]! }));
 }
 

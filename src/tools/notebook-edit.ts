@@ -5,17 +5,17 @@ import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import { editNotebook, type EditMode } from '../notebook/edit-notebook.js';
 import { hasCellIds, MAX_EDIT_CELLS, MAX_NOTEBOOK_BYTES, parseNotebook } from '../notebook/parse-notebook.js';
-import { formatBytes } from '../text/format-bytes.js';
 import { encodeText } from '../text/codec.js';
 import { spliceLineDoc } from '../text/line-endings.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { coversAll, describeRanges, type LineRange } from '../text/line-ranges.js';
 import { regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
-import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
 export const NotebookEditInput = z.strictObject({
@@ -69,15 +69,15 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   const display = input.notebook_path;
   if (!current.exists) throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   const decoded = requireEditableText(current);
-  if (current.bytes!.length > MAX_NOTEBOOK_BYTES) {
-    throw new ToolError('TOO_LARGE', `Notebook is too large for NotebookEdit (${formatBytes(current.bytes!.length)}; the limit is ${formatBytes(MAX_NOTEBOOK_BYTES)}). Split the notebook, or Read it and rewrite it with Write.`, { size: current.bytes!.length, max: MAX_NOTEBOOK_BYTES });
+  if (current.bytes.length > MAX_NOTEBOOK_BYTES) {
+    throw new ToolError('TOO_LARGE', `Notebook is too large for NotebookEdit (${formatBytes(current.bytes.length)}; the limit is ${formatBytes(MAX_NOTEBOOK_BYTES)}). Split the notebook, or Read it and rewrite it with Write.`, { size: current.bytes.length, max: MAX_NOTEBOOK_BYTES });
   }
   const doc = current.doc();
   const nb = parseNotebook(doc.text);
   if (nb.cells.length > MAX_EDIT_CELLS) {
     throw new ToolError('TOO_LARGE', `Notebook has ${nb.cells.length} cells; NotebookEdit edits notebooks of at most ${MAX_EDIT_CELLS} cells. Split the notebook, or Read it and rewrite it with Write.`, { cells: nb.cells.length, max: MAX_EDIT_CELLS });
   }
-  ctx.assertFresh();
+  const freshness = ctx.assertFresh();
   requireFullNotebookView(current, display);
   const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type, mode }, newId);
   if (result.mode !== 'delete') requireEncodable(input.new_source, decoded.encoding, display);
@@ -94,33 +94,37 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   if (notes.length > 0) text += `\n${notes.join('\n')}`;
   // A diff of the edited region of the JSON text: what history and the watcher report as lines changed.
   const { hunks, added, removed, truncated } = regionPatch(doc.text, newDoc.text, result.splices);
+  const output: ToolOutput = {
+    text,
+    structured: {
+      notebook_path: display,
+      cell_id: result.name,
+      cell_index: result.index,
+      cell_type: result.cellType,
+      language: nb.language,
+      edit_mode: result.mode,
+      cell_count: result.cellCount,
+      nbformat: nb.nbformat,
+      nbformat_minor: nb.nbformatMinor,
+      changed: result.changed,
+      dry_run: input.dry_run,
+      structuredPatch: hunks,
+      ...(truncated ? { patch_truncated: true } : {}),
+      ...describeText(decoded, newDoc),
+    },
+  };
+  if (!result.changed) return { change: 'none', output };
   return {
-    bytes: result.changed ? encodeText(newDoc.raw, decoded.encoding) : undefined,
+    change: 'write',
+    bytes: encodeText(newDoc.raw, decoded.encoding),
+    freshness,
     text: newDoc.text,
     // Notebook views are recorded by cell: the session has now seen every cell it had, plus this one.
     totalLines: result.cellCount,
     fullView: true,
     linesAdded: added,
     linesRemoved: removed,
-    output: {
-      text,
-      structured: {
-        notebook_path: display,
-        cell_id: result.name,
-        cell_index: result.index,
-        cell_type: result.cellType,
-        language: nb.language,
-        edit_mode: result.mode,
-        cell_count: result.cellCount,
-        nbformat: nb.nbformat,
-        nbformat_minor: nb.nbformatMinor,
-        changed: result.changed,
-        dry_run: input.dry_run,
-        structuredPatch: hunks,
-        ...(truncated ? { patch_truncated: true } : {}),
-        ...describeText(decoded, newDoc),
-      },
-    },
+    output,
   };
 }
 
