@@ -91,7 +91,7 @@ async function httpServer(root) {
     });
     child.once('exit', (code) => reject(new Error(`http server exited ${code}: ${err}`)));
   });
-  return { url, stop: () => new Promise((r) => (child.kill('SIGTERM'), child.once('exit', r))) };
+  return { url, pid: child.pid, stop: () => new Promise((r) => (child.kill('SIGTERM'), child.once('exit', r))) };
 }
 
 async function httpClient(url) {
@@ -155,12 +155,23 @@ async function latencyUnderLoad(seconds, heavyName) {
   while (performance.now() < end) loaded.push(await readSmall());
   stop = true;
   await loadA;
+  const peak = await peakRssMiB(server.pid);
   await a.close();
   await b.close();
   await server.stop();
   await fs.rm(root, { recursive: true, force: true });
   await fs.rm(`${root}-state`, { recursive: true, force: true });
-  return { idle, loaded, heavyTimes };
+  return { idle, loaded, heavyTimes, peak, fileMiB: (await fs.stat(big).catch(() => ({ size: 0 }))).size / 1024 / 1024 };
+}
+
+/** Peak resident memory of a process (VmHWM), in MiB. */
+async function peakRssMiB(pid) {
+  try {
+    const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  } catch {
+    return NaN;
+  }
 }
 
 export async function runBoundedBench({ quick = false } = {}) {
@@ -191,6 +202,7 @@ export async function runBoundedBench({ quick = false } = {}) {
       `small Read in HTTP session B while session A runs ${heavy === 'replace_all' ? 'replace_all of 1 char in a 50 MB file (5 × 10⁶ replacements)' : 'a 10,000-edit MultiEdit'} back to back:`,
       `  B idle:   p50 ${fmt(quantile(r.idle, 0.5))} ms, p99 ${fmt(quantile(r.idle, 0.99))} ms (${r.idle.length} reads)`,
       `  B loaded: p50 ${fmt(quantile(r.loaded, 0.5))} ms, p99 ${fmt(quantile(r.loaded, 0.99))} ms, max ${fmt(Math.max(...r.loaded))} ms (${r.loaded.length} reads); A: ${r.heavyTimes.length} requests, median ${fmt(median(r.heavyTimes))} ms`,
+      `  server peak RSS ${fmt(r.peak)} MiB for a ${fmt(r.fileMiB)} MiB file`,
     );
   }
   return out;
