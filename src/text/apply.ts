@@ -2,7 +2,8 @@
 import { ToolError, MESSAGES } from '../errors.js';
 import type { Splice } from './line-endings.js';
 import { findNearMisses, visibleWhitespace } from './near-miss.js';
-import { lineNumbersOf, planMatch, type MatchKind } from './match.js';
+import { lineNumbersOf, planMatchSteps, type MatchKind } from './match.js';
+import { runSteps, STEP, type Steps } from './steps.js';
 import { stripTrailingWhitespace } from './trailing-whitespace.js';
 
 export interface EditSpec {
@@ -43,18 +44,27 @@ export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string)
  * lines of every match). Replacement text is literal: "$&" stays "$&".
  */
 export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
-  const plan = planMatch(text, spec.old_string, spec.new_string);
+  return runSteps(applyEditSteps(text, spec));
+}
+
+/** applyEdit() with pause points (see steps.ts): a replace_all can make millions of splices. */
+export function* applyEditSteps(text: string, spec: EditSpec): Steps<AppliedEdit> {
+  const plan = yield* planMatchSteps(text, spec.old_string, spec.new_string);
   if (!plan) throw noMatch(text, spec.old_string);
   if (plan.positions.length > 1 && !spec.replace_all) throw ambiguous(text, spec.old_string, plan.positions);
 
   // A deletion swallows the line break after each occurrence, so deleting a line leaves no blank line.
   const deleting = spec.new_string === '' && !spec.old_string.endsWith('\n');
-  const splices: Splice[] = plan.positions.map((start, k) => {
+  const splices: Splice[] = [];
+  const { positions } = plan;
+  for (let k = 0; k < positions.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const start = positions[k]!;
     let end = start + plan.length;
     // Not when the next occurrence starts at that break: the splices would overlap.
-    if (deleting && text.charCodeAt(end) === 10 && plan.positions[k + 1] !== end) end++;
-    return { start, end, replacement: plan.replacementAt(start) };
-  });
+    if (deleting && text.charCodeAt(end) === 10 && positions[k + 1] !== end) end++;
+    splices.push({ start, end, replacement: plan.replacementAt(start) });
+  }
   return { splices, replacements: splices.length, kind: plan.kind };
 }
 

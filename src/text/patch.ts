@@ -2,6 +2,7 @@
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { countBreaks } from './count-lines.js';
 import type { Splice } from './line-endings.js';
+import { runSteps, STEP, type Steps } from './steps.js';
 
 export const CONTEXT_LINES = 3;
 const SNIPPET_CONTEXT = 4;
@@ -39,13 +40,14 @@ interface Cluster {
 }
 
 /** Groups splices whose context windows touch, mapping each group into old and new coordinates. */
-function clusters(oldText: string, splices: readonly Splice[], context: number): Cluster[] {
+function* clusters(oldText: string, splices: readonly Splice[], context: number): Steps<Cluster[]> {
   const out: Cluster[] = [];
   let delta = 0; // new − old offset before the current splice
   let lineDelta = 0;
   let lineAt = 0; // offset up to which old line numbers are counted
   let line = 1;
   for (let k = 0; k < splices.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
     const s = splices[k]!;
     const lastChar = s.end > s.start ? s.end - 1 : s.start;
     const from = lineStartBefore(oldText, s.start, context);
@@ -92,6 +94,11 @@ export interface BoundedPatch {
  * stop at `budget.lines` lines while the counts still cover everything.
  */
 export function regionPatch(oldText: string, newText: string, splices: readonly Splice[], context = CONTEXT_LINES, budget = PATCH_BUDGET): BoundedPatch {
+  return runSteps(regionPatchSteps(oldText, newText, splices, context, budget));
+}
+
+/** regionPatch() with pause points (see steps.ts): for a replace_all of millions of occurrences. */
+export function* regionPatchSteps(oldText: string, newText: string, splices: readonly Splice[], context = CONTEXT_LINES, budget = PATCH_BUDGET): Steps<BoundedPatch> {
   const out: BoundedPatch = { hunks: [], added: 0, removed: 0, truncated: false };
   let shown = 0;
   const push = (hunk: StructuredPatchHunk) => {
@@ -107,7 +114,10 @@ export function regionPatch(oldText: string, newText: string, splices: readonly 
     shown += lines.length;
     out.hunks.push({ ...hunk, lines: lines.map((l) => clipLine(l, budget.lineChars, out)) });
   };
-  for (const c of clusters(oldText, splices, context)) {
+  const groups = yield* clusters(oldText, splices, context);
+  let n = 0;
+  for (const c of groups) {
+    if (++n % STEP === 0) yield;
     const oldSize = c.oldTo - c.oldFrom;
     const newSize = c.newTo - c.newFrom;
     const small = oldSize + newSize <= MYERS_MAX_CHARS && countBreaks(oldText, c.oldFrom, c.oldTo) + countBreaks(newText, c.newFrom, c.newTo) <= MYERS_MAX_LINES;
@@ -121,7 +131,7 @@ export function regionPatch(oldText: string, newText: string, splices: readonly 
         push({ ...h, oldStart: h.oldStart + c.oldLine - 1, newStart: h.newStart + c.newLine - 1 });
       }
     } else {
-      spliceHunk(oldText, newText, c, splices.slice(c.first, c.last + 1), shown < budget.lines ? budget.lines - shown : 0, out, push);
+      yield* spliceHunk(oldText, newText, c, splices.slice(c.first, c.last + 1), shown < budget.lines ? budget.lines - shown : 0, out, push);
     }
   }
   return out;
@@ -152,7 +162,7 @@ function linesOf(text: string, from: number, to: number, room: number, prefix: s
 }
 
 /** One hunk for a cluster, splice group by splice group: changed lines out, new lines in, unchanged lines as context. */
-function spliceHunk(oldText: string, newText: string, c: Cluster, mine: readonly Splice[], room: number, out: BoundedPatch, push: (h: StructuredPatchHunk) => void): void {
+function* spliceHunk(oldText: string, newText: string, c: Cluster, mine: readonly Splice[], room: number, out: BoundedPatch, push: (h: StructuredPatchHunk) => void): Steps<void> {
   const lines: string[] = [];
   let delta = c.newFrom - c.oldFrom;
   let oldAt = c.oldFrom;
@@ -172,7 +182,9 @@ function spliceHunk(oldText: string, newText: string, c: Cluster, mine: readonly
     oldAt = group.oldB;
     group.oldA = -1;
   };
+  let n = 0;
   for (const s of mine) {
+    if (++n % STEP === 0) yield;
     const a = lineStartBefore(oldText, s.start, 0);
     const b = Math.max(lineEndAfter(oldText, s.end > s.start ? s.end - 1 : s.start, 0), a);
     const d = s.replacement.length - (s.end - s.start);
@@ -205,7 +217,7 @@ export function numberLine(n: number, line: string, style: LineNumberStyle, maxC
 
 /** cat -n snippet of the new text around the first splice (±4 lines, capped). */
 export function editSnippet(oldText: string, newText: string, splices: readonly Splice[], style: LineNumberStyle = 'compact'): string {
-  const [c] = clusters(oldText, splices.slice(0, 1), SNIPPET_CONTEXT);
+  const [c] = runSteps(clusters(oldText, splices.slice(0, 1), SNIPPET_CONTEXT));
   if (!c) return '';
   const region = newText.slice(c.newFrom, c.newTo);
   // Split only what is shown; the rest is counted.

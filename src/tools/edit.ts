@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
-import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { applyEditSteps, normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import { encodeText } from '../text/codec.js';
 import { yieldToOthers } from '../fs/yield-to-others.js';
 import { countBreaks, countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { spliceLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
-import { editSnippet, regionPatch } from '../text/patch.js';
+import { spliceLineDocSteps, type LineDoc, type Splice } from '../text/line-endings.js';
+import { editSnippet, regionPatchSteps } from '../text/patch.js';
+import { runStepsWithPauses, STEP } from '../text/steps.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
@@ -37,7 +38,7 @@ export const EDIT_DESCRIPTION = `Performs exact string replacements in files.
 - Line endings, encoding and every byte outside the replaced text are kept. dry_run returns the patch without writing.`;
 
 /** Edit's success text, snippet and structuredContent. */
-function editOutput(args: {
+async function editOutput(args: {
   display: string;
   oldDoc: LineDoc;
   newDoc: LineDoc;
@@ -48,9 +49,9 @@ function editOutput(args: {
   replacements: number;
   deps: ToolDeps;
   extra?: Record<string, unknown>;
-}): { output: ToolOutput; added: number; removed: number } {
+}): Promise<{ output: ToolOutput; added: number; removed: number }> {
   const { oldDoc, newDoc, splices, deps } = args;
-  const { hunks, added, removed, truncated } = regionPatch(oldDoc.text, newDoc.text, splices);
+  const { hunks, added, removed, truncated } = await runStepsWithPauses(regionPatchSteps(oldDoc.text, newDoc.text, splices), yieldToOthers);
   const snippet = editSnippet(oldDoc.text, newDoc.text, splices, deps.config.read.lineNumbers);
   const facts = args.current.exists ? describeText(args.current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const head = args.dryRun ? `Dry run: nothing was written. ${args.headline.replace('has been updated', 'would be updated')}` : args.headline;
@@ -73,9 +74,6 @@ function editOutput(args: {
     removed,
   };
 }
-
-/** Splice counts past which planEdit yields between its phases. */
-const YIELD_EVERY = 10_000;
 
 const inputKey = (spec: EditSpec) => JSON.stringify([spec.old_string, spec.new_string, spec.replace_all ?? false]);
 
@@ -104,7 +102,9 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
     return { change: 'none', output: alreadyAppliedOutput(current, 'this edit', input.dry_run, {}) };
   }
   const { splices, replacements } =
-    spec.old_string === '' ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 } : applyEdit(oldDoc.text, spec);
+    spec.old_string === ''
+      ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 }
+      : await runStepsWithPauses(applyEditSteps(oldDoc.text, spec), yieldToOthers);
 
   // A character is at least one byte: refuse a result over maxEditBytes before building it (replace_all of
   // a short string with a long one can ask for gigabytes).
@@ -113,19 +113,16 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
   if (length > deps.config.maxEditBytes) {
     throw new ToolError('TOO_LARGE', `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(deps.config.maxEditBytes)}.`, { size: length, max: deps.config.maxEditBytes });
   }
-  // Long replace_all work comes in phases; between them other sessions are answered.
-  const long = splices.length > YIELD_EVERY;
-  if (long) await yieldToOthers();
-  const newDoc = spliceLineDoc(oldDoc, splices);
-  if (long) await yieldToOthers();
+  // A replace_all of millions of occurrences pauses every few thousand splices: other sessions are answered meanwhile.
+  const newDoc = await runStepsWithPauses(spliceLineDocSteps(oldDoc, splices), yieldToOthers);
   const bytes = encodeText(newDoc.raw, prepared.encoding);
-  if (long) await yieldToOthers();
+  if (splices.length > STEP) await yieldToOthers();
   const headline = input.replace_all
     ? `The file ${display} has been updated successfully. All occurrences were successfully replaced.`
     : prepared.create
       ? `File created successfully at: ${display}`
       : `The file ${display} has been updated successfully.`;
-  const { output, added, removed } = editOutput({ display, oldDoc, newDoc, splices, headline, dryRun: input.dry_run, current, replacements, deps });
+  const { output, added, removed } = await editOutput({ display, oldDoc, newDoc, splices, headline, dryRun: input.dry_run, current, replacements, deps });
   return {
     change: 'write',
     bytes,
