@@ -16,6 +16,7 @@ import { ToolError } from '../errors.js';
 import { buildMatcher, type Matcher } from './aho-corasick.js';
 import { applyEdit, type EditSpec } from './apply.js';
 import type { Splice } from './line-endings.js';
+import { RegionText, type Pos, type Region } from './region-text.js';
 
 /** An edit that failed: `index` in the list given, `error` what applyEdit threw (NO_MATCH, AMBIGUOUS …). */
 export class EditFailure extends Error {
@@ -60,28 +61,8 @@ const PLAIN_BUDGET = 4 * 1024 ** 3;
 /** Work between two ticks. */
 const SLICE = 1 << 20;
 
-interface Merge {
-  into: Region;
-  keepBefore: number;
-  afterFrom: number;
-  afterShift: number;
-  collapse: number;
-}
 
-interface Region {
-  /** The original range this region replaces (never empty). */
-  start: number;
-  end: number;
-  text: string;
-  dead: boolean;
-  merge?: Merge;
-}
 
-/** A position in the current text: inside a region's text, or at an original offset no region covers. */
-interface Pos {
-  r: Region | undefined;
-  off: number;
-}
 
 interface Occurrence {
   start: Pos;
@@ -118,11 +99,10 @@ export async function applyEditSequence(text: string, specs: readonly EditSpec[]
 }
 
 class Sequence {
-  readonly #base: string;
   readonly #specs: readonly EditSpec[];
   readonly #opts: SequenceOptions;
   readonly #tick: () => Promise<void>;
-  #regions: Region[] = [];
+  readonly #rt: RegionText;
   #length: number;
   #work = 0;
   #sinceTick = 0;
@@ -139,7 +119,7 @@ class Sequence {
   #made: Region[] = [];
 
   constructor(base: string, specs: readonly EditSpec[], opts: SequenceOptions, tick: () => Promise<void>) {
-    this.#base = base;
+    this.#rt = new RegionText(base);
     this.#specs = specs;
     this.#opts = opts;
     this.#tick = tick;
@@ -176,7 +156,7 @@ class Sequence {
     this.#matcher = buildMatcher(prefixes);
     this.#raw = this.#specs.map(() => []);
     this.#pending = this.#specs.map(() => []);
-    const base = this.#base;
+    const base = this.#rt.base;
     let state = 0;
     for (let from = 0; from < base.length && this.#indexed; from += SLICE) {
       const to = Math.min(base.length, from + SLICE);
@@ -207,19 +187,19 @@ class Sequence {
     const starts: Pos[] = [];
     const seen = new Set<string>();
     for (const x of this.#raw[j]!) {
-      if (!this.#coveredRange(x, x + m)) {
+      if (!this.#rt.coveredRange(x, x + m)) {
         starts.push({ r: undefined, off: x });
         seen.add(`g${x}`);
       }
     }
     this.#raw[j] = [];
     for (const hit of this.#pending[j]!) {
-      const pos = this.#normalize(this.#resolve(hit));
-      if (pos.r === undefined && this.#covered(pos.off)) continue;
+      const pos = this.#rt.normalize(this.#rt.resolve(hit));
+      if (pos.r === undefined && this.#rt.covered(pos.off)) continue;
       const key = pos.r ? `r${pos.r.start}:${pos.off}` : `g${pos.off}`;
       if (seen.has(key)) continue;
       this.#work += m;
-      if (this.#read(pos, m) !== p) continue;
+      if (this.#rt.read(pos, m) !== p) continue;
       seen.add(key);
       starts.push(pos);
     }
@@ -228,25 +208,25 @@ class Sequence {
       this.#degrade();
       return undefined;
     }
-    starts.sort((a, b) => this.#cmp(a, b));
+    starts.sort((a, b) => this.#rt.cmp(a, b));
     // Leftmost, non-overlapping: what indexOf from each match's end finds.
     const chosen: Pos[] = [];
     let lastEnd: Pos | undefined;
     for (const s of starts) {
-      if (lastEnd && this.#cmp(s, lastEnd) < 0) continue;
+      if (lastEnd && this.#rt.cmp(s, lastEnd) < 0) continue;
       chosen.push(s);
-      lastEnd = this.#advance(s, m);
+      lastEnd = this.#rt.advance(s, m);
       if (chosen.length > 1 && !spec.replace_all) break;
     }
     await this.#pause(starts.length);
     if (chosen.length === 0 || (chosen.length > 1 && !spec.replace_all)) return chosen.length === 0 ? [] : undefined;
     const deleting = spec.new_string === '' && !p.endsWith('\n');
     return chosen.map((start, k) => {
-      let end = this.#advance(start, m);
+      let end = this.#rt.advance(start, m);
       let length = m;
       // As applyEdit: a deletion swallows the following line break, unless the next occurrence starts there.
-      if (deleting && this.#read(end, 1) === '\n' && (k + 1 === chosen.length || this.#cmp(chosen[k + 1]!, end) !== 0)) {
-        end = this.#advance(end, 1);
+      if (deleting && this.#rt.read(end, 1) === '\n' && (k + 1 === chosen.length || this.#rt.cmp(chosen[k + 1]!, end) !== 0)) {
+        end = this.#rt.advance(end, 1);
         length++;
       }
       return { start, end, length, replacement: spec.new_string };
@@ -255,7 +235,7 @@ class Sequence {
 
   /** The plain method for one edit: applyEdit on the materialised text (exact errors, every fallback). */
   async #matchWhole(j: number): Promise<Occurrence[]> {
-    const current = this.#materialize();
+    const current = this.#rt.materialize();
     const remaining = this.#specs.length - j;
     if (!this.#indexed && remaining * current.length > PLAIN_BUDGET) {
       throw new ToolError(
@@ -272,8 +252,8 @@ class Sequence {
     }
     this.#work += current.length;
     await this.#pause(current.length);
-    const index = this.#tIndex();
-    return applied.splices.map((s) => ({ start: this.#fromT(index, s.start), end: this.#fromT(index, s.end), length: s.end - s.start, replacement: s.replacement }));
+    const index = this.#rt.tIndex();
+    return applied.splices.map((s) => ({ start: this.#rt.fromT(index, s.start), end: this.#rt.fromT(index, s.end), length: s.end - s.start, replacement: s.replacement }));
   }
 
   // ---- applying occurrences ----------------------------------------------------------------------
@@ -291,15 +271,15 @@ class Sequence {
     this.#length += growth;
     this.#made = [];
     // Few occurrences: splice each into the sorted list. Many (replace_all): one merge pass.
-    const old = this.#regions;
+    const old = this.#rt.regions;
     const many = occurrences.length > 8;
     const out: Region[] = many ? [] : old;
     let i = 0;
     let first: Pos | undefined;
     for (const o of occurrences) {
       // Positions were taken before this edit; map them through regions it has already merged.
-      const s = this.#resolve(this.#normalize(this.#resolve(o.start)));
-      const e = this.#resolve(o.end);
+      const s = this.#rt.resolve(this.#rt.normalize(this.#rt.resolve(o.start)));
+      const e = this.#rt.resolve(o.end);
       let start: number;
       let left = '';
       if (s.r) {
@@ -321,7 +301,7 @@ class Sequence {
         while (i < old.length && old[i]!.start < end) consumed.push(old[i++]!);
         at = out.length;
       } else {
-        at = this.#after(start);
+        at = this.#rt.after(start);
         let k = at;
         while (k < out.length && out[k]!.start < end) consumed.push(out[k++]!);
       }
@@ -348,7 +328,7 @@ class Sequence {
     }
     if (many) {
       while (i < old.length) out.push(old[i++]!);
-      this.#regions = out;
+      this.#rt.regions = out;
     }
     this.#reports[j] = { pos: first!, replacements: occurrences.length };
     this.#work += occurrences.length;
@@ -364,8 +344,8 @@ class Sequence {
       if (region.dead) continue;
       if (!this.#indexed) return;
       const at: Pos = { r: region, off: 0 };
-      const before = this.#readBack(at, reach);
-      const after = this.#readWithMap(at, region.text.length + reach + prefix);
+      const before = this.#rt.readBack(at, reach);
+      const after = this.#rt.readWithMap(at, region.text.length + reach + prefix);
       const window = before.text + after.text;
       const regionFrom = before.text.length;
       const regionTo = regionFrom + region.text.length;
@@ -382,253 +362,6 @@ class Sequence {
     }
   }
 
-  // ---- positions ---------------------------------------------------------------------------------
-
-  /** Index of the first region that ends after original offset x. */
-  #after(x: number): number {
-    const rs = this.#regions;
-    let lo = 0;
-    let hi = rs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rs[mid]!.end <= x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  #covered(x: number): boolean {
-    const r = this.#regions[this.#after(x)];
-    return r !== undefined && r.start <= x;
-  }
-
-  #coveredRange(from: number, to: number): boolean {
-    const r = this.#regions[this.#after(from)];
-    return r !== undefined && r.start < to;
-  }
-
-  #resolve(pos: Pos): Pos {
-    let { r, off } = pos;
-    while (r?.dead) {
-      const m = r.merge!;
-      off = off < m.keepBefore ? off : off >= m.afterFrom ? off + m.afterShift : m.collapse;
-      r = m.into;
-    }
-    return { r, off };
-  }
-
-  /** One spelling per position: the end of a region's text is the offset after it, or the next region's start. */
-  #normalize(pos: Pos): Pos {
-    let cur = pos.r ? pos : this.#gapOrRegion(pos.off);
-    // Past the end of a region's text (or in an empty one) is the same place as what follows it.
-    while (cur.r && cur.off >= cur.r.text.length) cur = this.#gapOrRegion(cur.r.end);
-    return cur;
-  }
-
-  /** The region starting at original offset x, else x as an offset in unchanged text. */
-  #gapOrRegion(x: number): Pos {
-    const r = this.#regions[this.#after(x)];
-    return r && r.start === x ? { r, off: 0 } : { r: undefined, off: x };
-  }
-
-  #cmp(a: Pos, b: Pos): number {
-    const ka = a.r ? a.r.start : a.off;
-    const kb = b.r ? b.r.start : b.off;
-    if (ka !== kb) return ka - kb;
-    if (a.r && b.r) return a.off - b.off;
-    // Same original offset: a region's text stands where its original range starts.
-    return a.r ? -1 : b.r ? 1 : 0;
-  }
-
-  /** Up to `n` characters of the current text from `pos`. */
-  #read(pos: Pos, n: number): string {
-    return this.#readWithMap(pos, n).text;
-  }
-
-  #readWithMap(pos: Pos, n: number): { text: string; posAt(offset: number): Pos } {
-    const parts: string[] = [];
-    const marks: Array<{ at: number; pos: Pos }> = [];
-    let got = 0;
-    let cur = this.#normalize(pos);
-    const rs = this.#regions;
-    const base = this.#base;
-    while (got < n) {
-      if (cur.r) {
-        const piece = cur.r.text.slice(cur.off, cur.off + (n - got));
-        marks.push({ at: got, pos: cur });
-        parts.push(piece);
-        got += piece.length;
-        cur = this.#normalize({ r: undefined, off: cur.r.end });
-        continue;
-      }
-      const x = cur.off;
-      if (x >= base.length) break;
-      const k = this.#after(x);
-      const stop = rs[k]?.start ?? base.length;
-      const piece = base.slice(x, Math.min(stop, x + (n - got)));
-      marks.push({ at: got, pos: cur });
-      parts.push(piece);
-      got += piece.length;
-      if (got >= n || k >= rs.length) break;
-      cur = this.#normalize({ r: rs[k], off: 0 });
-    }
-    const text = parts.join('');
-    return {
-      text,
-      posAt: (offset) => {
-        let lo = 0;
-        let hi = marks.length - 1;
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >>> 1;
-          if (marks[mid]!.at <= offset) lo = mid;
-          else hi = mid - 1;
-        }
-        const mark = marks[lo]!;
-        return this.#normalize({ r: mark.pos.r, off: mark.pos.off + (offset - mark.at) });
-      },
-    };
-  }
-
-  /** Up to `n` characters of the current text before `pos`, and the position of each. */
-  #readBack(pos: Pos, n: number): { text: string; posAt(offset: number): Pos } {
-    const parts: string[] = [];
-    const marks: Array<{ len: number; pos: Pos }> = [];
-    let got = 0;
-    let cur = this.#normalize(pos);
-    const rs = this.#regions;
-    while (got < n) {
-      if (cur.r && cur.off > 0) {
-        const from = Math.max(0, cur.off - (n - got));
-        parts.push(cur.r.text.slice(from, cur.off));
-        marks.push({ len: cur.off - from, pos: { r: cur.r, off: from } });
-        got += cur.off - from;
-        cur = { r: cur.r, off: from };
-        continue;
-      }
-      // At a region's start or in unchanged text: before it is unchanged text back to the previous region.
-      const x = cur.r ? cur.r.start : cur.off;
-      const k = cur.r ? this.#indexOfStart(cur.r.start) : this.#after(x);
-      const prev = rs[k - 1];
-      const floor = prev ? prev.end : 0;
-      if (x > floor) {
-        const from = Math.max(floor, x - (n - got));
-        parts.push(this.#base.slice(from, x));
-        marks.push({ len: x - from, pos: { r: undefined, off: from } });
-        got += x - from;
-        if (from > floor) break;
-      }
-      if (!prev || got >= n) break;
-      cur = { r: prev, off: prev.text.length };
-    }
-    parts.reverse();
-    marks.reverse();
-    const text = parts.join('');
-    return {
-      text,
-      posAt: (offset) => {
-        let at = 0;
-        for (const mark of marks) {
-          if (offset < at + mark.len) return this.#normalize({ r: mark.pos.r, off: mark.pos.off + (offset - at) });
-          at += mark.len;
-        }
-        return pos;
-      },
-    };
-  }
-
-  /** Index of the region starting at original offset x. */
-  #indexOfStart(x: number): number {
-    const rs = this.#regions;
-    let lo = 0;
-    let hi = rs.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rs[mid]!.start < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** The position `n` characters after `pos`. */
-  #advance(pos: Pos, n: number): Pos {
-    let cur = this.#normalize(pos);
-    let left = n;
-    const rs = this.#regions;
-    for (;;) {
-      if (cur.r) {
-        const room = cur.r.text.length - cur.off;
-        if (left < room) return { r: cur.r, off: cur.off + left };
-        left -= room;
-        cur = this.#normalize({ r: undefined, off: cur.r.end });
-        continue;
-      }
-      const k = this.#after(cur.off);
-      const stop = rs[k]?.start ?? this.#base.length;
-      if (left < stop - cur.off || k >= rs.length) return this.#normalize({ r: undefined, off: cur.off + left });
-      left -= stop - cur.off;
-      cur = this.#normalize({ r: rs[k], off: 0 });
-    }
-  }
-
-  // ---- offsets in the current text (errors, fallbacks, the end) -----------------------------------
-
-  #tIndex(): TIndex {
-    const rs = this.#regions;
-    const starts = new Float64Array(rs.length + 1);
-    let delta = 0;
-    for (let k = 0; k < rs.length; k++) {
-      const r = rs[k]!;
-      starts[k] = r.start + delta;
-      delta += r.text.length - (r.end - r.start);
-    }
-    starts[rs.length] = this.#base.length + delta;
-    return { regions: rs, starts, delta };
-  }
-
-  #toT(index: TIndex, pos: Pos): number {
-    const p = this.#normalize(pos);
-    if (p.r) {
-      const k = this.#indexOfStart(p.r.start);
-      return index.starts[k]! + p.off;
-    }
-    const k = this.#after(p.off);
-    if (k >= index.regions.length) return p.off + index.delta;
-    return index.starts[k]! - (index.regions[k]!.start - p.off);
-  }
-
-  #fromT(index: TIndex, t: number): Pos {
-    const { regions: rs, starts } = index;
-    // The last region whose text starts at or before t.
-    let lo = 0;
-    let hi = rs.length - 1;
-    let k = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (starts[mid]! <= t) {
-        k = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    if (k >= 0) {
-      const r = rs[k]!;
-      const off = t - starts[k]!;
-      if (off < r.text.length) return { r, off };
-      return this.#normalize({ r: undefined, off: r.end + (off - r.text.length) });
-    }
-    return this.#normalize({ r: undefined, off: t });
-  }
-
-  #materialize(): string {
-    const parts: string[] = [];
-    let at = 0;
-    for (const r of this.#regions) {
-      parts.push(this.#base.slice(at, r.start), r.text);
-      at = r.end;
-    }
-    parts.push(this.#base.slice(at));
-    return parts.join('');
-  }
-
   async #pause(units: number): Promise<void> {
     this.#sinceTick += units + 1;
     if (this.#sinceTick < SLICE) return;
@@ -637,16 +370,11 @@ class Sequence {
   }
 
   #finish(): SequenceResult {
-    const text = this.#materialize();
-    const index = this.#tIndex();
-    const edits = this.#reports.map((r) => ({ replacements: r.replacements, at: this.#toT(index, this.#resolve(r.pos)) }));
-    const splices = this.#regions.map((r) => ({ start: r.start, end: r.end, replacement: r.text }));
+    const text = this.#rt.materialize();
+    const index = this.#rt.tIndex();
+    const edits = this.#reports.map((r) => ({ replacements: r.replacements, at: this.#rt.toT(index, this.#rt.resolve(r.pos)) }));
+    const splices = this.#rt.regions.map((r) => ({ start: r.start, end: r.end, replacement: r.text }));
     return { text, splices, edits };
   }
 }
 
-interface TIndex {
-  regions: readonly Region[];
-  starts: Float64Array;
-  delta: number;
-}

@@ -22,8 +22,20 @@ export function coversAll(ranges: readonly LineRange[], total: number): boolean 
   return ranges.length === 1 && first !== undefined && first[0] <= 1 && first[1] >= total;
 }
 
-/** "1–5, 8, 10–12" for ranges, at most `max` of them then how many more (answers stay small, issue 12). */
-export function describeRanges(ranges: ReadonlyArray<readonly [number, number]>, max = 20): string {
+/** The lines 1..total not in `seen` (sorted, disjoint), as ranges. */
+export function unseenRanges(seen: readonly LineRange[], total: number): LineRange[] {
+  const out: LineRange[] = [];
+  let next = 1;
+  for (const [a, b] of seen) {
+    if (a > next) out.push([next, Math.min(a - 1, total)]);
+    next = Math.max(next, b + 1);
+  }
+  if (next <= total) out.push([next, total]);
+  return out;
+}
+
+/** "1–3, 7" for messages, at most `max` ranges then how many more (answers stay small, issue 12); "none" for no ranges. */
+export function describeRanges(ranges: readonly LineRange[], max = 20): string {
   if (ranges.length === 0) return 'none';
   const shown = ranges.slice(0, max).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`));
   return ranges.length > max ? `${shown.join(', ')}, … (${ranges.length - max} more ranges)` : shown.join(', ');

@@ -2,7 +2,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
-import type { ResolvedPath } from '../policy/path-policy.js';
 import { yieldToOthers } from '../fs/yield-to-others.js';
 import { buildMatcher } from '../text/aho-corasick.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
@@ -18,6 +17,7 @@ import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, requireEncodable } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
+import { authorizedWrite } from './authorized-write.js';
 import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
@@ -115,14 +115,7 @@ export async function multiEdit(raw: MultiEditInput, deps: ToolDeps): Promise<To
   const input = parseToolInput(MultiEditInput, raw);
   const specs = input.edits.map((e) => normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
   checkEditList(specs);
-  const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
-  return deps.writes.run({
-    target,
-    tool: 'MultiEdit',
-    session: deps.session,
-    dryRun: input.dry_run,
-    plan: (current, ctx) => planMultiEdit(current, ctx, specs, target, input, deps),
-  });
+  return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, ctx) => planMultiEdit(current, ctx, specs, input, deps));
 }
 
 const inputKey = (specs: readonly EditSpec[]) => JSON.stringify(['MultiEdit', ...specs.map((s) => [s.old_string, s.new_string, s.replace_all ?? false])]);
@@ -138,7 +131,6 @@ async function planMultiEdit(
   current: CurrentFile,
   ctx: PlanContext,
   specs: readonly EditSpec[],
-  target: ResolvedPath,
   input: z.output<typeof MultiEditInput>,
   deps: ToolDeps,
 ): Promise<Plan> {
@@ -184,7 +176,7 @@ async function planMultiEdit(
     totalLines: countLines(finalDoc.text),
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: specs[0]!.old_string === '' || current.state?.isPartialView === false,
-    onCommitted: rememberEdit(deps.session, target.realPath, key),
+    onCommitted: rememberEdit(deps.session, current.target.realPath, key),
     linesAdded: added,
     linesRemoved: removed,
     output: {
@@ -230,7 +222,7 @@ export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorat
     server,
     'MultiEdit',
     { description: MULTI_EDIT_DESCRIPTION, input: MultiEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    { log: deps.log, decorate },
+    { log: deps.log, session: deps.session, decorate },
     (input) => multiEdit(input, deps),
   );
 }

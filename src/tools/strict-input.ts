@@ -4,6 +4,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Session } from '../session/session.js';
 import type { ToolOutput } from '../tool-output.js';
 import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
@@ -207,12 +208,12 @@ export function registerStrictTool<S extends StrictInput>(
   server: McpServer,
   name: string,
   spec: StrictToolSpec<S>,
-  ctx: { log: Logger; decorate?: ToolResultDecorator | undefined },
+  ctx: { log: Logger; session: Session; decorate?: ToolResultDecorator | undefined },
   run: (input: z.output<S>) => Promise<ToolOutput>,
 ): void {
   server.registerTool(
     name,
     { description: spec.description, inputSchema: wireSchema(spec.input), annotations: spec.annotations },
-    (raw: unknown): Promise<CallToolResult> => toToolResult(async () => run(parseToolInput(spec.input, raw)), ctx.log, ctx.decorate),
+    (raw: unknown): Promise<CallToolResult> => toToolResult(async () => run(parseToolInput(spec.input, raw)), { tool: name, log: ctx.log, session: ctx.session }, ctx.decorate),
   );
 }
