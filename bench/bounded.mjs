@@ -156,12 +156,13 @@ async function latencyUnderLoad(seconds, heavyName) {
   stop = true;
   await loadA;
   const peak = await peakRssMiB(server.pid);
+  const fileMiB = (await fs.stat(big)).size / 1024 / 1024;
   await a.close();
   await b.close();
   await server.stop();
   await fs.rm(root, { recursive: true, force: true });
   await fs.rm(`${root}-state`, { recursive: true, force: true });
-  return { idle, loaded, heavyTimes, peak, fileMiB: (await fs.stat(big).catch(() => ({ size: 0 }))).size / 1024 / 1024 };
+  return { idle, loaded, heavyTimes, peak, fileMiB };
 }
 
 /** Peak resident memory of a process (VmHWM), in MiB. */
