@@ -11,7 +11,8 @@ if (port === null) throw new Error('search-worker.js runs as a worker thread onl
 
 port.on('message', (msg: { id: number; job: SearchJob }) => {
   const post = (reply: WorkerReply) => port.postMessage(reply);
-  let last = 0;
+  // The first report goes out at once, so even a short search shows the client it is alive.
+  let last = Number.NEGATIVE_INFINITY;
   const progress = (p: SearchProgress) => {
     // postMessage is delivered while this thread stays busy: the only way to speak mid-walk.
     const now = performance.now();
