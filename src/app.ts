@@ -1,15 +1,16 @@
 // The process-wide pieces shared by every session: config, logger, base policy, the one write pipeline.
 import path from 'node:path';
 import type { Config } from './config.js';
-import { HistoryStore, daysToMs } from './fs/history-store.js';
 import { createFileWatcher, type FileWatcher } from './fs/watcher.js';
-import { WritePipeline, type WriteRecorder } from './fs/write-pipeline.js';
+import { HistoryStore, daysToMs } from './history/history-store.js';
 import type { Logger } from './log.js';
-import { DEFAULT_PROTECTED } from './policy/rules.js';
+import { ChangeTracker, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
+import { DEFAULT_PROTECTED } from './policy/rules.js';
 import { SearchPool } from './search/search-pool.js';
-import { ChangeTracker, type WatchStatus } from './session/change-notices.js';
 import { Session } from './session/session.js';
+import type { WriteRecorder } from './write/write-event.js';
+import { WritePipeline } from './write/write-pipeline.js';
 
 export interface AppEnv {
   cwd: string;

@@ -1,6 +1,5 @@
 // The error-code registry: every tool failure is a ToolError with a stable code from here.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from './log.js';
+import { errnoCode } from './fs/errno.js';
 
 /** Stable codes, with the seeds' numeric errorCode where Claude Code has one (DESIGN §3). */
 export const ERROR_CODES = {
@@ -67,55 +66,9 @@ export class ToolError extends Error {
   }
 }
 
-/** A successful tool outcome before it is adapted to MCP. */
-export interface ToolOutput {
-  text: string;
-  structured: Record<string, unknown>;
-  /** Extra content blocks (images, resources) after the text. */
-  extra?: CallToolResult['content'];
-}
-
-/** Turns a ToolError (or anything else) into an isError result; never leaks a stack. */
-export function errorResult(err: unknown, log: Logger): CallToolResult {
-  const toolError = asToolError(err, log);
-  return {
-    isError: true,
-    content: [{ type: 'text', text: toolError.message }],
-    structuredContent: { error: toolError.toJSON() },
-  };
-}
-
-export function asToolError(err: unknown, log: Logger): ToolError {
-  if (err instanceof ToolError) return err;
-  log.error('internal error', err);
-  return new ToolError(
-    'INTERNAL',
-    'Internal error in editguard; nothing was written by this call. Retry once; if it persists, report it with the server log.',
-  );
-}
-
-/** Runs a tool body and adapts the outcome to an MCP result. */
-export async function toToolResult(
-  body: () => Promise<ToolOutput>,
-  log: Logger,
-  decorate?: (result: CallToolResult) => CallToolResult,
-): Promise<CallToolResult> {
-  let result: CallToolResult;
-  try {
-    const out = await body();
-    result = {
-      content: [{ type: 'text', text: out.text }, ...(out.extra ?? [])],
-      structuredContent: out.structured,
-    };
-  } catch (err) {
-    result = errorResult(err, log);
-  }
-  return decorate ? decorate(result) : result;
-}
-
 /** errno → ToolError in one place (denoland/std style). */
 export function fsError(err: unknown, displayPath: string): ToolError | undefined {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoCode(err);
   switch (code) {
     case 'ENOENT':
       return new ToolError('FILE_NOT_FOUND', `${MESSAGES.FILE_NOT_FOUND} (${displayPath})`);

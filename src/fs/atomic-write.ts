@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { errnoCode } from './errno.js';
 
 /** The fs calls an atomic write makes; a test wraps them to inject a fault at any step. */
 export interface AtomicWriteOps {
@@ -93,7 +94,7 @@ export function atomicWriteSync(target: string, bytes: Uint8Array, opts: AtomicW
     try {
       ops.renameSync(tmp, target);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoCode(err);
       if (!existing || !code || !RENAME_UNSUPPORTED.has(code)) throw err;
       removeQuietly(ops, tmp);
       writeInPlace(ops, target, bytes);

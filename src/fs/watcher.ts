@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../log.js';
 import { isTempPath } from './atomic-write.js';
+import { isGone } from './errno.js';
 
 /**
  * What a watcher reports about one watched path.
@@ -291,8 +292,7 @@ export class ChokidarWatcher extends RefCountedWatcher {
       await fsp.stat(path);
       exists = true;
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      exists = !(code === 'ENOENT' || code === 'ENOTDIR');
+      exists = !isGone(err);
     }
     if (this.closed || !this.isWatched(path)) return;
     if (!exists) {
@@ -311,8 +311,7 @@ export class ChokidarWatcher extends RefCountedWatcher {
     try {
       await fsp.stat(path);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if ((code === 'ENOENT' || code === 'ENOTDIR') && this.#attaching.delete(path) && this.isWatched(path)) {
+      if (isGone(err) && this.#attaching.delete(path) && this.isWatched(path)) {
         this.emit({ kind: 'unlink', path });
       }
     }

@@ -3,7 +3,7 @@
 // Pure. Budgets keep the answer bounded: each cell's text outputs get `cellOutputBytes` (the
 // whole budget when a single cell is read), the whole answer `totalBytes` of text. Whatever a
 // narrower Read could still show is reported as not seen, so the caller records a partial view.
-import type { LineRange } from '../session/file-state-store.js';
+import type { LineRange } from '../text/line-ranges.js';
 import { cellName, sourceText, type JsonValue, type NotebookCell, type ParsedNotebook } from './parse-notebook.js';
 
 export type RenderBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MESSAGES, ToolError, fsError } from '../errors.js';
+import { errnoCode } from '../fs/errno.js';
 import { assertSafePathInput, expandPath, isWithin } from './paths.js';
 import { realpathDeepest } from './real-path.js';
 import { DEFAULT_PROTECTED, PathRules } from './rules.js';
@@ -106,7 +107,7 @@ export class PathPolicy {
       try {
         real = await fs.realpath(lexical);
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code ?? 'error';
+        const code = errnoCode(err) ?? 'error';
         throw new Error(`Root ${given} (${lexical}) cannot be used: ${code === 'ENOENT' ? 'it does not exist' : code}.`);
       }
       if (!(await fs.stat(real)).isDirectory()) {

@@ -2,6 +2,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
+import { isGone } from '../fs/errno.js';
 
 /** Linux's MAXSYMLINKS; beyond it the kernel says ELOOP, and so do we. */
 export const MAX_SYMLINK_HOPS = 40;
@@ -40,8 +41,7 @@ export async function realpathDeepest(p: string): Promise<{ real: string; exists
     try {
       stats = await fs.lstat(next);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') {
+      if (isGone(err)) {
         return { real: path.join(next, ...pending), exists: false };
       }
       throw err;

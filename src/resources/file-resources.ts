@@ -11,8 +11,8 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, fsError } from '../errors.js';
+import type { ChangeTracker } from '../notices/change-tracker.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
-import type { ChangeTracker } from '../session/change-notices.js';
 import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
 

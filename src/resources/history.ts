@@ -3,13 +3,13 @@ import fsp from 'node:fs/promises';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../errors.js';
-import type { HistoryStore } from '../fs/history-store.js';
-import { isWithin } from '../policy/paths.js';
+import { digest } from '../fs/digest.js';
+import { historyListing } from '../history/history-listing.js';
+import type { HistoryStore } from '../history/history-store.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
-import { digest } from '../session/staleness.js';
+import { isWithin } from '../policy/paths.js';
 import { isLikelyBinary } from '../text/codec.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
-import { historyListing } from '../tools/history.js';
 
 /** At most this many files in resources/list (the SDK does not paginate template listings). */
 const MAX_LISTED = 500;

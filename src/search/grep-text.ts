@@ -1,5 +1,5 @@
 // Grep's text result in Claude Code's shapes: "Found N files", content lines, count totals, the pagination footer.
-import { formatBytes } from '../fs/write-pipeline.js';
+import { formatBytes } from '../text/format-bytes.js';
 import type { GrepResult } from './search-job.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;

@@ -1,8 +1,6 @@
 // FileStateStore: the seeds' readFileState — what one session has read or written, LRU-bounded.
 import { LRUCache } from 'lru-cache';
-
-/** A [first, last] range of 1-based lines the session has seen, inclusive. */
-export type LineRange = readonly [number, number];
+import type { LineRange } from '../text/line-ranges.js';
 
 export interface FileState {
   /** LF-normalised text as last read or written; dropped for very large files (diffs only need it). */
@@ -31,25 +29,6 @@ export interface FileStateStoreOptions {
   onRemove?: (path: string) => void;
   /** Called after every set() that stored an entry (new or replaced) — the watcher holds the path. */
   onSet?: (path: string) => void;
-}
-
-/** Merges `range` into sorted disjoint ranges; adjacent ranges join. */
-export function mergeRanges(ranges: readonly LineRange[], range: LineRange): LineRange[] {
-  const all = [...ranges, range].sort((a, b) => a[0] - b[0]);
-  const out: Array<[number, number]> = [];
-  for (const [s, e] of all) {
-    const last = out[out.length - 1];
-    if (last && s <= last[1] + 1) last[1] = Math.max(last[1], e);
-    else out.push([s, e]);
-  }
-  return out;
-}
-
-/** True when `ranges` cover every line 1..total (an empty file is always fully seen). */
-export function coversAll(ranges: readonly LineRange[], total: number): boolean {
-  if (total === 0) return true;
-  const first = ranges[0];
-  return ranges.length === 1 && first !== undefined && first[0] <= 1 && first[1] >= total;
 }
 
 /**

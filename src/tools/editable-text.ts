@@ -1,12 +1,12 @@
 // Checks and descriptions shared by the tools that read or rewrite text files.
 import path from 'node:path';
 import { MESSAGES, ToolError } from '../errors.js';
-import type { CurrentFile } from '../fs/write-pipeline.js';
-import type { PathPolicy } from '../policy/path-policy.js';
 import { suggestPath } from '../fs/suggest-path.js';
+import type { PathPolicy } from '../policy/path-policy.js';
 import { isLikelyBinary, type DecodedText, type TextEncodingName } from '../text/codec.js';
-import type { LineDoc } from '../text/line-endings.js';
 import { unencodableReason } from '../text/encodable.js';
+import type { LineDoc } from '../text/line-endings.js';
+import type { CurrentFile } from '../write/current-file.js';
 
 /** The decoded text of an existing file that may be rewritten: BINARY_FILE / ENCODING_UNSUPPORTED otherwise. */
 export function requireEditableText(current: CurrentFile): DecodedText {

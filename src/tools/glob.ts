@@ -2,12 +2,12 @@
 import fs from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { toToolResult, type ToolOutput } from '../errors.js';
+import type { ToolOutput } from '../tool-output.js';
 import { splitGlobPattern } from '../search/glob-filter.js';
 import type { GlobResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 export const GlobInput = z.object({
   pattern: z.string().min(1).describe('The glob pattern to match files against (e.g. "**/*.ts", "src/**/*.{js,jsx}")'),

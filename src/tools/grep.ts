@@ -1,7 +1,7 @@
 // Grep: a regular expression over file contents — Claude Code's Grep (ripgrep's output shapes) over MCP.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { toToolResult, type ToolOutput } from '../errors.js';
+import type { ToolOutput } from '../tool-output.js';
 import { fileTypeGlobs } from '../search/file-types.js';
 import { splitGlobs } from '../search/glob-filter.js';
 import { compileGrepPattern } from '../search/grep-pattern.js';
@@ -9,7 +9,7 @@ import { formatGrepText } from '../search/grep-text.js';
 import type { GrepMode, GrepResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 const count = z.number().int().min(0);
 

@@ -3,16 +3,23 @@ import fsp from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StructuredPatchHunk } from 'diff';
 import { z } from 'zod';
-import { ToolError, fsError, toToolResult, type ToolOutput } from '../errors.js';
-import type { FileHistory, HistoryStore, HistoryVersion } from '../fs/history-store.js';
-import { countLines, formatBytes, type CurrentFile, type Plan, type PlanContext } from '../fs/write-pipeline.js';
-import { isWithin } from '../policy/paths.js';
+import { ToolError, fsError } from '../errors.js';
+import { digest } from '../fs/digest.js';
+import { isNotFound } from '../fs/errno.js';
+import { historyListing, type HistoryListing } from '../history/history-listing.js';
+import type { FileHistory, HistoryStore, HistoryVersion } from '../history/history-store.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
-import { digest } from '../session/staleness.js';
+import { isWithin } from '../policy/paths.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
+import { countLines } from '../text/count-lines.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
 import { countChanges, regionPatch } from '../text/patch.js';
+import type { ToolOutput } from '../tool-output.js';
+import type { CurrentFile } from '../write/current-file.js';
+import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import type { ToolDeps } from './tool-deps.js';
+import { toToolResult } from './tool-result.js';
 import type { ToolResultDecorator } from './tool-result.js';
 import { wholeTextSplice } from './write.js';
 
@@ -41,71 +48,6 @@ export const RESTORE_FILE_DESCRIPTION = `Restores a file to a version listed by 
 
 const MAX_DIFF_LINES = 400;
 const MAX_LISTED_FILES = 20;
-
-/** What the file is now, relative to its history. */
-export type CurrentStatus =
-  /** The file is the newest recorded version. */
-  | 'unchanged'
-  /** The file exists and is not the newest recorded version. */
-  | 'changed_outside'
-  /** The file is gone, but the newest recorded version existed. */
-  | 'deleted_outside';
-
-export interface VersionView {
-  version: number;
-  time: string;
-  origin: HistoryVersion['origin'];
-  tool: string | null;
-  /** Short session id (first 8 characters). */
-  session: string | null;
-  exists: boolean;
-  size: number;
-  hash: string | null;
-  lines_added: number;
-  lines_removed: number;
-}
-
-export interface HistoryListing {
-  file_path: string;
-  /** Newest first. */
-  versions: VersionView[];
-  /** The newest version whose content equals the file's, or null. */
-  current_version: number | null;
-  latest_version: number;
-  status: CurrentStatus;
-}
-
-/** The listing shared by FileHistory and the history:// resource. */
-export function historyListing(display: string, history: FileHistory, currentHash: string | null): HistoryListing {
-  const versions = history.versions;
-  const latest = versions[versions.length - 1]!;
-  let current: number | null = null;
-  for (let i = versions.length - 1; i >= 0; i--) {
-    if (versions[i]!.hash === currentHash) {
-      current = versions[i]!.version;
-      break;
-    }
-  }
-  const status: CurrentStatus = latest.hash === currentHash ? 'unchanged' : currentHash === null ? 'deleted_outside' : 'changed_outside';
-  return {
-    file_path: display,
-    versions: [...versions].reverse().map((v) => ({
-      version: v.version,
-      time: new Date(v.time).toISOString(),
-      origin: v.origin,
-      tool: v.tool,
-      session: v.session === null ? null : v.session.slice(0, 8),
-      exists: v.hash !== null,
-      size: v.size,
-      hash: v.hash,
-      lines_added: v.linesAdded,
-      lines_removed: v.linesRemoved,
-    })),
-    current_version: current,
-    latest_version: latest.version,
-    status,
-  };
-}
 
 function describeVersion(v: HistoryVersion, sessionId: string): string {
   const when = new Date(v.time).toISOString();
@@ -168,7 +110,7 @@ async function currentHashOf(target: ResolvedPath): Promise<string | null> {
   try {
     return digest(await fsp.readFile(target.realPath));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isNotFound(err)) return null;
     throw fsError(err, target.input) ?? err;
   }
 }

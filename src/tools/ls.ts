@@ -2,12 +2,12 @@
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { toToolResult, type ToolOutput } from '../errors.js';
+import type { ToolOutput } from '../tool-output.js';
 import { lsTruncatedNote, renderLsTree } from '../search/ls-tree.js';
 import type { LsResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 export const LsInput = z.object({
   path: z

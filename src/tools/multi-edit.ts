@@ -1,17 +1,21 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { MESSAGES, ToolError, toToolResult, type ToolOutput } from '../errors.js';
-import { countLines, type CurrentFile, type Plan, type PlanContext } from '../fs/write-pipeline.js';
+import { MESSAGES, ToolError } from '../errors.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import { encodeText } from '../text/codec.js';
 import { composeSplices } from '../text/compose-splices.js';
+import { countLines } from '../text/count-lines.js';
 import { spliceLineDoc, toLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
 import { countChanges, regionPatch } from '../text/patch.js';
+import type { ToolOutput } from '../tool-output.js';
+import type { CurrentFile } from '../write/current-file.js';
+import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { prepareTextEdit } from './edit.js';
 import { describeText, requireEncodable } from './editable-text.js';
 import type { ToolDeps } from './tool-deps.js';
+import { toToolResult } from './tool-result.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
 const EditItem = z.object({

@@ -2,16 +2,19 @@
 import { randomBytes } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { MESSAGES, ToolError, toToolResult, type ToolOutput } from '../errors.js';
-import type { CurrentFile, Plan, PlanContext } from '../fs/write-pipeline.js';
+import { MESSAGES, ToolError } from '../errors.js';
 import { editNotebook, type CellType, type EditMode } from '../notebook/edit-notebook.js';
 import { hasCellIds, parseNotebook } from '../notebook/parse-notebook.js';
-import { coversAll, type LineRange } from '../session/file-state-store.js';
 import { encodeText } from '../text/codec.js';
 import { spliceLineDoc } from '../text/line-endings.js';
+import { coversAll, type LineRange } from '../text/line-ranges.js';
 import { countChanges, regionPatch } from '../text/patch.js';
+import type { ToolOutput } from '../tool-output.js';
+import type { CurrentFile } from '../write/current-file.js';
+import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
 import type { ToolDeps } from './tool-deps.js';
+import { toToolResult } from './tool-result.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
 // Mode and type are plain strings on the wire so a bad value is an INVALID_INPUT the model can act

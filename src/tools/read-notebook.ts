@@ -1,12 +1,13 @@
 // Read's .ipynb branch: cells rendered with their outputs, the view recorded by cell (partial while cells or outputs are unseen).
-import type { ToolOutput } from '../errors.js';
 import { ToolError } from '../errors.js';
+import { digest } from '../fs/digest.js';
 import { parseNotebook } from '../notebook/parse-notebook.js';
 import { renderNotebook } from '../notebook/render-notebook.js';
-import { coversAll, mergeRanges, type FileState, type LineRange } from '../session/file-state-store.js';
-import { digest } from '../session/staleness.js';
+import type { FileState } from '../session/file-state-store.js';
 import { decodeText } from '../text/codec.js';
 import { toLineDoc } from '../text/line-endings.js';
+import { coversAll, mergeRanges, type LineRange } from '../text/line-ranges.js';
+import type { ToolOutput } from '../tool-output.js';
 import { describeText } from './editable-text.js';
 import type { ToolDeps } from './tool-deps.js';
 

@@ -3,16 +3,21 @@ import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ToolError, toToolResult, fsError, type ToolOutput } from '../errors.js';
-import { countLines, formatBytes } from '../fs/write-pipeline.js';
-import { coversAll, mergeRanges, type FileState, type LineRange } from '../session/file-state-store.js';
-import { digest } from '../session/staleness.js';
+import { ToolError, fsError } from '../errors.js';
+import { digest } from '../fs/digest.js';
+import { isNotFound } from '../fs/errno.js';
+import type { FileState } from '../session/file-state-store.js';
 import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
+import { countLines } from '../text/count-lines.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
+import { coversAll, mergeRanges, type LineRange } from '../text/line-ranges.js';
 import { numberLine } from '../text/patch.js';
+import type { ToolOutput } from '../tool-output.js';
 import { describeText, fileNotFound, isNotebookPath } from './editable-text.js';
 import { readNotebook } from './read-notebook.js';
 import type { ToolDeps } from './tool-deps.js';
+import { toToolResult } from './tool-result.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
 export const ReadInput = z.object({
@@ -43,7 +48,7 @@ export async function read(input: ReadInput, deps: ToolDeps): Promise<ToolOutput
   try {
     stat = await fs.stat(target.realPath);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw await fileNotFound(display, target.absPath, session.policy);
+    if (isNotFound(err)) throw await fileNotFound(display, target.absPath, session.policy);
     throw fsError(err, display) ?? err;
   }
   if (stat.isDirectory()) {

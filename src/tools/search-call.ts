@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { fsError, ToolError } from '../errors.js';
+import { isNotFound } from '../fs/errno.js';
 import type { PathPolicy } from '../policy/path-policy.js';
 import type { SearchJob, SearchProgress, SearchResult } from '../search/search-job.js';
 import { SearchCancelled, type SearchPool } from '../search/search-pool.js';
@@ -35,7 +36,7 @@ export async function resolveTargets(
   try {
     stat = await fs.stat(target.realPath);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw await fileNotFound(input, target.absPath, policy);
+    if (isNotFound(err)) throw await fileNotFound(input, target.absPath, policy);
     throw fsError(err, input) ?? err;
   }
   if (stat.isDirectory()) return [{ path: target.realPath, isFile: false }];

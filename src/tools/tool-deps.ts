@@ -1,9 +1,9 @@
 // What every tool function receives: its session, the one write pipeline, the search workers, config and logger.
 import type { Config } from '../config.js';
-import type { WritePipeline } from '../fs/write-pipeline.js';
 import type { Logger } from '../log.js';
 import type { SearchPool } from '../search/search-pool.js';
 import type { Session } from '../session/session.js';
+import type { WritePipeline } from '../write/write-pipeline.js';
 
 export interface ToolDeps {
   config: Config;

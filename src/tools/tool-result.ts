@@ -1,8 +1,49 @@
-// Session notices (e.g. external changes) ride along on the session's next tool result.
+// Tool outcomes as MCP results: ToolOutput or ToolError → CallToolResult, with the session's notices riding along.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError } from '../errors.js';
+import type { Logger } from '../log.js';
 import type { Session } from '../session/session.js';
+import type { ToolOutput } from '../tool-output.js';
 
 export type ToolResultDecorator = (result: CallToolResult) => CallToolResult;
+
+/** Turns a ToolError (or anything else) into an isError result; never leaks a stack. */
+export function errorResult(err: unknown, log: Logger): CallToolResult {
+  const toolError = asToolError(err, log);
+  return {
+    isError: true,
+    content: [{ type: 'text', text: toolError.message }],
+    structuredContent: { error: toolError.toJSON() },
+  };
+}
+
+export function asToolError(err: unknown, log: Logger): ToolError {
+  if (err instanceof ToolError) return err;
+  log.error('internal error', err);
+  return new ToolError(
+    'INTERNAL',
+    'Internal error in editguard; nothing was written by this call. Retry once; if it persists, report it with the server log.',
+  );
+}
+
+/** Runs a tool body and adapts the outcome to an MCP result. */
+export async function toToolResult(
+  body: () => Promise<ToolOutput>,
+  log: Logger,
+  decorate?: ToolResultDecorator,
+): Promise<CallToolResult> {
+  let result: CallToolResult;
+  try {
+    const out = await body();
+    result = {
+      content: [{ type: 'text', text: out.text }, ...(out.extra ?? [])],
+      structuredContent: out.structured,
+    };
+  } catch (err) {
+    result = errorResult(err, log);
+  }
+  return decorate ? decorate(result) : result;
+}
 
 /** Appends and clears the session's pending notices. */
 export function noticeDecorator(session: Session): ToolResultDecorator {

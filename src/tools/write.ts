@@ -1,13 +1,16 @@
 // Write: create a file, or overwrite one this session has read in full; content is written as given.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ToolError, toToolResult, type ToolOutput } from '../errors.js';
-import { countLines, formatBytes } from '../fs/write-pipeline.js';
+import { ToolError } from '../errors.js';
 import { encodeText } from '../text/codec.js';
+import { countLines } from '../text/count-lines.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc, type Splice } from '../text/line-endings.js';
 import { countChanges, regionPatch } from '../text/patch.js';
+import type { ToolOutput } from '../tool-output.js';
 import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
 import type { ToolDeps } from './tool-deps.js';
+import { toToolResult } from './tool-result.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
 export const WriteInput = z.object({

@@ -5,8 +5,8 @@ import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HistoryStore } from '../../src/fs/history-store.js';
-import { digest } from '../../src/session/staleness.js';
+import { digest } from '../../src/fs/digest.js';
+import { HistoryStore } from '../../src/history/history-store.js';
 import { REPO, tempDir } from '../helpers/harness.js';
 
 const LOOP = path.join(REPO, 'test/e2e/fixtures/history-write-loop.mjs');

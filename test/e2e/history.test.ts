@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { diffLines } from 'diff';
 import { describe, expect, it } from 'vitest';
-import type { HistoryListing } from '../../src/tools/history.js';
+import type { HistoryListing } from '../../src/history/history-listing.js';
 import { errorOf, harnessPool, okOf, tempDir, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
 
 type Listing = HistoryListing;

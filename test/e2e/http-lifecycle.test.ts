@@ -9,10 +9,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { parseConfig, type ConfigInput } from '../../src/config.js';
-import type { WriteRecorder } from '../../src/fs/write-pipeline.js';
 import { createLogger } from '../../src/log.js';
 import type { Session } from '../../src/session/session.js';
 import { serveHttp, type HttpServerHandle } from '../../src/transports/http.js';
+import type { WriteRecorder } from '../../src/write/write-event.js';
 import { errorOf, okOf, tempDir, writeFiles } from '../helpers/harness.js';
 import { rawRequest } from '../helpers/http-server.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { coversAll, FileStateStore, mergeRanges, type FileState } from '../../../src/session/file-state-store.js';
-import { judgeFreshness } from '../../../src/session/staleness.js';
+import { FileStateStore, type FileState } from '../../../src/session/file-state-store.js';
+import { coversAll, mergeRanges } from '../../../src/text/line-ranges.js';
+import { judgeFreshness } from '../../../src/write/freshness.js';
 
 const entry = (content: string | undefined, hash = 'h'): FileState => ({
   content,

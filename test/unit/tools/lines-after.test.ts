@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countLines, type CurrentFile } from '../../../src/fs/write-pipeline.js';
+import { countLines } from '../../../src/text/count-lines.js';
 import { spliceLineDoc, toLineDoc } from '../../../src/text/line-endings.js';
 import { linesAfter } from '../../../src/tools/edit.js';
+import type { CurrentFile } from '../../../src/write/current-file.js';
 
 const fileWith = (text: string): CurrentFile =>
   ({ hash: 'h', state: { hash: 'h', totalLines: countLines(text) } }) as unknown as CurrentFile;

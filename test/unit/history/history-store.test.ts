@@ -2,10 +2,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HistoryStore, type HistoryStoreOptions } from '../../../src/fs/history-store.js';
-import type { WriteEvent, WritingTool } from '../../../src/fs/write-pipeline.js';
+import { digest } from '../../../src/fs/digest.js';
+import { HistoryStore, type HistoryStoreOptions } from '../../../src/history/history-store.js';
 import type { Session } from '../../../src/session/session.js';
-import { digest } from '../../../src/session/staleness.js';
+import type { WriteEvent, WritingTool } from '../../../src/write/write-event.js';
 import { tempDir } from '../../helpers/harness.js';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -2,7 +2,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { digest } from '../session/staleness.js';
+import { digest } from '../fs/digest.js';
+import { isNotFound } from '../fs/errno.js';
+import { fsyncDir } from '../fs/fsync-dir.js';
 
 export class BlobStore {
   readonly dir: string;
@@ -59,24 +61,11 @@ async function touch(p: string): Promise<boolean> {
     await fs.utimes(p, now, now);
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (isNotFound(err)) return false;
     // Not ours to touch (shared state dir): present is still present.
     return fs.access(p).then(
       () => true,
       () => false,
     );
-  }
-}
-
-/** Makes a rename durable; some filesystems refuse fsync on directories, which is harmless. */
-export async function fsyncDir(dir: string): Promise<void> {
-  let fh: fs.FileHandle | undefined;
-  try {
-    fh = await fs.open(dir, 'r');
-    await fh.sync();
-  } catch {
-    /* best effort */
-  } finally {
-    await fh?.close();
   }
 }

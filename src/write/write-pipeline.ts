@@ -3,32 +3,22 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { MESSAGES, ToolError, fsError, type ToolOutput } from '../errors.js';
+import { MESSAGES, ToolError, fsError } from '../errors.js';
+import { atomicWriteSync, removeFileSync, type AtomicWriteOps } from '../fs/atomic-write.js';
+import { digest } from '../fs/digest.js';
+import { isNotFound } from '../fs/errno.js';
+import { PathLock } from '../fs/path-lock.js';
 import type { Logger } from '../log.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
-import { coversAll, type FileState } from '../session/file-state-store.js';
 import type { Session } from '../session/session.js';
-import { digest, judgeFreshness } from '../session/staleness.js';
 import { decodeText, type DecodedText } from '../text/codec.js';
+import { countLines } from '../text/count-lines.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc, type LineDoc } from '../text/line-endings.js';
-import { boundedDiff } from '../text/bounded-diff.js';
-import { atomicWriteSync, removeFileSync, type AtomicWriteOps } from './atomic-write.js';
-import { PathLock } from './path-lock.js';
-
-export type WritingTool = 'Edit' | 'MultiEdit' | 'Write' | 'NotebookEdit' | 'RestoreFile';
-
-/** The file as the pipeline found it, read once; decoding is lazy and cached. */
-export interface CurrentFile {
-  readonly target: ResolvedPath;
-  readonly exists: boolean;
-  readonly stat: fs.Stats | undefined;
-  readonly bytes: Buffer | undefined;
-  readonly hash: string | undefined;
-  /** This session's record of the file, if any. */
-  readonly state: FileState | undefined;
-  decoded(): DecodedText;
-  doc(): LineDoc;
-}
+import type { ToolOutput } from '../tool-output.js';
+import type { CurrentFile } from './current-file.js';
+import { assertFresh } from './freshness.js';
+import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
 
 export interface PlanContext {
   /**
@@ -63,29 +53,6 @@ export interface WriteRequest {
   plan(current: CurrentFile, ctx: PlanContext): Plan | Promise<Plan>;
 }
 
-/** A committed write, as history and the watcher see it. */
-export interface WriteEvent {
-  path: string;
-  tool: WritingTool;
-  session: Session;
-  before: { bytes: Buffer; hash: string } | undefined;
-  after: { bytes: Buffer; hash: string } | undefined;
-  linesAdded: number;
-  linesRemoved: number;
-  time: number;
-}
-
-/**
- * Pre-image backup before the critical section; the record after the write succeeded.
- * `backup` also receives the event the write will have if it succeeds (post-image included), so
- * a recorder can make the post-image durable and log its intent before the file changes; the
- * same object is then passed to `commit`.
- */
-export interface WriteRecorder {
-  backup(path: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void>;
-  commit(event: WriteEvent): Promise<void>;
-}
-
 export interface WritePipelineOptions {
   maxEditBytes: number;
   recorder?: WriteRecorder | undefined;
@@ -96,8 +63,6 @@ export interface WritePipelineOptions {
   /** Fault-injection seam for the atomic writer. */
   ops?: AtomicWriteOps;
 }
-
-const STALE_DIFF_LINES = 40;
 
 export class WritePipeline {
   readonly locks = new PathLock();
@@ -213,7 +178,7 @@ export class WritePipeline {
     try {
       stat = await fsp.stat(real);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (!isNotFound(err)) throw err;
     }
     if (stat?.isDirectory()) {
       throw new ToolError('IS_DIRECTORY', `${req.target.input} is a directory, not a file. Pass the path of a file.`, { path: req.target.input });
@@ -251,54 +216,7 @@ function readIfExists(p: string): Buffer | undefined {
   try {
     return fs.readFileSync(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isNotFound(err)) return undefined;
     throw err;
   }
-}
-
-function assertFresh(current: CurrentFile, display: string, fullView: boolean): void {
-  if (!current.exists) return;
-  const entry = current.state;
-  const verdict = judgeFreshness(entry, current.hash!, current.stat!.mtimeMs);
-  if (verdict.kind === 'not-read') throw new ToolError('NOT_READ', MESSAGES.NOT_READ, { path: display });
-  if (verdict.kind === 'stale') {
-    let message = MESSAGES.STALE;
-    const before = entry?.content;
-    if (before !== undefined && current.decoded().lossless) {
-      const diff = boundedDiff(before, current.doc().text, STALE_DIFF_LINES);
-      if (diff) message += `\n\nWhat changed on disk since your last read:\n${diff}`;
-    }
-    throw new ToolError('STALE', message, { path: display, mtimeChanged: verdict.mtimeChanged });
-  }
-  if (fullView && entry && (entry.isPartialView || !coversAll(entry.seen, entry.totalLines))) {
-    throw new ToolError(
-      'NOT_READ',
-      `${MESSAGES.NOT_READ} Only part of this file has been read (lines ${describeRanges(entry.seen)} of ${entry.totalLines}); read all of it before overwriting it.`,
-      { path: display, partial: true },
-    );
-  }
-}
-
-function describeRanges(ranges: ReadonlyArray<readonly [number, number]>): string {
-  return ranges.length === 0 ? 'none' : ranges.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
-}
-
-/** Lines as Read counts them: a final line break does not start another line. */
-export function countLines(text: string): number {
-  if (text === '') return 0;
-  let n = 1;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return text.endsWith('\n') ? n - 1 : n;
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
 }

@@ -4,10 +4,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { digestFile } from '../fs/digest.js';
+import { errnoCode, isAlreadyExists, isNotFound } from '../fs/errno.js';
+import { fsyncDir } from '../fs/fsync-dir.js';
 import type { Logger } from '../log.js';
-import { digest } from '../session/staleness.js';
-import { BlobStore, fsyncDir } from './blob-store.js';
-import type { WriteEvent, WriteRecorder } from './write-pipeline.js';
+import type { WriteEvent, WriteRecorder } from '../write/write-event.js';
+import { BlobStore } from './blob-store.js';
 
 /** Where a version's content came from. */
 export type VersionOrigin =
@@ -227,7 +229,7 @@ export class HistoryStore implements WriteRecorder {
     if (!m) return undefined;
     let current = currentHash;
     const last = m.intents[m.intents.length - 1];
-    if (current === undefined && last && !m.commits.has(last.id)) current = await hashOf(realPath);
+    if (current === undefined && last && !m.commits.has(last.id)) current = await digestFile(realPath);
     const { versions, intents } = derive(m, current);
     const tail = intents[intents.length - 1];
     if (tail?.confirmed && !m.commits.has(tail.rec.id)) {
@@ -536,7 +538,7 @@ export class HistoryStore implements WriteRecorder {
     try {
       await fsp.link(tmp, file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (!isAlreadyExists(err)) throw err;
     } finally {
       await fsp.unlink(tmp).catch(() => {});
     }
@@ -734,7 +736,7 @@ async function readManifest(file: string): Promise<Manifest | undefined> {
   try {
     text = await fsp.readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isNotFound(err)) return undefined;
     throw err;
   }
   return parseManifest(text);
@@ -782,7 +784,7 @@ async function listDir(dir: string): Promise<string[]> {
   try {
     return await fsp.readdir(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (isNotFound(err)) return [];
     throw err;
   }
 }
@@ -796,17 +798,6 @@ async function removeIfOld(file: string, now: number, grace: number): Promise<nu
     return st.size;
   } catch {
     return undefined;
-  }
-}
-
-/** sha256 of a file's bytes; null when it does not exist. */
-async function hashOf(file: string): Promise<string | null> {
-  try {
-    return digest(await fsp.readFile(file));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw err;
   }
 }
 
@@ -824,7 +815,7 @@ async function takeLock(file: string): Promise<(() => Promise<void>) | undefined
         if (held === token) await fsp.unlink(file).catch(() => {});
       };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (!isAlreadyExists(err)) throw err;
     }
     if (await lockHolderAlive(file)) return undefined;
     await fsp.unlink(file).catch(() => {});
@@ -857,6 +848,6 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(err) === 'EPERM';
   }
 }

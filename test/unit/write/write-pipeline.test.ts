@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../../src/errors.js';
-import { WritePipeline, type WriteEvent, type WriteRecorder } from '../../../src/fs/write-pipeline.js';
+import { digest } from '../../../src/fs/digest.js';
 import { silentLogger } from '../../../src/log.js';
 import { PathPolicy } from '../../../src/policy/path-policy.js';
 import { Session } from '../../../src/session/session.js';
-import { digest } from '../../../src/session/staleness.js';
+import type { WriteEvent, WriteRecorder } from '../../../src/write/write-event.js';
+import { WritePipeline } from '../../../src/write/write-pipeline.js';
 import { tempDir } from '../../helpers/harness.js';
 
 async function setup(recorder?: WriteRecorder) {

@@ -1,17 +1,15 @@
-// Change notices (DESIGN §7): watcher events and other sessions' writes become per-session notices with a
+// ChangeTracker (DESIGN §7): watcher events and other sessions' writes become per-session notices with a
 // bounded diff, "deleted" notices, and resources/updated for subscribers. Notices never count as a Read.
 import fsp from 'node:fs/promises';
+import { digest } from '../fs/digest.js';
+import { isGone } from '../fs/errno.js';
 import type { FileWatcher, WatchEvent } from '../fs/watcher.js';
-import type { WriteEvent } from '../fs/write-pipeline.js';
 import type { Logger } from '../log.js';
-import { boundedDiff } from '../text/bounded-diff.js';
+import type { Session } from '../session/session.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { toLineDoc } from '../text/line-endings.js';
-import type { Session } from './session.js';
-import { digest } from './staleness.js';
-
-/** Lines of diff a notice shows before "… N more lines". */
-export const NOTICE_DIFF_LINES = 40;
+import type { WriteEvent } from '../write/write-event.js';
+import { deletedNotice, modifiedNotice } from './notice-text.js';
 
 /** What the tracker found on disk. `hash` is the digest of the bytes (or a size/mtime marker for files too large to read). */
 export type Snapshot = { exists: false } | { exists: true; hash: string; bytes: Buffer | undefined };
@@ -47,11 +45,6 @@ export const realDisk: ChangeDisk = {
     }
   },
 };
-
-function isGone(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
 
 /** Sends `notifications/resources/updated` for one subscribed URI. */
 export type ResourceUpdatedSender = (uri: string) => void;
@@ -421,26 +414,4 @@ export class ChangeTracker {
     if (i !== -1) session.notices.splice(i, 1);
     hold.pendingNotice = undefined;
   }
-}
-
-const WHO = '(by the user, a linter or another agent)';
-
-/** The notice for a file whose bytes changed; `before`/`after` are LF text (undefined/null when unavailable). */
-export function modifiedNotice(path: string, before: string | undefined, after: string | null): string {
-  const head =
-    `Note: ${path} was modified outside this session ${WHO}. Read it again before editing; ` +
-    'an Edit or Write based on your earlier read will be refused as stale. The change was intentional: ' +
-    'take it into account and do not revert it unless asked.';
-  if (before === undefined) return `${head} (No diff: your earlier view of the file was too large to keep.)`;
-  if (after === null) return `${head} (No diff: the file is now binary, not decodable as text, or too large.)`;
-  const diff = boundedDiff(before, after, NOTICE_DIFF_LINES);
-  if (diff === '') return `${head} (The text is the same; only line endings, the encoding or the byte order mark changed.)`;
-  return `${head} Changes since your last read (-removed, +added, with line numbers):\n${diff}`;
-}
-
-export function deletedNotice(path: string): string {
-  return (
-    `Note: ${path} was deleted outside this session ${WHO}. Your earlier read of it has been dropped: ` +
-    'Read it again if it is recreated, or Write it to create it anew.'
-  );
 }

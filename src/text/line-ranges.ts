@@ -1,0 +1,23 @@
+// Seen line ranges: which 1-based lines (or notebook cells) of a file a session has been shown.
+
+/** A [first, last] range of 1-based lines the session has seen, inclusive. */
+export type LineRange = readonly [number, number];
+
+/** Merges `range` into sorted disjoint ranges; adjacent ranges join. */
+export function mergeRanges(ranges: readonly LineRange[], range: LineRange): LineRange[] {
+  const all = [...ranges, range].sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [s, e] of all) {
+    const last = out[out.length - 1];
+    if (last && s <= last[1] + 1) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+/** True when `ranges` cover every line 1..total (an empty file is always fully seen). */
+export function coversAll(ranges: readonly LineRange[], total: number): boolean {
+  if (total === 0) return true;
+  const first = ranges[0];
+  return ranges.length === 1 && first !== undefined && first[0] <= 1 && first[1] >= total;
+}

@@ -1,0 +1,28 @@
+// WriteEvent: a committed write as history and the change tracker observe it, and the recorder seam.
+import type { Session } from '../session/session.js';
+
+/** The tools that write through the pipeline (the wire names). */
+export type WritingTool = 'Edit' | 'MultiEdit' | 'Write' | 'NotebookEdit' | 'RestoreFile';
+
+/** A committed write, as history and the watcher see it. */
+export interface WriteEvent {
+  path: string;
+  tool: WritingTool;
+  session: Session;
+  before: { bytes: Buffer; hash: string } | undefined;
+  after: { bytes: Buffer; hash: string } | undefined;
+  linesAdded: number;
+  linesRemoved: number;
+  time: number;
+}
+
+/**
+ * Pre-image backup before the critical section; the record after the write succeeded.
+ * `backup` also receives the event the write will have if it succeeds (post-image included), so
+ * a recorder can make the post-image durable and log its intent before the file changes; the
+ * same object is then passed to `commit`.
+ */
+export interface WriteRecorder {
+  backup(path: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void>;
+  commit(event: WriteEvent): Promise<void>;
+}
