@@ -46,7 +46,7 @@ function isAnchored(line: string): boolean {
 }
 
 /**
- * Whether `absPath` (inside every level's base) is ignored. The deepest level with a verdict
+ * Whether `absPath` is ignored (levels whose directory does not contain it do not apply). The deepest level with a verdict
  * decides (a `!negation` there re-includes what a shallower file ignored); within a level the
  * first file with a verdict decides. Directories are tested with a trailing slash so `build/`
  * rules match them. Parents are not tested here: walkers never enter an ignored directory.
@@ -74,9 +74,9 @@ export function stackInside(stack: IgnoreStack, absDir: string): IgnoreStack {
 
 /** true = ignored, false = re-included by a negation, undefined = no rule of this level applies. */
 function levelVerdict(level: IgnoreLevel, absPath: string, isDirectory: boolean): boolean | undefined {
+  if (absPath.length <= level.base.length || !absPath.startsWith(level.base)) return undefined;
   let rel = level.byName ? absPath.slice(absPath.lastIndexOf(path.sep) + 1) : absPath.slice(level.base.length);
   if (WINDOWS) rel = rel.split('\\').join('/');
-  if (rel === '' || absPath.length <= level.base.length) return undefined;
   if (isDirectory) rel += '/';
   for (const matcher of level.matchers) {
     const verdict = matcher.test(rel);
