@@ -34,15 +34,15 @@ export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallCon
   const started = performance.now();
   const policy = deps.session.policy;
   const bases = await resolveTargets(input.path, policy, { tool: 'Glob', directoriesOnly: true });
+  // The pattern's static prefix ("src/", an absolute dir) is where each walk starts, so it passes the policy too;
+  // the rest of the pattern is the same for every base.
+  const splits = bases.map((base) => ({ base: base.path, ...splitGlobPattern(input.pattern, base.path) }));
   const dirs = new Set<string>();
-  let globText = '';
-  for (const base of bases) {
-    const split = splitGlobPattern(input.pattern, base.path);
-    globText = split.glob;
-    // The pattern's static prefix ("src/", an absolute dir) is where the walk starts, so it passes the policy too.
-    const dir = split.dir === base.path ? base.path : await existingDir(split.dir, deps);
+  for (const split of splits) {
+    const dir = split.dir === split.base ? split.base : await existingDir(split.dir, deps);
     if (dir !== undefined) dirs.add(dir);
   }
+  const globText = splits[0]!.glob;
   const result = await runSearch(
     deps.search,
     { kind: 'glob', dirs: [...dirs], glob: globText, limit: deps.config.search.globLimit, includeIgnored: input.include_ignored ?? false, rules: policy.walkRules() },

@@ -40,7 +40,10 @@ export async function resolveTargets(
     throw fsError(err, input) ?? err;
   }
   if (stat.isDirectory()) return [{ path: target.realPath, isFile: false }];
-  if (opts.directoriesOnly || !stat.isFile()) {
+  if (!stat.isFile()) {
+    throw new ToolError('INVALID_PATH', `${input} is not a regular file or a directory (device, socket or FIFO); ${opts.tool} cannot search it.`, { path: input });
+  }
+  if (opts.directoriesOnly) {
     throw new ToolError('INVALID_PATH', `${input} is not a directory. ${opts.tool} takes a directory as "path"; use Read for a single file.`, {
       path: input,
     });
