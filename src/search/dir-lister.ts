@@ -68,13 +68,26 @@ export class DirLister {
   /** The entries of `dir` (a path the walk reached, ending in a separator) that the walk may see. */
   list(dir: string): Dirent[] {
     const key = withSep(dir);
-    const inherited = this.stacks.get(key) ?? [];
-    this.stacks.delete(key);
-    this.stats.directories++;
-    let entries: Dirent[];
+    let entries: Dirent[] | undefined;
     try {
       entries = fs.readdirSync(key, { withFileTypes: true });
     } catch {
+      entries = undefined;
+    }
+    return this.keep(key, entries);
+  }
+
+  /** As {@link list}, with the directory read on libuv's thread pool (directories are read in parallel). */
+  listAsync(dir: string, done: (entries: Dirent[]) => void): void {
+    const key = withSep(dir);
+    fs.readdir(key, { withFileTypes: true }, (err, entries) => done(this.keep(key, err ? undefined : entries)));
+  }
+
+  private keep(key: string, entries: Dirent[] | undefined): Dirent[] {
+    const inherited = this.stacks.get(key) ?? [];
+    this.stacks.delete(key);
+    this.stats.directories++;
+    if (entries === undefined) {
       this.stats.unreadable++;
       this.onDirectory(this.stats);
       return [];
@@ -102,10 +115,11 @@ export class DirLister {
     return kept;
   }
 
-  /** fdir's file-system adapter: its `readdirSync` is {@link list}; nothing else is used without symlink resolution. */
+  /** fdir's file-system adapter: `readdirSync` is {@link list}, `readdir` {@link listAsync}; nothing else is used without symlink resolution. */
   fsAdapter(): typeof fs {
     const list = (dir: fs.PathLike) => this.list(String(dir));
-    return { ...fs, readdirSync: list as unknown as typeof fs.readdirSync };
+    const listAsync = (dir: fs.PathLike, _opts: unknown, cb: (err: null, entries: Dirent[]) => void) => this.listAsync(String(dir), (e) => cb(null, e));
+    return { ...fs, readdirSync: list as unknown as typeof fs.readdirSync, readdir: listAsync as unknown as typeof fs.readdir };
   }
 
   private levelOf(dir: string, entries: Dirent[]) {

@@ -121,10 +121,10 @@ export interface JobHooks {
 }
 
 /**
- * Runs a search synchronously (in a worker thread: nothing else waits on it).
+ * Runs a search (in a worker thread: the server's event loop never waits on it).
  * @throws ToolError INVALID_INPUT for a pattern or glob that cannot be compiled.
  */
-export function runSearchJob(job: SearchJob, hooks: JobHooks): SearchResult {
+export async function runSearchJob(job: SearchJob, hooks: JobHooks): Promise<SearchResult> {
   switch (job.kind) {
     case 'glob':
       return runGlobJob(job, hooks);

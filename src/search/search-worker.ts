@@ -9,7 +9,7 @@ const PROGRESS_EVERY_MS = 100;
 const port = parentPort;
 if (port === null) throw new Error('search-worker.js runs as a worker thread only');
 
-port.on('message', (msg: { id: number; job: SearchJob }) => {
+port.on('message', async (msg: { id: number; job: SearchJob }) => {
   const post = (reply: WorkerReply) => port.postMessage(reply);
   // The first report goes out at once, so even a short search shows the client it is alive.
   let last = Number.NEGATIVE_INFINITY;
@@ -21,7 +21,7 @@ port.on('message', (msg: { id: number; job: SearchJob }) => {
     post({ id: msg.id, type: 'progress', progress: p });
   };
   try {
-    post({ id: msg.id, type: 'done', result: runSearchJob(msg.job, { progress }) });
+    post({ id: msg.id, type: 'done', result: await runSearchJob(msg.job, { progress }) });
   } catch (err) {
     if (err instanceof ToolError) post({ id: msg.id, type: 'error', code: err.code, message: err.message, details: err.details });
     else post({ id: msg.id, type: 'crash', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
