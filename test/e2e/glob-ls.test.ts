@@ -1,23 +1,13 @@
 // Glob and LS end to end over every transport: patterns, newest first, trees, ignore rules, caps, errors.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, harness, harnessPool, okOf, tempDir, textOf, TRANSPORTS, type Harness, type TransportKind } from '../helpers/harness.js';
-import { SEARCH_CONFIG, writeSearchTree } from '../helpers/search-tree.js';
+import { describe, expect, it } from 'vitest';
+import { errorOf, harnessPool, okOf, textOf, TRANSPORTS, type TransportKind } from '../helpers/harness.js';
+import { searchFixture } from '../helpers/search-tree.js';
 
 describe.each(TRANSPORTS)('Glob and LS over %s', (kind: TransportKind) => {
-  let h: Harness;
+  const h = searchFixture(kind, 'eg-glob-');
   const abs = (rel: string) => h.path(rel);
-  beforeAll(async () => {
-    const root = await tempDir('eg-glob-');
-    await writeSearchTree(root);
-    h = await harness(kind, { root, config: SEARCH_CONFIG });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fs.rm(h.root, { recursive: true, force: true });
-    await fs.rm(h.stateDir, { recursive: true, force: true });
-  });
   const { open } = harnessPool(kind);
 
   it('Glob: absolute paths newest first, hidden files included, ignored files and .git/ left out', async () => {

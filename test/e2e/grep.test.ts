@@ -1,22 +1,11 @@
 // Grep end to end over every transport: output modes, context, filters, paging, ignore rules, skipped files, errors.
-import fs from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, harness, okOf, tempDir, textOf, TRANSPORTS, type Harness, type TransportKind } from '../helpers/harness.js';
-import { LONG_LINE, NEEDLE_FILES, SEARCH_CONFIG, writeSearchTree } from '../helpers/search-tree.js';
+import { describe, expect, it } from 'vitest';
+import { errorOf, okOf, textOf, TRANSPORTS, type TransportKind } from '../helpers/harness.js';
+import { LONG_LINE, NEEDLE_FILES, searchFixture } from '../helpers/search-tree.js';
 
 describe.each(TRANSPORTS)('Grep over %s', (kind: TransportKind) => {
-  let h: Harness;
+  const h = searchFixture(kind, 'eg-grep-');
   const abs = (rel: string) => h.path(rel);
-  beforeAll(async () => {
-    const root = await tempDir('eg-grep-');
-    await writeSearchTree(root);
-    h = await harness(kind, { root, config: SEARCH_CONFIG });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fs.rm(h.root, { recursive: true, force: true });
-    await fs.rm(h.stateDir, { recursive: true, force: true });
-  });
 
   it('files_with_matches (default): "Found N files", newest first; ignored, binary, too large and .git/ skipped and counted', async () => {
     const r = await h.call('Grep', { pattern: 'needle' });

@@ -1,7 +1,11 @@
-// A small tree that exercises every Glob/Grep/LS rule: nested ignore files, .git, hidden, binary, big, UTF-16, long lines.
+// A small tree that exercises every Glob/Grep/LS rule (nested ignore files, .git, hidden, binary, big, UTF-16, long lines), and job builders.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writeFiles } from './harness.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { WalkRules } from '../../src/policy/path-policy.js';
+import { compileGrepPattern } from '../../src/search/grep-pattern.js';
+import type { GrepJob } from '../../src/search/search-job.js';
+import { harness, tempDir, writeFiles, type Harness, type TransportKind } from './harness.js';
 
 /** The config the search e2e tests run with: a small size cap so "too large" needs no big file. */
 export const SEARCH_CONFIG = { search: { maxFileBytes: 2048 } };
@@ -61,4 +65,65 @@ export async function writeSearchTree(root: string): Promise<void> {
     const t = now - 100 - i;
     await fs.utimes(path.join(root, rel), t, t);
   }
+}
+
+/**
+ * A harness on a fresh search fixture, opened before and closed (with its dirs) after the
+ * describe block; the returned object forwards to it, so tests read `h.call(…)` as usual.
+ */
+export function searchFixture(kind: TransportKind, prefix: string): Pick<Harness, 'call' | 'path' | 'root' | 'client'> {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    const root = await tempDir(prefix);
+    await writeSearchTree(root);
+    h = await harness(kind, { root, config: SEARCH_CONFIG });
+  });
+  afterAll(async () => {
+    if (!h) return;
+    await h.close();
+    await fs.rm(h.root, { recursive: true, force: true });
+    await fs.rm(h.stateDir, { recursive: true, force: true });
+  });
+  const open = () => {
+    if (!h) throw new Error('searchFixture() is used outside its describe block');
+    return h;
+  };
+  return {
+    call: (name, args) => open().call(name, args),
+    path: (rel) => open().path(rel),
+    get root() {
+      return open().root;
+    },
+    get client() {
+      return open().client;
+    },
+  };
+}
+
+/** A files_with_matches Grep job over `targets` with permissive caps; `extra` overrides any field. */
+export function grepJob(root: string, pattern: string, extra: Partial<GrepJob> = {}): GrepJob {
+  return {
+    kind: 'grep',
+    targets: [{ path: root, isFile: false }],
+    pattern: compileGrepPattern(pattern, { ignoreCase: false, multiline: false }),
+    globs: [],
+    typeGlobs: [],
+    mode: 'files_with_matches',
+    before: 0,
+    after: 0,
+    lineNumbers: true,
+    headLimit: 0,
+    offset: 0,
+    maxFileBytes: 1024 * 1024,
+    maxLineChars: 500,
+    budgetBytes: 1024 * 1024,
+    includeIgnored: false,
+    rules: walkRules(root),
+    ...extra,
+  };
+}
+
+/** The walk rules of a policy with one root and nothing denied or hidden. */
+export function walkRules(root: string, extra: Partial<WalkRules> = {}): WalkRules {
+  return { roots: [root], anchors: [root], deny: [], home: '/nonexistent-home', hidden: [], ...extra };
 }

@@ -4,9 +4,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WalkRules } from '../../../src/policy/path-policy.js';
-import { compileGrepPattern } from '../../../src/search/grep-pattern.js';
 import { runSearchJob, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
 import { tempDir, writeFiles } from '../../helpers/harness.js';
+import { grepJob, walkRules } from '../../helpers/search-tree.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -20,7 +20,7 @@ async function tree(files: Record<string, string>): Promise<string> {
   return root;
 }
 
-const rules = (root: string, extra: Partial<WalkRules> = {}): WalkRules => ({ roots: [root], anchors: [root], deny: [], home: '/nonexistent-home', hidden: [], ...extra });
+const rules = walkRules;
 const noProgress = { progress: () => {} };
 
 async function glob(root: string, opts: { dirs?: string[]; includeIgnored?: boolean; rules?: WalkRules } = {}): Promise<string[]> {
@@ -29,28 +29,7 @@ async function glob(root: string, opts: { dirs?: string[]; includeIgnored?: bool
 }
 
 async function grep(root: string, pattern: string, extra: Partial<GrepJob> = {}): Promise<GrepResult> {
-  return (await runSearchJob(
-    {
-      kind: 'grep',
-      targets: [{ path: root, isFile: false }],
-      pattern: compileGrepPattern(pattern, { ignoreCase: false, multiline: false }),
-      globs: [],
-      typeGlobs: [],
-      mode: 'files_with_matches',
-      before: 0,
-      after: 0,
-      lineNumbers: true,
-      headLimit: 0,
-      offset: 0,
-      maxFileBytes: 1024 * 1024,
-      maxLineChars: 500,
-      budgetBytes: 1024 * 1024,
-      includeIgnored: false,
-      rules: rules(root),
-      ...extra,
-    },
-    noProgress,
-  )) as GrepResult;
+  return (await runSearchJob(grepJob(root, pattern, extra), noProgress)) as GrepResult;
 }
 
 describe('runSearchJob() walks', () => {

@@ -5,10 +5,10 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
-import { compileGrepPattern } from '../../../src/search/grep-pattern.js';
 import type { SearchJob } from '../../../src/search/search-job.js';
 import { SearchCancelled, SearchPool } from '../../../src/search/search-pool.js';
 import { SEARCH_WORKER, tempDir, writeFiles } from '../../helpers/harness.js';
+import { grepJob, walkRules } from '../../helpers/search-tree.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -23,24 +23,7 @@ async function setup(size: number) {
     await pool.close();
     await fs.rm(root, { recursive: true, force: true });
   });
-  const job = (pattern: string, file: string): SearchJob => ({
-    kind: 'grep',
-    targets: [{ path: path.join(root, file), isFile: true }],
-    pattern: compileGrepPattern(pattern, { ignoreCase: false, multiline: false }),
-    globs: [],
-    typeGlobs: [],
-    mode: 'files_with_matches',
-    before: 0,
-    after: 0,
-    lineNumbers: true,
-    headLimit: 0,
-    offset: 0,
-    maxFileBytes: 1024,
-    maxLineChars: 500,
-    budgetBytes: 1024,
-    includeIgnored: false,
-    rules: { roots: [root], anchors: [root], deny: [], home: '/nonexistent', hidden: [] },
-  });
+  const job = (pattern: string, file: string): SearchJob => grepJob(root, pattern, { targets: [{ path: path.join(root, file), isFile: true }], maxFileBytes: 1024, budgetBytes: 1024 });
   return { pool, job, root };
 }
 
@@ -70,7 +53,7 @@ describe('SearchPool', () => {
   it('run() passes a job\'s ToolError through, and a worker that cannot start fails the job (not the process)', async () => {
     const { pool, job, root } = await setup(1);
     // picomatch refuses a glob this long; the worker's INVALID_INPUT arrives as a ToolError.
-    const bad: SearchJob = { kind: 'ls', dirs: [root], ignore: ['x'.repeat(70_000)], limit: 10, includeIgnored: false, rules: { roots: [root], anchors: [root], deny: [], home: '/nonexistent', hidden: [] } };
+    const bad: SearchJob = { kind: 'ls', dirs: [root], ignore: ['x'.repeat(70_000)], limit: 10, includeIgnored: false, rules: walkRules(root) };
     const tool = await pool.run(bad).catch((e: unknown) => e);
     expect(tool).toBeInstanceOf(ToolError);
     expect((tool as ToolError).code).toBe('INVALID_INPUT');
