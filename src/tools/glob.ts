@@ -69,6 +69,6 @@ export function registerGlobTool(server: McpServer, deps: ToolDeps, decorate: To
   server.registerTool(
     'Glob',
     { description: GLOB_DESCRIPTION, inputSchema: GlobInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input, extra) => toToolResult(() => glob(input, deps, extra), deps.log, decorate),
+    (input, extra) => toToolResult(() => glob(input, deps, extra), { ...deps, tool: 'Glob' }, decorate),
   );
 }

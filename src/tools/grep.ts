@@ -116,6 +116,6 @@ export function registerGrepTool(server: McpServer, deps: ToolDeps, decorate: To
   server.registerTool(
     'Grep',
     { description: GREP_DESCRIPTION, inputSchema: GrepInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input, extra) => toToolResult(() => grep(input, deps, extra), deps.log, decorate),
+    (input, extra) => toToolResult(() => grep(input, deps, extra), { ...deps, tool: 'Grep' }, decorate),
   );
 }

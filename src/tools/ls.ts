@@ -58,6 +58,6 @@ export function registerLsTool(server: McpServer, deps: ToolDeps, decorate: Tool
   server.registerTool(
     'LS',
     { description: LS_DESCRIPTION, inputSchema: LsInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input, extra) => toToolResult(() => ls(input, deps, extra), deps.log, decorate),
+    (input, extra) => toToolResult(() => ls(input, deps, extra), { ...deps, tool: 'LS' }, decorate),
   );
 }

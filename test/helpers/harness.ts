@@ -11,9 +11,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createApp, type App } from '../../src/app.js';
 import { parseConfig, type ConfigInput } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { createServer } from '../../src/server.js';
 import type { Session } from '../../src/session/session.js';
+import type { WriteRecorder } from '../../src/write/write-event.js';
 import { startHttpServer } from './http-server.js';
 
 export type TransportKind = 'memory' | 'stdio' | 'http';
@@ -48,6 +49,9 @@ export interface HarnessOptions {
   root?: string;
   stateDir?: string;
   extraArgs?: string[];
+  /** Memory transport only: the server's logger (default silent) and a write recorder (fault seam). */
+  log?: Logger;
+  recorder?: WriteRecorder;
 }
 
 export async function writeFiles(root: string, files: Record<string, string | Buffer>): Promise<void> {
@@ -69,7 +73,14 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   let url: string | undefined;
   if (kind === 'memory') {
     const config = parseConfig({ roots: [root], ...opts.config });
-    app = await createApp(config, { cwd: root, home: os.homedir(), log: silentLogger, stateDir, searchWorker: SEARCH_WORKER });
+    app = await createApp(config, {
+      cwd: root,
+      home: os.homedir(),
+      log: opts.log ?? silentLogger,
+      stateDir,
+      searchWorker: SEARCH_WORKER,
+      ...(opts.recorder ? { recorder: opts.recorder } : {}),
+    });
     session = app.newSession();
     const server = createServer(app, session);
     const [a, b] = InMemoryTransport.createLinkedPair();

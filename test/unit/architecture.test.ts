@@ -137,6 +137,30 @@ function cycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   return [...found.values()];
 }
 
+const MAX_FILE_LINES = 450;
+const MAX_FUNCTION_LINES = 80;
+
+/** Files over MAX_FILE_LINES and functions (of any kind, nested ones included) over MAX_FUNCTION_LINES. */
+function oversized(files: ReadonlyArray<{ file: string; text: string }>): string[] {
+  const out: string[] = [];
+  for (const { file, text } of files) {
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > MAX_FILE_LINES) out.push(`${file}: ${lines} lines (max ${MAX_FILE_LINES}); split it along its seams`);
+    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+        const first = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
+        const last = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
+        const name = node.name && ts.isIdentifier(node.name) ? node.name.text : '(anonymous)';
+        if (last - first + 1 > MAX_FUNCTION_LINES) out.push(`${file}:${first + 1}: function ${name} has ${last - first + 1} lines (max ${MAX_FUNCTION_LINES})`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return out;
+}
+
 function sourceFiles(dir: string, prefix = ''): Array<{ file: string; text: string }> {
   const out: Array<{ file: string; text: string }> = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -159,6 +183,10 @@ describe('architecture: layers of src/', () => {
     expect(files.length).toBeGreaterThan(40);
     expect(edges.filter((e) => e.to !== undefined).length).toBeGreaterThan(150);
     expect(edges).toContainEqual({ from: 'app.ts', spec: './write/write-pipeline.js', to: 'write/write-pipeline.ts' });
+  });
+
+  it(`no file over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES}`, () => {
+    expect(oversized(files)).toEqual([]);
   });
 
   it('no utils.ts or helpers.ts: files are named after what they hold', () => {
