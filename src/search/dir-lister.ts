@@ -77,12 +77,6 @@ export class DirLister {
     return this.keep(key, entries);
   }
 
-  /** As {@link list}, with the directory read on libuv's thread pool (directories are read in parallel). */
-  listAsync(dir: string, done: (entries: Dirent[]) => void): void {
-    const key = withSep(dir);
-    fs.readdir(key, { withFileTypes: true }, (err, entries) => done(this.keep(key, err ? undefined : entries)));
-  }
-
   private keep(key: string, entries: Dirent[] | undefined): Dirent[] {
     const inherited = this.stacks.get(key) ?? [];
     this.stacks.delete(key);
@@ -115,11 +109,10 @@ export class DirLister {
     return kept;
   }
 
-  /** fdir's file-system adapter: `readdirSync` is {@link list}, `readdir` {@link listAsync}; nothing else is used without symlink resolution. */
+  /** fdir's file-system adapter: its `readdirSync` is {@link list}; nothing else is used by a synchronous crawl without symlink resolution. */
   fsAdapter(): typeof fs {
     const list = (dir: fs.PathLike) => this.list(String(dir));
-    const listAsync = (dir: fs.PathLike, _opts: unknown, cb: (err: null, entries: Dirent[]) => void) => this.listAsync(String(dir), (e) => cb(null, e));
-    return { ...fs, readdirSync: list as unknown as typeof fs.readdirSync, readdir: listAsync as unknown as typeof fs.readdir };
+    return { ...fs, readdirSync: list as unknown as typeof fs.readdirSync };
   }
 
   private levelOf(dir: string, entries: Dirent[]) {

@@ -17,12 +17,12 @@ export async function runGlobJob(job: GlobJob, hooks: JobHooks): Promise<GlobRes
   for (const dir of job.dirs) {
     const lister = new DirLister(policy, job.includeIgnored, (s) => hooks.progress({ directories: dirs + s.directories, files: files + s.entries, searched: 0 }));
     const prefix = dir.endsWith(path.sep) ? dir.length : dir.length + 1;
-    const listed = await walkFiles(dir, lister, (p) => matches(toPosix(p.slice(prefix))));
+    const listed = walkFiles(dir, lister, (p) => matches(toPosix(p.slice(prefix))));
     for (const file of listed) {
       if (found.has(file)) continue;
       try {
-        // lstat: a symlink is listed with its own time, never followed. (Synchronous lstat measured
-        // faster here than libuv's pool, unlike readdir.)
+        // lstat: a symlink is listed with its own time, never followed. Synchronous: faster than
+        // libuv's pool here, and it leaves that pool to the other sessions.
         found.set(file, fs.lstatSync(file).mtimeMs);
       } catch {
         // Vanished since it was listed.

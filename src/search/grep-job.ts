@@ -20,15 +20,15 @@ interface Hit {
 
 /**
  * Runs Grep: pass 1 finds matching files, pass 2 (content mode) re-reads only the files on the
- * page. Directories are listed in parallel; files are read synchronously, which measured faster
- * than libuv's pool for many small files (one reused buffer, no per-file promise).
+ * page. Everything is synchronous in the worker: faster than libuv's pool for many small files
+ * (one reused buffer, no per-file promise), and that pool stays free for other sessions.
  */
 export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepResult> {
   const matcher = lineMatcher(job.pattern);
   const reader = new FileReader(job.maxFileBytes);
   const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
   const walked = { directories: 0, files: 0, searched: 0 };
-  const candidates = await listCandidates(job, (p) => {
+  const candidates = listCandidates(job, (p) => {
     walked.directories = p.directories;
     walked.files = p.files;
     hooks.progress(walked);
@@ -70,7 +70,7 @@ export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepRes
 }
 
 /** Files to search: explicit files as given; directories walked with the glob and type filters, symlinks left out. */
-async function listCandidates(job: GrepJob, progress: (p: SearchProgress) => void): Promise<string[]> {
+function listCandidates(job: GrepJob, progress: (p: SearchProgress) => void): string[] {
   const policy = new EntryPolicy(job.rules);
   const byGlob = job.globs.length > 0 ? grepGlobFilter(job.globs) : undefined;
   const byType = job.typeGlobs.length > 0 ? fileTypeMatcher(job.typeGlobs) : undefined;
@@ -87,7 +87,7 @@ async function listCandidates(job: GrepJob, progress: (p: SearchProgress) => voi
     const prefix = target.path.endsWith(path.sep) ? target.path.length : target.path.length + 1;
     const keep = (p: string) =>
       (byType === undefined || byType(path.basename(p))) && (byGlob === undefined || byGlob(toPosix(p.slice(prefix))));
-    for (const file of await walkFiles(target.path, lister, keep)) {
+    for (const file of walkFiles(target.path, lister, keep)) {
       // Not followed: the target may lie outside the roots, or be found again by its real path.
       if (!lister.symlinks.has(file)) out.push(file);
     }
