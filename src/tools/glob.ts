@@ -7,9 +7,10 @@ import { splitGlobPattern } from '../search/glob-filter.js';
 import type { GlobResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import { registerStrictTool, semanticBoolean } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-export const GlobInput = z.object({
+export const GlobInput = z.strictObject({
   pattern: z.string().min(1).describe('The glob pattern to match files against (e.g. "**/*.ts", "src/**/*.{js,jsx}")'),
   path: z
     .string()
@@ -17,7 +18,7 @@ export const GlobInput = z.object({
     .describe(
       'The directory to search in. If not specified, every allowed root is searched. IMPORTANT: Omit this field to use the default. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.',
     ),
-  include_ignored: z.boolean().optional().describe('Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.'),
+  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.'),
 });
 export type GlobInput = z.infer<typeof GlobInput>;
 
@@ -66,9 +67,11 @@ async function existingDir(dir: string, deps: ToolDeps): Promise<string | undefi
 }
 
 export function registerGlobTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'Glob',
-    { description: GLOB_DESCRIPTION, inputSchema: GlobInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input, extra) => toToolResult(() => glob(input, deps, extra), { ...deps, tool: 'Glob' }, decorate),
+    { description: GLOB_DESCRIPTION, input: GlobInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input, extra) => glob(input, deps, extra),
   );
 }

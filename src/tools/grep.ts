@@ -9,11 +9,12 @@ import { formatGrepText } from '../search/grep-text.js';
 import type { GrepMode, GrepResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import { registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-const count = z.number().int().min(0);
+const count = semanticNumber(z.number().int().min(0));
 
-export const GrepInput = z.object({
+export const GrepInput = z.strictObject({
   pattern: z.string().describe('The regular expression pattern to search for in file contents (JavaScript syntax, u flag)'),
   path: z.string().optional().describe('File or directory to search in. Defaults to every allowed root.'),
   glob: z.string().optional().describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}", "src/**/*.ts", "!*.test.ts") - like rg --glob'),
@@ -27,16 +28,16 @@ export const GrepInput = z.object({
   '-B': count.optional().describe('Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'),
   '-A': count.optional().describe('Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'),
   '-C': count.optional().describe('Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'),
-  '-n': z.boolean().optional().describe('Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'),
-  '-i': z.boolean().optional().describe('Case insensitive search (rg -i)'),
-  multiline: z.boolean().optional().describe('Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.'),
+  '-n': semanticBoolean(z.boolean()).optional().describe('Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'),
+  '-i': semanticBoolean(z.boolean()).optional().describe('Case insensitive search (rg -i)'),
+  multiline: semanticBoolean(z.boolean()).optional().describe('Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.'),
   head_limit: count
     .optional()
     .describe(
       'Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250. Pass 0 for unlimited (use sparingly — large result sets waste context).',
     ),
   offset: count.optional().describe('Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.'),
-  include_ignored: z.boolean().optional().describe('Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
 });
 export type GrepInput = z.infer<typeof GrepInput>;
 
@@ -113,9 +114,11 @@ function countPath(line: string): string {
 }
 
 export function registerGrepTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'Grep',
-    { description: GREP_DESCRIPTION, inputSchema: GrepInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input, extra) => toToolResult(() => grep(input, deps, extra), { ...deps, tool: 'Grep' }, decorate),
+    { description: GREP_DESCRIPTION, input: GrepInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input, extra) => grep(input, deps, extra),
   );
 }

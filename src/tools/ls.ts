@@ -7,15 +7,16 @@ import { lsTruncatedNote, renderLsTree } from '../search/ls-tree.js';
 import type { LsResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import { registerStrictTool, semanticBoolean } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-export const LsInput = z.object({
+export const LsInput = z.strictObject({
   path: z
     .string()
     .optional()
     .describe('The absolute path to the directory to list. Omit it to list the allowed roots (the directories you may work in).'),
   ignore: z.array(z.string()).optional().describe('List of glob patterns to ignore (a pattern without "/" matches entry names)'),
-  include_ignored: z.boolean().optional().describe('Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
 });
 export type LsInput = z.infer<typeof LsInput>;
 
@@ -55,9 +56,11 @@ export async function ls(input: LsInput, deps: ToolDeps, ctx?: SearchCallContext
 }
 
 export function registerLsTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'LS',
-    { description: LS_DESCRIPTION, inputSchema: LsInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input, extra) => toToolResult(() => ls(input, deps, extra), { ...deps, tool: 'LS' }, decorate),
+    { description: LS_DESCRIPTION, input: LsInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input, extra) => ls(input, deps, extra),
   );
 }
