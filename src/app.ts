@@ -49,9 +49,7 @@ export interface App {
 
 export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
-  const protectedGlobs = [...DEFAULT_PROTECTED, ...config.protected, path.join(env.stateDir, '**')];
-  if (env.configFile) protectedGlobs.push(path.resolve(env.cwd, env.configFile));
-  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs, home: env.home });
+  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs(config, env), home: env.home });
   // history.enabled: false means nothing of a file's content is copied into the state dir.
   const history = config.history.enabled
     ? new HistoryStore({ stateDir: env.stateDir, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
@@ -96,4 +94,11 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
       await history?.close();
     },
   };
+}
+
+/** Writes that need the user's confirmation: the defaults, the config's, editguard's own state dir and config file. */
+export function protectedGlobs(config: Config, env: Pick<AppEnv, 'cwd' | 'stateDir' | 'configFile'>): string[] {
+  const globs = [...DEFAULT_PROTECTED, ...config.protected, path.join(env.stateDir, '**')];
+  if (env.configFile) globs.push(path.resolve(env.cwd, env.configFile));
+  return globs;
 }

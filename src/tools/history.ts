@@ -129,7 +129,7 @@ export async function fileHistory(raw: FileHistoryInput, deps: ToolDeps, history
 }
 
 /** Decoded LF text of a version for diffs and the session's state; undefined for binary content. */
-function textOf(bytes: Buffer | null, fallback: 'latin1' | undefined): string | undefined {
+export function textOf(bytes: Buffer | null, fallback: 'latin1' | undefined): string | undefined {
   if (bytes === null) return '';
   const decoded = decodeText(bytes, fallback);
   if (!decoded.lossless) return undefined;
