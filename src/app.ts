@@ -6,7 +6,7 @@ import { HistoryStore, daysToMs } from './history/history-store.js';
 import type { Logger } from './log.js';
 import { ChangeTracker, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
-import { DEFAULT_PROTECTED } from './policy/rules.js';
+import { protectedGlobs } from './policy/protected-globs.js';
 import { Session } from './session/session.js';
 import type { WriteRecorder } from './write/write-event.js';
 import { WritePipeline } from './write/write-pipeline.js';
@@ -49,7 +49,8 @@ export interface App {
 
 export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
-  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs(config, env), home: env.home });
+  const protect = protectedGlobs({ configured: config.protected, stateDir: env.stateDir, configFile: env.configFile, cwd: env.cwd });
+  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protect, home: env.home });
   // history.enabled: false means nothing of a file's content is copied into the state dir.
   const history = config.history.enabled
     ? new HistoryStore({ stateDir: env.stateDir, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
@@ -94,11 +95,4 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
       await history?.close();
     },
   };
-}
-
-/** Writes that need the user's confirmation: the defaults, the config's, editguard's own state dir and config file. */
-export function protectedGlobs(config: Config, env: Pick<AppEnv, 'cwd' | 'stateDir' | 'configFile'>): string[] {
-  const globs = [...DEFAULT_PROTECTED, ...config.protected, path.join(env.stateDir, '**')];
-  if (env.configFile) globs.push(path.resolve(env.cwd, env.configFile));
-  return globs;
 }

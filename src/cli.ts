@@ -5,12 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { createApp, type App } from './app.js';
+import type { App } from './app.js';
 import type { CommandContext, CommandIo } from './commands/command-context.js';
-import { COMMAND_HELP, COMMAND_NAMES, runCommand, type CommandInvocation, type CommandName } from './commands/run-command.js';
+import { COMMAND_HELP, COMMAND_NAMES, type CommandName } from './commands/command-help.js';
+import type { CommandInvocation } from './commands/run-command.js';
 import { ConfigError, defaultStateDir, mergeConfig, parseConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { serveStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
 
 const COMMAND_SUMMARIES = COMMAND_NAMES.map((name) => {
@@ -218,6 +218,8 @@ async function runSubcommand(name: CommandName, argv: string[]): Promise<number>
     configFile,
     log: createLogger('warn', (line) => process.stderr.write(line)),
   };
+  // Loaded on demand, like the server's pieces below: a command starts without the MCP SDK or the watcher.
+  const { runCommand } = await import('./commands/run-command.js');
   return runCommand(inv, ctx);
 }
 
@@ -247,6 +249,7 @@ async function serveOverHttp(app: App, config: Config, log: Logger): Promise<nev
 }
 
 async function serveOverStdio(app: App, log: Logger): Promise<number> {
+  const { serveStdio } = await import('./transports/stdio.js');
   const { closed } = await serveStdio(app, process.stdin, process.stdout);
   log.info(`serving ${app.policy.roots.join(', ')} over stdio`);
   const shutdown = () => void app.close().then(() => process.exit(0));
@@ -275,6 +278,7 @@ async function main(): Promise<number> {
   const log = createLogger(config.logLevel, (line) => process.stderr.write(line));
   const home = os.homedir();
   const stateDir = path.resolve(config.stateDir ?? defaultStateDir(process.env, home));
+  const { createApp } = await import('./app.js');
   let app;
   try {
     app = await createApp(config, { cwd: process.cwd(), home, log, stateDir, configFile: v.config });

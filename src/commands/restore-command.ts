@@ -2,10 +2,10 @@
 // session of its own (id `cli.<uuid>`) that asks on the terminal where the tool would refuse or elicit.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { protectedGlobs } from '../app.js';
 import { ToolError } from '../errors.js';
 import type { HistoryStore } from '../history/history-store.js';
 import { PathPolicy } from '../policy/path-policy.js';
+import { protectedGlobs } from '../policy/protected-globs.js';
 import { Session } from '../session/session.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { restoreFile } from '../tools/history.js';
@@ -77,7 +77,7 @@ type RestoreResult = z.infer<typeof RestoreResult>;
 async function restoreDeps(target: CommandTarget, store: HistoryStore, force: boolean, ctx: CommandContext): Promise<ToolDeps> {
   const policy = await PathPolicy.create({
     roots: [path.parse(target.absPath).root],
-    protected: protectedGlobs(ctx.config, ctx),
+    protected: protectedGlobs({ configured: ctx.config.protected, stateDir: ctx.stateDir, configFile: ctx.configFile, cwd: ctx.cwd }),
     home: ctx.home,
   });
   const writes = new WritePipeline({
