@@ -1,12 +1,17 @@
 // `editguard history | diff | restore` (issue 14, item 5): the built CLI, spawned as a person runs it, on a
 // state dir written by a real editguard server (spawned over stdio) that keeps running alongside.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryListing } from '../../src/history/history-listing.js';
 import { HAVE_SCRIPT, runCli, runCliInTerminal, type CliRun } from '../helpers/cli-process.js';
-import { errorOf, harness, okOf, type Harness } from '../helpers/harness.js';
+import { CLI, errorOf, harness, okOf, tempDir, type Harness } from '../helpers/harness.js';
+import { readmeBlock } from '../helpers/readme.js';
+
+const exec = promisify(execFile);
 
 const V1 = 'one\ntwo\nthree\n';
 const V2 = 'one\nTWO\nthree\n';
@@ -266,6 +271,40 @@ describe('editguard restore on a state dir a running server writes', () => {
     for (const v of listing.versions.filter((x) => x.exists)) {
       const blob = await fs.readFile(path.join(fx.h.stateDir, 'blobs', v.hash!.slice(0, 2), v.hash!));
       expect(createHash('sha256').update(blob).digest('hex'), `version ${v.version}`).toBe(v.hash);
+    }
+  });
+});
+
+describe('README "From a terminal" walkthrough', () => {
+  it('runs as written against the default state dir a server wrote, and prints what the README shows', async () => {
+    const xdg = await tempDir('eg-xdg-');
+    // The server on the default state dir ($XDG_STATE_HOME/editguard) the commands find without flags.
+    const h = await harness('stdio', { stateDir: path.join(xdg, 'editguard') });
+    try {
+      const config = h.path('src/config.ts');
+      okOf(await h.call('Write', { file_path: config, content: 'export const retries = 3;\nexport const timeout = 1000;\n' }));
+      okOf(await h.call('Edit', { file_path: config, old_string: 'retries = 3', new_string: 'retries = 5' }));
+      okOf(await h.call('Write', { file_path: h.path('README.md'), content: '# app\n\nRetries: 5.\n' }));
+      okOf(await h.call('Edit', { file_path: config, old_string: 'timeout = 1000', new_string: 'timeout = 5000' }));
+      const stub = `editguard() { printf '$ editguard %s\\n' "$*"; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"; }\n`;
+      const { stdout } = await exec('bash', ['-euo', 'pipefail', '-c', stub + (await readmeBlock('history-cli'))], {
+        cwd: h.root,
+        env: { ...process.env, XDG_STATE_HOME: xdg },
+      });
+      const listing = (await h.call('FileHistory', { file_path: config })).structuredContent as unknown as HistoryListing;
+      const session = listing.versions.find((v) => v.tool === 'Write')!.session!;
+      const normal = (text: string, id: string) =>
+        text
+          .trimEnd()
+          .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d( \([^)]*\))?/g, 'TIME')
+          .replaceAll(id, 'SESSION')
+          .replace(/[ \t]+/g, ' ')
+          .split('\n');
+      expect(normal(stdout, session)).toEqual(normal(await readmeBlock('history-cli-output', ''), 'ff910100'));
+      expect(await fs.readFile(config, 'utf8')).toBe('export const retries = 3;\nexport const timeout = 1000;\n');
+    } finally {
+      await h.close();
+      await fs.rm(xdg, { recursive: true, force: true });
     }
   });
 });
