@@ -2,7 +2,11 @@
 
 export type Align = 'left' | 'right';
 
-/** The table as text, one line per row after the header; columns are as wide as their widest cell. */
+/**
+ * The table as text, one line per row after the header; columns are as wide as their widest cell.
+ * Widths count code points: a wide (CJK, emoji) character takes two terminal columns, so free text
+ * such as a path belongs in the last column, which is never padded.
+ */
 export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align: readonly Align[] = []): string {
   const all = [header, ...rows];
   const widths = header.map((_, c) => Math.max(...all.map((row) => [...(row[c] ?? '')].length)));
