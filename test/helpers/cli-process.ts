@@ -47,8 +47,8 @@ const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  */
 export function runCliInTerminal(args: string[], opts: { cwd?: string; prompt?: string; answer?: string; ms?: number } = {}): Promise<CliRun> {
   const command = [process.execPath, CLI, ...args].map(shellWord).join(' ');
-  // A colour terminal, whatever the test runner's own settings say.
-  const { NO_COLOR: _no, FORCE_COLOR: _force, ...env } = process.env;
+  // A colour terminal, whatever the test runner's own settings say (with CI set, Node reports a 2-colour terminal).
+  const { NO_COLOR: _no, FORCE_COLOR: _force, CI: _ci, ...env } = process.env;
   const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: opts.cwd, stdio: 'pipe', env: { ...env, TERM: 'xterm-256color' } });
   let shown = '';
   let answered = false;
