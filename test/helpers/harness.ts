@@ -46,6 +46,8 @@ export interface HarnessOptions {
   root?: string;
   stateDir?: string;
   extraArgs?: string[];
+  /** Spawned transports only: run the server as this uid/gid (the tests run as root in CI). */
+  user?: { uid: number; gid: number };
 }
 
 export async function writeFiles(root: string, files: Record<string, string | Buffer>): Promise<void> {
@@ -66,6 +68,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   let closeServer = async () => {};
   let url: string | undefined;
   if (kind === 'memory') {
+    if (opts.user) throw new Error('an in-memory server runs as the test process; use a spawned transport to change user');
     const config = parseConfig({ roots: [root], ...opts.config });
     app = await createApp(config, { cwd: root, home: os.homedir(), log: silentLogger, stateDir });
     session = app.newSession();
@@ -81,7 +84,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   } else if (kind === 'http') {
     const args = ['--root', root, '--state-dir', stateDir, '--log-level', 'warn', ...(opts.extraArgs ?? [])];
     if (opts.config) args.push('--config', await writeConfig(stateDir, opts.config));
-    const server = await startHttpServer(CLI, args, { cwd: root });
+    const server = await startHttpServer(CLI, args, { cwd: root, ...(opts.user ?? {}) });
     url = server.url;
     const transport = new StreamableHTTPClientTransport(new URL(server.url));
     await client.connect(transport);
@@ -96,7 +99,11 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
       await fs.writeFile(cfg, JSON.stringify(opts.config));
       args.push('--config', cfg);
     }
-    const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', cwd: root });
+    // setpriv (util-linux) drops to another user; StdioClientTransport has no uid option.
+    const user = opts.user;
+    const transport = user
+      ? new StdioClientTransport({ command: 'setpriv', args: ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', process.execPath, ...args], stderr: 'pipe', cwd: root })
+      : new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', cwd: root });
     await client.connect(transport);
   }
   return {
