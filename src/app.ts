@@ -1,6 +1,9 @@
 // The process-wide pieces shared by every session: config, logger, base policy, the one write pipeline.
 import path from 'node:path';
 import type { Config } from './config.js';
+import { historyUnavailable } from './errors.js';
+import { errnoCode } from './fs/errno.js';
+import { assertWritableDir } from './fs/writable-dir.js';
 import { createFileWatcher, type FileWatcher } from './fs/watcher.js';
 import { HistoryStore, daysToMs } from './history/history-store.js';
 import type { Logger } from './log.js';
@@ -52,6 +55,8 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const protectedGlobs = [...DEFAULT_PROTECTED, ...config.protected, path.join(env.stateDir, '**')];
   if (env.configFile) protectedGlobs.push(path.resolve(env.cwd, env.configFile));
   const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs, home: env.home });
+  // A state dir that cannot be written would fail every write later, blamed on the user's file.
+  if (config.history.enabled) await assertStateDir(env.stateDir);
   // history.enabled: false means nothing of a file's content is copied into the state dir.
   const history = config.history.enabled
     ? new HistoryStore({ stateDir: env.stateDir, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
@@ -59,7 +64,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const writes = new WritePipeline({
     maxEditBytes: config.maxEditBytes,
     fallbackEncoding: config.fallbackEncoding,
-    recorder: env.recorder ?? history,
+    recorder: env.recorder ?? (history && reportedAsUnavailable(history, env.stateDir)),
     log: env.log,
   });
   history?.schedulePruning(config.history.pruneIntervalMinutes * 60_000);
@@ -95,5 +100,50 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
       await watcher.close();
       await history?.close();
     },
+  };
+}
+
+/**
+ * Start-up check of the state dir (DESIGN §6): created if missing and written once.
+ * @throws Error with a one-line message naming the directory, what is wrong and the fixes.
+ */
+async function assertStateDir(stateDir: string): Promise<void> {
+  try {
+    await assertWritableDir(stateDir, ['history', 'blobs']);
+  } catch (err) {
+    const code = errnoCode(err);
+    const why =
+      code === 'EROFS'
+        ? 'it is on a read-only filesystem'
+        : code === 'EACCES' || code === 'EPERM'
+          ? "the server's user may not write it"
+          : code === 'ENOSPC' || code === 'EDQUOT'
+            ? 'its disk is full'
+            : code === 'ENOTDIR' || code === 'EEXIST'
+              ? 'it (or a parent) is not a directory'
+              : `${code ?? (err instanceof Error ? err.message : String(err))}`;
+    throw new Error(
+      `The state dir ${stateDir} cannot be used: ${why}${code ? ` (${code}${pathOf(err) && pathOf(err) !== stateDir ? ` on ${pathOf(err)}` : ''})` : ''}. ` +
+        `editguard keeps file history there. Make it writable for the server's user, pass --state-dir with a writable directory, ` +
+        `or set "history": {"enabled": false} in a --config file to run without history.`,
+    );
+  }
+}
+
+/** The directory an errno error is about (a probe file's directory rather than the probe). */
+function pathOf(err: unknown): string | undefined {
+  const p = (err as { path?: unknown } | null)?.path;
+  if (typeof p !== 'string') return undefined;
+  return path.basename(p).startsWith('.editguard-probe-') ? path.dirname(p) : p;
+}
+
+/** The history store as the pipeline's recorder, with a failed backup reported as HISTORY_UNAVAILABLE. */
+function reportedAsUnavailable(history: WriteRecorder, stateDir: string): WriteRecorder {
+  return {
+    backup: (realPath, before, pending) =>
+      history.backup(realPath, before, pending).catch((err: unknown) => {
+        throw historyUnavailable(err, stateDir, realPath);
+      }),
+    commit: (event) => history.commit(event),
   };
 }

@@ -109,7 +109,7 @@ async function main(): Promise<number> {
   }
 
   const log = createLogger(config.logLevel, (line) => process.stderr.write(line));
-  const home = os.homedir();
+  const home = homeDir();
   const stateDir = path.resolve(config.stateDir ?? defaultStateDir(process.env, home));
   let app;
   try {
@@ -152,6 +152,18 @@ async function main(): Promise<number> {
   await closed;
   await app.close();
   return 0;
+}
+
+/**
+ * The user's home: $HOME, else the passwd entry. A container started with an arbitrary --user has
+ * neither (os.homedir() throws ENOENT there), so "/" stands in: "~/…" rules still mean something.
+ */
+function homeDir(): string {
+  try {
+    return os.homedir();
+  } catch {
+    return path.parse(process.cwd()).root;
+  }
 }
 
 main().then(

@@ -3,7 +3,8 @@ import fsp from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StructuredPatchHunk } from 'diff';
 import { z } from 'zod';
-import { ToolError, fsError } from '../errors.js';
+import path from 'node:path';
+import { ToolError, fsError, historyUnavailable } from '../errors.js';
 import { digest } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { historyListing, type HistoryListing } from '../history/history-listing.js';
@@ -79,11 +80,24 @@ function requireStore(history: HistoryStore | undefined): HistoryStore {
   );
 }
 
+/** The state dir a store lives in (its history/ directory's parent), for HISTORY_UNAVAILABLE. */
+const stateDirOf = (store: HistoryStore) => path.dirname(store.dir);
+
+/** store.history(), with a state dir that cannot be read reported as HISTORY_UNAVAILABLE. */
+function historyOf(store: HistoryStore, target: ResolvedPath, currentHash: string | null): Promise<FileHistory | undefined> {
+  return store.history(target.realPath, currentHash).catch((err: unknown) => {
+    throw historyUnavailable(err, stateDirOf(store), target.input);
+  });
+}
+
 /** HISTORY_NOT_FOUND for a file without history, naming files under the session's roots that have some. */
 async function noHistory(target: ResolvedPath, store: HistoryStore, deps: ToolDeps): Promise<ToolError> {
   const policy = deps.session.policy;
   const all: string[] = [];
-  for (const p of (await store.files()).sort()) {
+  const files = await store.files().catch((err: unknown) => {
+    throw historyUnavailable(err, stateDirOf(store), target.input);
+  });
+  for (const p of files.sort()) {
     if (!policy.roots.some((r) => isWithin(r, p))) continue;
     // Never name a file this session may not read (deny globs).
     if (await policy.authorizeRead(p).then(() => true, () => false)) all.push(p);
@@ -123,7 +137,7 @@ export async function fileHistory(raw: FileHistoryInput, deps: ToolDeps, history
   // Under the file's write lock: the listing never shows a write of this process half done.
   return deps.writes.locks.run(target.realPath, async () => {
     const currentHash = await currentHashOf(target);
-    const h = await store.history(target.realPath, currentHash);
+    const h = await historyOf(store, target, currentHash);
     if (!h) throw await noHistory(target, store, deps);
     const listing = historyListing(input.file_path, h, currentHash);
     const lines = [...h.versions].reverse().map((v) => {
@@ -180,7 +194,7 @@ export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history
     dryRun: input.dry_run,
     plan: async (current: CurrentFile, ctx: PlanContext): Promise<Plan> => {
       const currentHash = current.hash ?? null;
-      const h = await store.history(target.realPath, currentHash);
+      const h = await historyOf(store, target, currentHash);
       if (!h) throw await noHistory(target, store, deps);
       const wanted = h.versions.find((v) => v.version === input.version);
       if (!wanted) {
@@ -256,7 +270,8 @@ export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history
   });
   if (input.dry_run || restoredHash === undefined) return output;
   // Name the version this restore became, and the one that undoes it.
-  const after = await store.history(target.realPath, restoredHash);
+  // The restore is done; a listing that fails now only loses the version numbers from the answer.
+  const after = await store.history(target.realPath, restoredHash).catch(() => undefined);
   const newest = after?.versions[after.versions.length - 1];
   const previous = after?.versions[after.versions.length - 2];
   if (!newest || !previous || newest.tool !== 'RestoreFile' || newest.hash !== restoredHash) return output;

@@ -11,7 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createApp, type App } from '../../src/app.js';
 import { parseConfig, type ConfigInput } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { createServer } from '../../src/server.js';
 import type { Session } from '../../src/session/session.js';
 import { startHttpServer } from './http-server.js';
@@ -46,6 +46,10 @@ export interface HarnessOptions {
   root?: string;
   stateDir?: string;
   extraArgs?: string[];
+  /** A client of the test's own (with capabilities and request handlers); default: a plain one. */
+  client?: Client;
+  /** In-memory only: the server's logger (default silent). */
+  log?: Logger;
   /** Spawned transports only: run the server as this uid/gid (the tests run as root in CI). */
   user?: { uid: number; gid: number };
 }
@@ -62,7 +66,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   const root = opts.root ?? (await tempDir());
   const stateDir = opts.stateDir ?? (await tempDir('eg-state-'));
   if (opts.files) await writeFiles(root, opts.files);
-  const client = new Client({ name: 'editguard-test', version: '0.0.0' });
+  const client = opts.client ?? new Client({ name: 'editguard-test', version: '0.0.0' });
   let app: App | undefined;
   let session: Session | undefined;
   let closeServer = async () => {};
@@ -70,7 +74,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   if (kind === 'memory') {
     if (opts.user) throw new Error('an in-memory server runs as the test process; use a spawned transport to change user');
     const config = parseConfig({ roots: [root], ...opts.config });
-    app = await createApp(config, { cwd: root, home: os.homedir(), log: silentLogger, stateDir });
+    app = await createApp(config, { cwd: root, home: os.homedir(), log: opts.log ?? silentLogger, stateDir });
     session = app.newSession();
     const server = createServer(app, session);
     const [a, b] = InMemoryTransport.createLinkedPair();
