@@ -35,7 +35,7 @@ export const realOps: AtomicWriteOps = {
 export interface AtomicWriteOptions {
   /** stat of the file being replaced; undefined for a new file (created with 0o666 & ~umask). */
   existing?: fs.Stats | undefined;
-  ops?: AtomicWriteOps;
+  ops?: AtomicWriteOps | undefined;
 }
 
 export type WriteMethod = 'rename' | 'in-place';

@@ -140,7 +140,7 @@ abstract class RefCountedWatcher implements FileWatcher {
 export class ManualWatcher extends RefCountedWatcher {
   readonly #known = new Set<string>();
 
-  constructor(opts: { maxFiles?: number; log: Logger }) {
+  constructor(opts: { maxFiles?: number | undefined; log: Logger }) {
     super({ maxFiles: opts.maxFiles ?? Number.POSITIVE_INFINITY, log: opts.log });
   }
 

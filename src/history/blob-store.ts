@@ -1,10 +1,13 @@
 // Content-addressed blobs under the state dir: every pre-image is kept once, named by its sha256.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { digest } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
+import { listDir } from '../fs/list-dir.js';
+import { removeIfOld } from '../fs/remove-if-old.js';
+import { writeNewFile } from '../fs/write-new-file.js';
 
 export class BlobStore {
   readonly dir: string;
@@ -28,13 +31,7 @@ export class BlobStore {
     const dir = path.dirname(target);
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    const fh = await fs.open(tmp, 'wx', 0o600);
-    try {
-      await fh.writeFile(bytes);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeNewFile(tmp, bytes);
     await fs.rename(tmp, target);
     await fsyncDir(dir);
     return hash;
@@ -51,6 +48,32 @@ export class BlobStore {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Removes every blob `keep` does not claim, and temp files left by crashes, once their mtime is
+   * `graceMs` before `now` (another process may have stored one and be about to reference it).
+   */
+  async collect(keep: (hash: string) => boolean, now: number, graceMs: number): Promise<{ removed: number; bytes: number }> {
+    let removed = 0;
+    let bytes = 0;
+    for (const sub of await listDir(this.dir)) {
+      const dir = path.join(this.dir, sub);
+      for (const name of await listDir(dir)) {
+        const file = path.join(dir, name);
+        if (name.endsWith('.tmp')) {
+          await removeIfOld(file, now, graceMs);
+          continue;
+        }
+        if (keep(name)) continue;
+        const size = await removeIfOld(file, now, graceMs);
+        if (size !== undefined) {
+          removed++;
+          bytes += size;
+        }
+      }
+    }
+    return { removed, bytes };
   }
 }
 

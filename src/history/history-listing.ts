@@ -1,5 +1,5 @@
 // historyListing: a file's versions as FileHistory and the history:// resource show them (JSON shape).
-import type { FileHistory, HistoryVersion } from './history-store.js';
+import type { FileHistory, HistoryVersion } from './manifest.js';
 
 /** What the file is now, relative to its history. */
 export type CurrentStatus =

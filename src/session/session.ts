@@ -10,7 +10,7 @@ export interface LastEdit {
 }
 
 export interface SessionOptions {
-  id?: string;
+  id?: string | undefined;
   policy: PathPolicy;
   maxEntries: number;
   maxBytes: number;

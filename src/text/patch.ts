@@ -1,5 +1,6 @@
 // Region-scoped diffs and cat -n snippets: work proportional to the edited region, not the file.
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
+import { countBreaks } from './count-lines.js';
 import type { Splice } from './line-endings.js';
 
 export const CONTEXT_LINES = 3;
@@ -21,12 +22,6 @@ function lineEndAfter(text: string, off: number, n: number): number {
   let at = text.indexOf('\n', off);
   for (let i = 0; i < n && at !== -1; i++) at = text.indexOf('\n', at + 1);
   return at === -1 ? text.length : at + 1;
-}
-
-function countBreaks(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
 
 interface Cluster {

@@ -3,18 +3,19 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
+import type { FileState } from '../session/file-state-store.js';
 import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import { encodeText } from '../text/codec.js';
-import { countLines } from '../text/count-lines.js';
-import { spliceLineDoc, toLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
+import { countBreaks, countLines } from '../text/count-lines.js';
+import { spliceLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
 import { countChanges, editSnippet, regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
+import { describeText, requireEncodable } from './editable-text.js';
+import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult } from './tool-result.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 export const EditInput = z.object({
   file_path: z.string().describe('The absolute path to the file to modify'),
@@ -32,28 +33,8 @@ export const EDIT_DESCRIPTION = `Performs exact string replacements in files.
 - old_string "" creates a new file (or fills an empty one) with new_string.
 - Line endings, encoding and every byte outside the replaced text are kept. dry_run returns the patch without writing.`;
 
-/** Shared by Edit and MultiEdit: validation in the seeds' order up to the freshness check. */
-export async function prepareTextEdit(
-  current: CurrentFile,
-  ctx: PlanContext,
-  deps: ToolDeps,
-  firstOld: string,
-): Promise<{ doc: LineDoc; encoding: ReturnType<typeof requireEditableText>['encoding'] } | 'create'> {
-  const display = current.target.input;
-  if (current.exists) requireEditableText(current);
-  if (!current.exists && firstOld !== '') throw await fileNotFound(display, current.target.absPath, deps.session.policy);
-  if (current.exists && firstOld === '' && current.doc().text.trim() !== '') {
-    throw new ToolError('FILE_EXISTS', MESSAGES.FILE_EXISTS, { path: display });
-  }
-  if (isNotebookPath(current.target.realPath)) throw new ToolError('NOTEBOOK_FILE', MESSAGES.NOTEBOOK_FILE, { path: display });
-  if (!current.exists) return 'create';
-  if (firstOld === '') ctx.waiveFreshness(); // filling an empty file needs no read (seed 000 step 8)
-  else ctx.assertFresh();
-  return { doc: current.doc(), encoding: current.decoded().encoding };
-}
-
-/** Success text, snippet and structuredContent shared by Edit-like tools. */
-export function editOutput(args: {
+/** Edit's success text, snippet and structuredContent. */
+function editOutput(args: {
   display: string;
   oldDoc: LineDoc;
   newDoc: LineDoc;
@@ -110,50 +91,31 @@ export async function edit(raw: EditInput, deps: ToolDeps): Promise<ToolOutput> 
 async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, target: ResolvedPath, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
   const display = input.file_path;
   const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
-  const oldDoc = prepared === 'create' ? toLineDoc('') : prepared.doc;
-  const encoding = prepared === 'create' ? 'utf8' : prepared.encoding;
-  requireEncodable(spec.new_string, encoding, display);
-
-  let splices: Splice[];
-  let replacements: number;
-  if (spec.old_string === '') {
-    splices = [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }];
-    replacements = 1;
-  } else {
-    const key = inputKey(spec);
-    const last = deps.session.lastEdits.get(target.realPath);
-    // A retried call whose first attempt succeeded (its response lost): the file is exactly that
-    // attempt's result. Checked before matching, so an edit whose new_string contains its
-    // old_string (foo → foo()) is not applied twice.
-    if (last?.inputKey === key && last.resultHash === current.hash && oldDoc.text.includes(spec.new_string)) {
-      return {
-        bytes: undefined,
-        output: {
-          text: `The file ${display} already contains this edit (applied by an earlier identical call); nothing was written. To apply it again, Read the file first.`,
-          structured: { file_path: display, replacements: 0, structuredPatch: [], dry_run: input.dry_run, already_applied: true, ...describeText(current.decoded(), oldDoc) },
-        },
-      };
-    }
-    const applied = applyEdit(oldDoc.text, spec);
-    splices = applied.splices;
-    replacements = applied.replacements;
+  const oldDoc = prepared.doc;
+  requireEncodable(spec.new_string, prepared.encoding, display);
+  const key = inputKey(spec);
+  if (spec.old_string !== '' && isAlreadyApplied(current, deps.session, key, [spec.new_string])) {
+    return { change: 'none', output: alreadyAppliedOutput(current, 'this edit', input.dry_run, {}) };
   }
+  const { splices, replacements } =
+    spec.old_string === '' ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 } : applyEdit(oldDoc.text, spec);
 
   const newDoc = spliceLineDoc(oldDoc, splices);
-  const bytes = encodeText(newDoc.raw, encoding);
   const headline = input.replace_all
     ? `The file ${display} has been updated successfully. All occurrences were successfully replaced.`
-    : prepared === 'create'
+    : prepared.create
       ? `File created successfully at: ${display}`
       : `The file ${display} has been updated successfully.`;
   const { output, added, removed } = editOutput({ display, oldDoc, newDoc, splices, headline, dryRun: input.dry_run, current, replacements, deps });
   return {
-    bytes,
+    change: 'write',
+    bytes: encodeText(newDoc.raw, prepared.encoding),
+    freshness: prepared.freshness,
     text: newDoc.text,
     totalLines: linesAfter(current, oldDoc, newDoc, splices),
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: spec.old_string === '' || current.state?.isPartialView === false,
-    onCommitted: (resultHash) => deps.session.lastEdits.set(target.realPath, { inputKey: inputKey(spec), resultHash }),
+    onCommitted: rememberEdit(deps.session, target.realPath, key),
     linesAdded: added,
     linesRemoved: removed,
     output,
@@ -161,7 +123,7 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
 }
 
 /** Line count after the splices, from the known count before them when there is one (no 5 MB rescan). */
-export function linesAfter(current: CurrentFile, oldDoc: LineDoc, newDoc: LineDoc, splices: readonly Splice[]): number {
+export function linesAfter(current: { readonly state: FileState | undefined; readonly hash?: string }, oldDoc: LineDoc, newDoc: LineDoc, splices: readonly Splice[]): number {
   const before = current.state && current.state.hash === current.hash ? current.state.totalLines : undefined;
   if (before === undefined || oldDoc.text === '' || newDoc.text === '') return countLines(newDoc.text);
   let delta = 0;
@@ -170,12 +132,6 @@ export function linesAfter(current: CurrentFile, oldDoc: LineDoc, newDoc: LineDo
   const endsOld = oldDoc.text.endsWith('\n') ? 0 : 1;
   const endsNew = newDoc.text.endsWith('\n') ? 0 : 1;
   return before + delta - endsOld + endsNew;
-}
-
-function countBreaks(text: string, from = 0, to = text.length): number {
-  let n = 0;
-  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
 
 export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

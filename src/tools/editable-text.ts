@@ -6,12 +6,12 @@ import type { PathPolicy } from '../policy/path-policy.js';
 import { isLikelyBinary, type DecodedText, type TextEncodingName } from '../text/codec.js';
 import { unencodableReason } from '../text/encodable.js';
 import type { LineDoc } from '../text/line-endings.js';
-import type { CurrentFile } from '../write/current-file.js';
+import type { PresentFile } from '../write/current-file.js';
 
 /** The decoded text of an existing file that may be rewritten: BINARY_FILE / ENCODING_UNSUPPORTED otherwise. */
-export function requireEditableText(current: CurrentFile): DecodedText {
+export function requireEditableText(current: PresentFile): DecodedText {
   const decoded = current.decoded();
-  if (current.bytes && decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(current.bytes)) {
+  if (decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(current.bytes)) {
     throw new ToolError('BINARY_FILE', `${current.target.input} is a binary file; editguard edits text files only.`, { path: current.target.input });
   }
   if (!decoded.lossless) {

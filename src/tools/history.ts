@@ -3,12 +3,12 @@ import fsp from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StructuredPatchHunk } from 'diff';
 import { z } from 'zod';
-import path from 'node:path';
 import { ToolError, fsError, historyUnavailable } from '../errors.js';
 import { digest } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { historyListing, type HistoryListing } from '../history/history-listing.js';
-import type { FileHistory, HistoryStore, HistoryVersion } from '../history/history-store.js';
+import type { HistoryStore } from '../history/history-store.js';
+import type { FileHistory, HistoryVersion } from '../history/manifest.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { isWithin } from '../policy/paths.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
@@ -80,13 +80,11 @@ function requireStore(history: HistoryStore | undefined): HistoryStore {
   );
 }
 
-/** The state dir a store lives in (its history/ directory's parent), for HISTORY_UNAVAILABLE. */
-const stateDirOf = (store: HistoryStore) => path.dirname(store.dir);
 
 /** store.history(), with a state dir that cannot be read reported as HISTORY_UNAVAILABLE. */
 function historyOf(store: HistoryStore, target: ResolvedPath, currentHash: string | null): Promise<FileHistory | undefined> {
   return store.history(target.realPath, currentHash).catch((err: unknown) => {
-    throw historyUnavailable(err, stateDirOf(store), target.input);
+    throw historyUnavailable(err, store.stateDir, target.input);
   });
 }
 
@@ -95,7 +93,7 @@ async function noHistory(target: ResolvedPath, store: HistoryStore, deps: ToolDe
   const policy = deps.session.policy;
   const all: string[] = [];
   const files = await store.files().catch((err: unknown) => {
-    throw historyUnavailable(err, stateDirOf(store), target.input);
+    throw historyUnavailable(err, store.stateDir, target.input);
   });
   for (const p of files.sort()) {
     if (!policy.roots.some((r) => isWithin(r, p))) continue;
@@ -184,7 +182,6 @@ function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
 export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
   const input = RestoreFileInput.parse(raw);
   const store = requireStore(history);
-  const display = input.file_path;
   const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
   let restoredHash: string | null | undefined;
   const output = await deps.writes.run({
@@ -192,81 +189,7 @@ export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history
     tool: 'RestoreFile',
     session: deps.session,
     dryRun: input.dry_run,
-    plan: async (current: CurrentFile, ctx: PlanContext): Promise<Plan> => {
-      const currentHash = current.hash ?? null;
-      const h = await historyOf(store, target, currentHash);
-      if (!h) throw await noHistory(target, store, deps);
-      const wanted = h.versions.find((v) => v.version === input.version);
-      if (!wanted) {
-        throw new ToolError('HISTORY_NOT_FOUND', `${display} has no version ${input.version}. Its versions are ${versionRange(h)}; call FileHistory to see them.`, {
-          path: display,
-          versions: h.versions.map((v) => v.version),
-        });
-      }
-      const base = { file_path: display, version: wanted.version, dry_run: input.dry_run };
-      if (currentHash === wanted.hash) {
-        // Nothing to write, so nothing to lose: no freshness rule applies.
-        ctx.waiveFreshness();
-        return {
-          bytes: undefined,
-          output: {
-            text: `${display} already matches version ${wanted.version}; nothing was written.`,
-            structured: { ...base, already_current: true, deleted: false, structuredPatch: [], lines_added: 0, lines_removed: 0, new_version: null },
-          },
-        };
-      }
-      const latest = h.versions[h.versions.length - 1]!;
-      if (currentHash !== latest.hash && !input.force) {
-        const what = currentHash === null ? 'it was deleted' : 'its content is not the last version editguard recorded';
-        throw new ToolError(
-          'STALE',
-          `File has been modified outside editguard since its latest recorded version (${latest.version}): ${what}. ` +
-            'Restoring now would discard that change. Call FileHistory or Read to see it, then call RestoreFile again with force: true to restore anyway (the current content is saved as a new version first, so it can be restored too).',
-          { path: display, latest_version: latest.version },
-        );
-      }
-      // This tool's freshness rule is the one above: against history, not against a Read.
-      ctx.waiveFreshness();
-      let bytes: Buffer | null = null;
-      if (wanted.hash !== null) {
-        bytes = await store.content(wanted.hash).catch(() => undefined) ?? null;
-        if (bytes === null || digest(bytes) !== wanted.hash) {
-          throw new ToolError(
-            'HISTORY_NOT_FOUND',
-            `The content of version ${wanted.version} of ${display} is missing or damaged in the history store; restore another version (call FileHistory to see them).`,
-            { path: display, version: wanted.version },
-          );
-        }
-      }
-      const fallback = deps.config.fallbackEncoding;
-      const oldText = current.exists ? textOf(current.bytes!, fallback) : '';
-      const newText = textOf(bytes, fallback);
-      let patch: StructuredPatchHunk[] = [];
-      let added = 0;
-      let removed = 0;
-      if (oldText !== undefined && newText !== undefined) {
-        patch = regionPatch(oldText, newText, [wholeTextSplice(oldText, newText)]);
-        ({ added, removed } = countChanges(patch));
-      }
-      const diff = oldText === undefined || newText === undefined ? `(binary content: ${formatBytes(current.bytes?.length ?? 0)} → ${formatBytes(bytes?.length ?? 0)})` : renderPatch(patch);
-      const action = bytes === null ? `delete ${display} (it did not exist in version ${wanted.version})` : `restore ${display} to version ${wanted.version}`;
-      restoredHash = wanted.hash;
-      const structured = { ...base, already_current: false, deleted: bytes === null, structuredPatch: patch, lines_added: added, lines_removed: removed, new_version: null };
-      const text = input.dry_run
-        ? `Dry run: nothing was written. RestoreFile would ${action}:\n${diff}`
-        : bytes === null
-          ? `Restored ${display} to version ${wanted.version}: the file did not exist then, so it was deleted.`
-          : `Restored ${display} to version ${wanted.version} (${formatBytes(bytes.length)}).`;
-      return {
-        bytes,
-        text: newText,
-        totalLines: newText === undefined ? 0 : countLines(newText),
-        fullView: true,
-        linesAdded: added,
-        linesRemoved: removed,
-        output: { text, structured },
-      };
-    },
+    plan: (current, ctx) => planRestore(current, ctx, input, store, deps, (hash) => (restoredHash = hash)),
   });
   if (input.dry_run || restoredHash === undefined) return output;
   // Name the version this restore became, and the one that undoes it.
@@ -280,6 +203,92 @@ export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history
     text: `${output.text} Recorded as version ${newest.version}; RestoreFile with version ${previous.version} undoes it.`,
     structured: { ...output.structured, new_version: newest.version, undo_version: previous.version },
   };
+}
+
+/** The restore as a plan; `restoring` learns the hash being restored (null: a delete) when there is a change. */
+async function planRestore(
+  current: CurrentFile,
+  ctx: PlanContext,
+  input: z.output<typeof RestoreFileInput>,
+  store: HistoryStore,
+  deps: ToolDeps,
+  restoring: (hash: string | null) => void,
+): Promise<Plan> {
+  const display = input.file_path;
+  const currentHash = current.exists ? current.hash : null;
+  const h = await historyOf(store, current.target, currentHash);
+  if (!h) throw await noHistory(current.target, store, deps);
+  const wanted = h.versions.find((v) => v.version === input.version);
+  if (!wanted) {
+    throw new ToolError('HISTORY_NOT_FOUND', `${display} has no version ${input.version}. Its versions are ${versionRange(h)}; call FileHistory to see them.`, {
+      path: display,
+      versions: h.versions.map((v) => v.version),
+    });
+  }
+  const base = { file_path: display, version: wanted.version, dry_run: input.dry_run };
+  if (currentHash === wanted.hash) {
+    // Nothing to write, so nothing to lose: no freshness rule applies.
+    return {
+      change: 'none',
+      output: {
+        text: `${display} already matches version ${wanted.version}; nothing was written.`,
+        structured: { ...base, already_current: true, deleted: false, structuredPatch: [], lines_added: 0, lines_removed: 0, new_version: null },
+      },
+    };
+  }
+  requireUnchangedSinceLatest(h, currentHash, input.force, display);
+  // This tool's freshness rule is the one above: against history, not against a Read.
+  const freshness = ctx.waiveFreshness();
+  const bytes = wanted.hash === null ? null : await versionContent(store, wanted.version, wanted.hash, display);
+  restoring(wanted.hash);
+  const change = restoreChange(current, bytes, deps.config.fallbackEncoding);
+  const action = bytes === null ? `delete ${display} (it did not exist in version ${wanted.version})` : `restore ${display} to version ${wanted.version}`;
+  const structured = { ...base, already_current: false, deleted: bytes === null, structuredPatch: change.patch, lines_added: change.added, lines_removed: change.removed, new_version: null };
+  const text = input.dry_run
+    ? `Dry run: nothing was written. RestoreFile would ${action}:\n${change.diff}`
+    : bytes === null
+      ? `Restored ${display} to version ${wanted.version}: the file did not exist then, so it was deleted.`
+      : `Restored ${display} to version ${wanted.version} (${formatBytes(bytes.length)}).`;
+  const common = { freshness, linesAdded: change.added, linesRemoved: change.removed, output: { text, structured } };
+  if (bytes === null) return { change: 'delete', ...common };
+  const newText = change.newText;
+  return { change: 'write', bytes, text: newText, totalLines: newText === undefined ? 0 : countLines(newText), fullView: true, ...common };
+}
+
+/** STALE when the file is not its latest recorded version, unless forced: a restore would discard that change. */
+function requireUnchangedSinceLatest(h: FileHistory, currentHash: string | null, force: boolean, display: string): void {
+  const latest = h.versions[h.versions.length - 1]!;
+  if (currentHash === latest.hash || force) return;
+  const what = currentHash === null ? 'it was deleted' : 'its content is not the last version editguard recorded';
+  throw new ToolError(
+    'STALE',
+    `File has been modified outside editguard since its latest recorded version (${latest.version}): ${what}. ` +
+      'Restoring now would discard that change. Call FileHistory or Read to see it, then call RestoreFile again with force: true to restore anyway (the current content is saved as a new version first, so it can be restored too).',
+    { path: display, latest_version: latest.version },
+  );
+}
+
+/** A version's bytes, checked against its hash. @throws ToolError HISTORY_NOT_FOUND when missing or damaged. */
+async function versionContent(store: HistoryStore, version: number, hash: string, display: string): Promise<Buffer> {
+  const bytes = await store.content(hash).catch(() => undefined);
+  if (bytes !== undefined && digest(bytes) === hash) return bytes;
+  throw new ToolError(
+    'HISTORY_NOT_FOUND',
+    `The content of version ${version} of ${display} is missing or damaged in the history store; restore another version (call FileHistory to see them).`,
+    { path: display, version },
+  );
+}
+
+/** The diff a restore makes (none for binary content, which is described by size instead). */
+function restoreChange(current: CurrentFile, bytes: Buffer | null, fallback: 'latin1' | undefined) {
+  const oldText = current.exists ? textOf(current.bytes, fallback) : '';
+  const newText = textOf(bytes, fallback);
+  if (oldText === undefined || newText === undefined) {
+    const oldSize = current.exists ? current.bytes.length : 0;
+    return { patch: [] as StructuredPatchHunk[], added: 0, removed: 0, newText, diff: `(binary content: ${formatBytes(oldSize)} → ${formatBytes(bytes?.length ?? 0)})` };
+  }
+  const patch = regionPatch(oldText, newText, [wholeTextSplice(oldText, newText)]);
+  return { patch, ...countChanges(patch), newText, diff: renderPatch(patch) };
 }
 
 export function registerHistoryTools(server: McpServer, deps: ToolDeps, history: HistoryStore | undefined, decorate: ToolResultDecorator): void {

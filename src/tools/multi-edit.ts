@@ -4,19 +4,19 @@ import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import { encodeText } from '../text/codec.js';
+import { encodeText, type TextEncodingName } from '../text/codec.js';
 import { composeSplices } from '../text/compose-splices.js';
 import { countLines } from '../text/count-lines.js';
-import { spliceLineDoc, toLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
+import { spliceLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
+import { lineNumbersOf } from '../text/match.js';
 import { countChanges, regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import { prepareTextEdit } from './edit.js';
 import { describeText, requireEncodable } from './editable-text.js';
+import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult } from './tool-result.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 const EditItem = z.object({
   old_string: z.string().describe('The text to replace'),
@@ -102,6 +102,14 @@ interface EditReport {
   line: number;
 }
 
+/** Where an edit's first replacement started, in the text it was applied to, and the splices applied after it. */
+interface FirstReplacement {
+  index: number;
+  at: number;
+  replacements: number;
+  later: Splice[][];
+}
+
 async function planMultiEdit(
   current: CurrentFile,
   ctx: PlanContext,
@@ -112,52 +120,12 @@ async function planMultiEdit(
 ): Promise<Plan> {
   const display = input.file_path;
   const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
-  const original = prepared === 'create' ? toLineDoc('') : prepared.doc;
-  const encoding = prepared === 'create' ? 'utf8' : prepared.encoding;
-
-  let doc: LineDoc = original;
-  let composed: Splice[] = [];
-  // Where each edit's first replacement started, in the text it was applied to; mapped forward below.
-  const firsts: Array<{ index: number; at: number; replacements: number; later: Splice[][] }> = [];
+  const original = prepared.doc;
   const key = inputKey(specs);
-  const last = deps.session.lastEdits.get(target.realPath);
-  // A retried call whose first attempt succeeded (its response lost): the file is exactly that
-  // attempt's result. Checked before matching, so an edit like foo → foo() is not applied twice.
-  if (last?.inputKey === key && last.resultHash === current.hash && specs.every((s) => original.text.includes(s.new_string))) {
-    return {
-      bytes: undefined,
-      output: {
-        text: `The file ${display} already contains these edits (applied by an earlier identical call); nothing was written. To apply them again, Read the file first.`,
-        structured: { file_path: display, edits_applied: 0, replacements: 0, edits: [], structuredPatch: [], dry_run: input.dry_run, already_applied: true, ...describeText(current.decoded(), original) },
-      },
-    };
+  if (isAlreadyApplied(current, deps.session, key, specs.map((s) => s.new_string))) {
+    return { change: 'none', output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }) };
   }
-  for (let i = 0; i < specs.length; i++) {
-    const spec = specs[i]!;
-    let splices: Splice[];
-    let replacements: number;
-    try {
-      requireEncodable(spec.new_string, encoding, display);
-      if (spec.old_string === '') {
-        splices = [{ start: 0, end: doc.text.length, replacement: spec.new_string }];
-        replacements = 1;
-      } else {
-        const applied = applyEdit(doc.text, spec);
-        splices = applied.splices;
-        replacements = applied.replacements;
-      }
-    } catch (err) {
-      throw atEdit(err, i, specs.length);
-    }
-    const next = spliceLineDoc(doc, splices);
-    composed = composeSplices(composed, splices, next.text);
-    for (const f of firsts) f.later.push(splices);
-    firsts.push({ index: i, at: splices[0]?.start ?? 0, replacements, later: [] });
-    doc = next;
-  }
-
-  const finalDoc = doc;
-  const bytes = encodeText(finalDoc.raw, encoding);
+  const { doc: finalDoc, composed, firsts } = applyEdits(original, specs, prepared.encoding, display);
   const patch = regionPatch(original.text, finalDoc.text, composed);
   const { added, removed } = countChanges(patch);
   const reports = lineReports(finalDoc.text, firsts);
@@ -165,12 +133,14 @@ async function planMultiEdit(
   const lines = reports.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);
   const facts = current.exists ? describeText(current.decoded(), finalDoc) : { encoding: 'utf-8', bom: false, line_endings: finalDoc.style };
   return {
-    bytes,
+    change: 'write',
+    bytes: encodeText(finalDoc.raw, prepared.encoding),
+    freshness: prepared.freshness,
     text: finalDoc.text,
     totalLines: countLines(finalDoc.text),
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: specs[0]!.old_string === '' || current.state?.isPartialView === false,
-    onCommitted: (resultHash) => deps.session.lastEdits.set(target.realPath, { inputKey: key, resultHash }),
+    onCommitted: rememberEdit(deps.session, target.realPath, key),
     linesAdded: added,
     linesRemoved: removed,
     output: {
@@ -183,25 +153,45 @@ async function planMultiEdit(
         structuredPatch: patch,
         dry_run: input.dry_run,
         already_applied: false,
-        created: prepared === 'create',
+        created: prepared.create,
         ...facts,
       },
     },
   };
 }
 
+/**
+ * Applies the edits in order, each to the text the previous ones left.
+ * @throws ToolError of the failing edit, with its index (see atEdit).
+ */
+function applyEdits(original: LineDoc, specs: readonly EditSpec[], encoding: TextEncodingName, display: string): { doc: LineDoc; composed: Splice[]; firsts: FirstReplacement[] } {
+  let doc = original;
+  let composed: Splice[] = [];
+  const firsts: FirstReplacement[] = [];
+  specs.forEach((spec, i) => {
+    let applied: { splices: Splice[]; replacements: number };
+    try {
+      requireEncodable(spec.new_string, encoding, display);
+      applied = spec.old_string === '' ? { splices: [{ start: 0, end: doc.text.length, replacement: spec.new_string }], replacements: 1 } : applyEdit(doc.text, spec);
+    } catch (err) {
+      throw atEdit(err, i, specs.length);
+    }
+    const next = spliceLineDoc(doc, applied.splices);
+    composed = composeSplices(composed, applied.splices, next.text);
+    for (const f of firsts) f.later.push(applied.splices);
+    firsts.push({ index: i, at: applied.splices[0]?.start ?? 0, replacements: applied.replacements, later: [] });
+    doc = next;
+  });
+  return { doc, composed, firsts };
+}
+
 /** Maps each edit's first position through the later edits and numbers its line in the final text. */
-function lineReports(finalText: string, firsts: ReadonlyArray<{ index: number; at: number; replacements: number; later: Splice[][] }>): EditReport[] {
+function lineReports(finalText: string, firsts: readonly FirstReplacement[]): EditReport[] {
   const positions = firsts.map((f) => f.later.reduce((pos, splices) => mapForward(pos, splices), f.at));
   const order = positions.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
-  const lines = new Array<number>(positions.length).fill(1);
-  let line = 1;
-  let from = 0;
-  for (const [pos, i] of order) {
-    for (let at = finalText.indexOf('\n', from); at !== -1 && at < pos; at = finalText.indexOf('\n', at + 1)) line++;
-    from = Math.max(from, pos);
-    lines[i] = line;
-  }
+  const numbers = lineNumbersOf(finalText, order.map(([p]) => p));
+  const lines = new Array<number>(positions.length);
+  order.forEach(([, i], k) => (lines[i] = numbers[k]!));
   return firsts.map((f, i) => ({ index: f.index, replacements: f.replacements, line: lines[i]! }));
 }
 

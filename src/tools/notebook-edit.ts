@@ -14,8 +14,7 @@ import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult } from './tool-result.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 // Mode and type are plain strings on the wire so a bad value is an INVALID_INPUT the model can act
 // on, not a protocol error.
@@ -76,7 +75,7 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   const display = input.notebook_path;
   if (!current.exists) throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   const decoded = requireEditableText(current);
-  ctx.assertFresh();
+  const freshness = ctx.assertFresh();
   requireFullNotebookView(current, display);
   const doc = current.doc();
   const nb = parseNotebook(doc.text);
@@ -96,32 +95,36 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   // A diff of the edited region of the JSON text: what history and the watcher report as lines changed.
   const patch = regionPatch(doc.text, newDoc.text, result.splices);
   const { added, removed } = countChanges(patch);
+  const output: ToolOutput = {
+    text,
+    structured: {
+      notebook_path: display,
+      cell_id: result.name,
+      cell_index: result.index,
+      cell_type: result.cellType,
+      language: nb.language,
+      edit_mode: result.mode,
+      cell_count: result.cellCount,
+      nbformat: nb.nbformat,
+      nbformat_minor: nb.nbformatMinor,
+      changed: result.changed,
+      dry_run: input.dry_run,
+      structuredPatch: patch,
+      ...describeText(decoded, newDoc),
+    },
+  };
+  if (!result.changed) return { change: 'none', output };
   return {
-    bytes: result.changed ? encodeText(newDoc.raw, decoded.encoding) : undefined,
+    change: 'write',
+    bytes: encodeText(newDoc.raw, decoded.encoding),
+    freshness,
     text: newDoc.text,
     // Notebook views are recorded by cell: the session has now seen every cell it had, plus this one.
     totalLines: result.cellCount,
     fullView: true,
     linesAdded: added,
     linesRemoved: removed,
-    output: {
-      text,
-      structured: {
-        notebook_path: display,
-        cell_id: result.name,
-        cell_index: result.index,
-        cell_type: result.cellType,
-        language: nb.language,
-        edit_mode: result.mode,
-        cell_count: result.cellCount,
-        nbformat: nb.nbformat,
-        nbformat_minor: nb.nbformatMinor,
-        changed: result.changed,
-        dry_run: input.dry_run,
-        structuredPatch: patch,
-        ...describeText(decoded, newDoc),
-      },
-    },
+    output,
   };
 }
 

@@ -2,16 +2,18 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import { encodeText } from '../text/codec.js';
+import { encodeText, type TextEncodingName } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc, type Splice } from '../text/line-endings.js';
 import { countChanges, regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
+import type { CurrentFile } from '../write/current-file.js';
+import type { FreshnessDecision } from '../write/freshness.js';
+import type { PlanContext, WritePlan } from '../write/write-pipeline.js';
 import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult } from './tool-result.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 export const WriteInput = z.object({
   file_path: z.string().describe('The absolute path to the file to write (relative paths resolve against the first root)'),
@@ -47,36 +49,43 @@ export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput
     tool: 'Write',
     session: deps.session,
     dryRun: input.dry_run,
-    plan: (current, ctx) => {
-      let encoding: ReturnType<typeof requireEditableText>['encoding'] = 'utf8';
-      let oldText = '';
-      if (current.exists) {
-        encoding = requireEditableText(current).encoding;
-        ctx.assertFresh({ fullView: true });
-        oldText = current.doc().text;
-      }
-      requireEncodable(input.content, encoding, display);
-      const bytes = encodeText(input.content, encoding);
-      const newDoc = toLineDoc(input.content);
-      // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
-      const patch = current.exists ? regionPatch(oldText, newDoc.text, [wholeTextSplice(oldText, newDoc.text)]) : [];
-      const { added, removed } = current.exists ? countChanges(patch) : { added: countLines(newDoc.text), removed: 0 };
-      const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
-      const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
-      return {
-        bytes,
-        text: newDoc.text,
-        totalLines: countLines(newDoc.text),
-        fullView: true,
-        linesAdded: added,
-        linesRemoved: removed,
-        output: {
-          text: input.dry_run ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated').replace('File created', 'File would be created')}` : headline,
-          structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: patch, dry_run: input.dry_run, ...facts },
-        },
-      };
-    },
+    plan: (current, ctx) => planWrite(current, ctx, input),
   });
+}
+
+function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output<typeof WriteInput>): WritePlan {
+  const display = input.file_path;
+  let encoding: TextEncodingName = 'utf8';
+  let oldText = '';
+  let freshness: FreshnessDecision;
+  if (current.exists) {
+    encoding = requireEditableText(current).encoding;
+    freshness = ctx.assertFresh({ fullView: true });
+    oldText = current.doc().text;
+  } else {
+    freshness = ctx.assertFresh(); // a new file: nothing to be stale against
+  }
+  requireEncodable(input.content, encoding, display);
+  const newDoc = toLineDoc(input.content);
+  // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
+  const patch = current.exists ? regionPatch(oldText, newDoc.text, [wholeTextSplice(oldText, newDoc.text)]) : [];
+  const { added, removed } = current.exists ? countChanges(patch) : { added: countLines(newDoc.text), removed: 0 };
+  const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
+  const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
+  return {
+    change: 'write',
+    bytes: encodeText(input.content, encoding),
+    freshness,
+    text: newDoc.text,
+    totalLines: countLines(newDoc.text),
+    fullView: true,
+    linesAdded: added,
+    linesRemoved: removed,
+    output: {
+      text: input.dry_run ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated').replace('File created', 'File would be created')}` : headline,
+      structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: patch, dry_run: input.dry_run, ...facts },
+    },
+  };
 }
 
 export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

@@ -7,6 +7,23 @@ import type { CurrentFile } from './current-file.js';
 
 const STALE_DIFF_LINES = 40;
 
+/**
+ * Proof that a plan decided how the freshness rule applies to its write: checked (assertFresh) or
+ * waived (a rule of the tool's own). A write or delete plan must carry one, and the pipeline
+ * accepts only those its own PlanContext made for that run.
+ */
+export class FreshnessDecision {
+  readonly #how: 'checked' | 'waived';
+
+  constructor(how: 'checked' | 'waived') {
+    this.#how = how;
+  }
+
+  get how(): 'checked' | 'waived' {
+    return this.#how;
+  }
+}
+
 export type Freshness =
   | { kind: 'fresh' }
   | { kind: 'not-read' }
@@ -29,7 +46,7 @@ export function judgeFreshness(entry: FileState | undefined, currentHash: string
 export function assertFresh(current: CurrentFile, display: string, fullView: boolean): void {
   if (!current.exists) return;
   const entry = current.state;
-  const verdict = judgeFreshness(entry, current.hash!, current.stat!.mtimeMs);
+  const verdict = judgeFreshness(entry, current.hash, current.stat.mtimeMs);
   if (verdict.kind === 'not-read') throw new ToolError('NOT_READ', MESSAGES.NOT_READ, { path: display });
   if (verdict.kind === 'stale') {
     let message = MESSAGES.STALE;

@@ -11,39 +11,58 @@ import { PathLock } from '../fs/path-lock.js';
 import type { Logger } from '../log.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { Session } from '../session/session.js';
-import { decodeText, type DecodedText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { toLineDoc, type LineDoc } from '../text/line-endings.js';
 import type { ToolOutput } from '../tool-output.js';
-import type { CurrentFile } from './current-file.js';
-import { assertFresh } from './freshness.js';
+import { loadCurrentFile, type CurrentFile } from './current-file.js';
+import { assertFresh, FreshnessDecision } from './freshness.js';
 import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
 
 export interface PlanContext {
   /**
    * NOT_READ unless this session read the file (and, with fullView, saw all of it); STALE when
-   * its bytes changed since. Tools call it at their place in the seeds' validation order.
+   * its bytes changed since (a missing file is always fresh). Tools call it at their place in the
+   * seeds' validation order; the decision it returns goes into the plan.
    */
-  assertFresh(opts?: { fullView?: boolean }): void;
+  assertFresh(opts?: { fullView?: boolean }): FreshnessDecision;
   /** For tools with a freshness rule of their own (RestoreFile checks against history). */
-  waiveFreshness(): void;
+  waiveFreshness(): FreshnessDecision;
 }
 
-export interface Plan {
-  /** New bytes; null deletes the file; undefined means nothing to write (e.g. already applied). */
-  bytes: Buffer | null | undefined;
-  /** LF text to remember as what the session now knows of the file. */
-  text?: string | undefined;
-  totalLines?: number | undefined;
-  /** Whether the session has now seen the whole file (false keeps a ranged view partial). */
-  fullView?: boolean | undefined;
-  linesAdded?: number | undefined;
-  linesRemoved?: number | undefined;
+/** Nothing to write (e.g. already applied, or already the wanted content): only the output. */
+export interface NoChangePlan {
+  change: 'none';
   output: ToolOutput;
-  /** Called with the new bytes' hash once they are on disk and recorded. */
-  onCommitted?: ((afterHash: string) => void) | undefined;
 }
+
+interface ChangePlanBase {
+  /** How the plan decided freshness: no existing content is replaced unseen. */
+  freshness: FreshnessDecision;
+  linesAdded: number;
+  linesRemoved: number;
+  output: ToolOutput;
+}
+
+/** New bytes for the file (created if missing). */
+export interface WritePlan extends ChangePlanBase {
+  change: 'write';
+  bytes: Buffer;
+  /** LF text to remember as what the session now knows of the file (undefined: binary). */
+  text: string | undefined;
+  /** Lines (notebooks: cells) of the new content; counted from `text` when omitted. */
+  totalLines?: number;
+  /** Whether the session has now seen the whole file (false keeps a ranged view partial). */
+  fullView: boolean;
+  /** Called with the new bytes' hash once they are on disk and recorded. */
+  onCommitted?: (afterHash: string) => void;
+}
+
+/** The file goes away (RestoreFile of a version in which it did not exist). */
+export interface DeletePlan extends ChangePlanBase {
+  change: 'delete';
+}
+
+export type Plan = NoChangePlan | WritePlan | DeletePlan;
 
 export interface WriteRequest {
   target: ResolvedPath;
@@ -90,75 +109,46 @@ export class WritePipeline {
   }
 
   async #run(req: WriteRequest, real: string): Promise<ToolOutput> {
-    const current = await this.#load(req, real);
-    let freshnessDecided = false;
+    const current = await loadCurrentFile(req.target, req.session.files.get(real), {
+      maxEditBytes: this.#opts.maxEditBytes,
+      fallbackEncoding: this.#opts.fallbackEncoding,
+    });
+    const made = new Set<FreshnessDecision>();
+    const decide = (how: 'checked' | 'waived') => {
+      const decision = new FreshnessDecision(how);
+      made.add(decision);
+      return decision;
+    };
     const ctx: PlanContext = {
       assertFresh: (opts) => {
-        freshnessDecided = true;
         assertFresh(current, req.target.input, opts?.fullView ?? false);
+        return decide('checked');
       },
-      waiveFreshness: () => {
-        freshnessDecided = true;
-      },
+      waiveFreshness: () => decide('waived'),
     };
     const plan = await req.plan(current, ctx);
-    if (plan.bytes && plan.bytes.length > this.#opts.maxEditBytes) {
-      // Otherwise a write could produce a file editguard itself would refuse to read or edit.
-      throw new ToolError('TOO_LARGE', `The result would be too large (${formatBytes(plan.bytes.length)}). Maximum editable file size is ${formatBytes(this.#opts.maxEditBytes)}.`, {
-        size: plan.bytes.length,
-        max: this.#opts.maxEditBytes,
-      });
-    }
-    if (plan.bytes === undefined || req.dryRun) return plan.output;
+    if (plan.change === 'write') this.#requireEditableSize(plan.bytes);
+    if (plan.change === 'none' || req.dryRun) return plan.output;
     // The invariant that makes this the only write path: no existing content is replaced unseen.
-    if (current.exists && current.bytes!.length > 0 && !freshnessDecided) {
-      throw new Error(`${req.tool} planned a write to ${real} without a freshness decision`);
-    }
+    if (!made.has(plan.freshness)) throw new Error(`${req.tool} planned a write to ${real} without a freshness decision of its own`);
 
     if (!current.exists) await fsp.mkdir(path.dirname(real), { recursive: true });
-    const before = current.bytes ? { bytes: current.bytes, hash: current.hash! } : undefined;
-    const planned = plan.bytes === null ? undefined : { bytes: plan.bytes, hash: digest(plan.bytes) };
+    const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
+    const after = plan.change === 'write' ? { bytes: plan.bytes, hash: digest(plan.bytes) } : undefined;
     const event: WriteEvent = {
       path: real,
       tool: req.tool,
       session: req.session,
       before,
-      after: planned,
-      linesAdded: plan.linesAdded ?? 0,
-      linesRemoved: plan.linesRemoved ?? 0,
+      after,
+      linesAdded: plan.linesAdded,
+      linesRemoved: plan.linesRemoved,
       time: (this.#opts.clock ?? Date.now)(),
     };
     await this.#opts.recorder?.backup(real, before, event);
-
-    // Critical section: no await from the re-read to the rename (seed 001 "第二道防线").
-    const now = readIfExists(real);
-    const unchanged = now === undefined ? !current.exists : current.bytes !== undefined && now.equals(current.bytes);
-    if (!unchanged) throw new ToolError('STALE', MESSAGES.STALE_IN_WRITE, { path: req.target.input });
-    let after: { bytes: Buffer; hash: string } | undefined;
-    let postStat: fs.Stats | undefined;
-    if (plan.bytes === null) {
-      if (current.exists) removeFileSync(real, this.#opts.ops);
-    } else {
-      atomicWriteSync(real, plan.bytes, { existing: current.exists ? fs.statSync(real) : undefined, ops: this.#opts.ops });
-      postStat = fs.statSync(real);
-      after = planned;
-    }
-    // End of critical section.
-
-    if (after && postStat) {
-      const total = plan.totalLines ?? countLines(plan.text ?? '');
-      const full = plan.fullView ?? true;
-      req.session.files.set(real, {
-        content: plan.text,
-        timestamp: Math.floor(postStat.mtimeMs),
-        offset: undefined,
-        limit: undefined,
-        isPartialView: !full,
-        size: plan.bytes!.length,
-        hash: after.hash,
-        seen: full ? [[1, Math.max(total, 1)]] : [],
-        totalLines: total,
-      });
+    const postStat = this.#commitToDisk(req, current, plan);
+    if (plan.change === 'write' && after && postStat) {
+      rememberWrite(req.session, real, plan, after.hash, postStat);
       plan.onCommitted?.(after.hash);
     } else {
       req.session.files.delete(real);
@@ -168,48 +158,54 @@ export class WritePipeline {
       await this.#opts.recorder?.commit(event);
     } catch (err) {
       // The file is written; a failed history record must not turn success into failure.
-      this.#opts.log.warn(`history record for ${real} failed`, err);
+      this.#opts.log.warn(`history record for ${real} failed (${req.tool}, session ${req.session.shortId})`, err);
     }
     return plan.output;
   }
 
-  async #load(req: WriteRequest, real: string): Promise<CurrentFile> {
-    let stat: fs.Stats | undefined;
-    try {
-      stat = await fsp.stat(real);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
+  /**
+   * The critical section: no await from the re-read to the rename (seed 001 "第二道防线").
+   * Returns the new stat after a write, undefined after a delete.
+   * @throws ToolError STALE when the bytes on disk are no longer those the plan was made from.
+   */
+  #commitToDisk(req: WriteRequest, current: CurrentFile, plan: WritePlan | DeletePlan): fs.Stats | undefined {
+    const real = req.target.realPath;
+    const now = readIfExists(real);
+    const unchanged = now === undefined ? !current.exists : current.exists && now.equals(current.bytes);
+    if (!unchanged) throw new ToolError('STALE', MESSAGES.STALE_IN_WRITE, { path: req.target.input });
+    if (plan.change === 'delete') {
+      if (current.exists) removeFileSync(real, this.#opts.ops);
+      return undefined;
     }
-    if (stat?.isDirectory()) {
-      throw new ToolError('IS_DIRECTORY', `${req.target.input} is a directory, not a file. Pass the path of a file.`, { path: req.target.input });
-    }
-    if (stat && !stat.isFile()) {
-      throw new ToolError('INVALID_PATH', `${req.target.input} is not a regular file (device, socket or FIFO); editguard only writes regular files.`);
-    }
-    if (stat && stat.size > this.#opts.maxEditBytes) {
-      throw new ToolError(
-        'TOO_LARGE',
-        `File is too large to edit (${formatBytes(stat.size)}). Maximum editable file size is ${formatBytes(this.#opts.maxEditBytes)}.`,
-        { size: stat.size, max: this.#opts.maxEditBytes },
-      );
-    }
-    const bytes = stat ? await fsp.readFile(real) : undefined;
-    const hash = bytes ? digest(bytes) : undefined;
-    let decoded: DecodedText | undefined;
-    let doc: LineDoc | undefined;
-    const fallback = this.#opts.fallbackEncoding;
-    const current: CurrentFile = {
-      target: req.target,
-      exists: stat !== undefined,
-      stat,
-      bytes,
-      hash,
-      state: req.session.files.get(real),
-      decoded: () => (decoded ??= decodeText(bytes ?? Buffer.alloc(0), fallback)),
-      doc: () => (doc ??= toLineDoc(current.decoded().text)),
-    };
-    return current;
+    atomicWriteSync(real, plan.bytes, { existing: current.exists ? fs.statSync(real) : undefined, ops: this.#opts.ops });
+    return fs.statSync(real);
   }
+
+  /** Otherwise a write could produce a file editguard itself would refuse to read or edit. */
+  #requireEditableSize(bytes: Buffer): void {
+    const max = this.#opts.maxEditBytes;
+    if (bytes.length <= max) return;
+    throw new ToolError('TOO_LARGE', `The result would be too large (${formatBytes(bytes.length)}). Maximum editable file size is ${formatBytes(max)}.`, {
+      size: bytes.length,
+      max,
+    });
+  }
+}
+
+/** What the session now knows of a file it wrote: all of it, unless a ranged view stays partial. */
+function rememberWrite(session: Session, real: string, plan: WritePlan, hash: string, postStat: fs.Stats): void {
+  const total = plan.totalLines ?? countLines(plan.text ?? '');
+  session.files.set(real, {
+    content: plan.text,
+    timestamp: Math.floor(postStat.mtimeMs),
+    offset: undefined,
+    limit: undefined,
+    isPartialView: !plan.fullView,
+    size: plan.bytes.length,
+    hash,
+    seen: plan.fullView ? [[1, Math.max(total, 1)]] : [],
+    totalLines: total,
+  });
 }
 
 function readIfExists(p: string): Buffer | undefined {

@@ -31,10 +31,10 @@ export interface Harness {
   stateDir: string;
   client: Client;
   /** Only for http harnesses: the MCP endpoint of the spawned server. */
-  url?: string;
+  url?: string | undefined;
   /** Only for in-memory harnesses: the server-side pieces, for white-box assertions. */
-  app?: App;
-  session?: Session;
+  app?: App | undefined;
+  session?: Session | undefined;
   path(rel: string): string;
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;

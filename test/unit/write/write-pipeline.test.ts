@@ -9,7 +9,8 @@ import { silentLogger } from '../../../src/log.js';
 import { PathPolicy } from '../../../src/policy/path-policy.js';
 import { Session } from '../../../src/session/session.js';
 import type { WriteEvent, WriteRecorder } from '../../../src/write/write-event.js';
-import { WritePipeline } from '../../../src/write/write-pipeline.js';
+import { FreshnessDecision } from '../../../src/write/freshness.js';
+import { WritePipeline, type WritePlan } from '../../../src/write/write-pipeline.js';
 import { tempDir } from '../../helpers/harness.js';
 
 async function setup(recorder?: WriteRecorder) {
@@ -25,7 +26,16 @@ async function setup(recorder?: WriteRecorder) {
   return { root, session, writes, file, target };
 }
 
-const planV2 = { bytes: Buffer.from('v2'), text: 'v2', output: { text: 'ok', structured: {} } };
+/** A plan writing "v2", carrying the freshness decision the context made. */
+const planV2 = (freshness: FreshnessDecision, lines = { linesAdded: 0, linesRemoved: 0 }): WritePlan => ({
+  change: 'write',
+  bytes: Buffer.from('v2'),
+  text: 'v2',
+  fullView: true,
+  freshness,
+  ...lines,
+  output: { text: 'ok', structured: {} },
+});
 
 describe('WritePipeline', () => {
   it('refuses with the in-write STALE message when the file changes after validation', async () => {
@@ -36,7 +46,7 @@ describe('WritePipeline', () => {
     };
     const { session, writes, file, target } = await setup(racer);
     const err = await writes
-      .run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => (ctx.assertFresh(), planV2) })
+      .run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => planV2(ctx.assertFresh()) })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect((err as ToolError).code).toBe('STALE');
@@ -51,7 +61,7 @@ describe('WritePipeline', () => {
       commit: async (e) => void events.push(`commit:${e.after?.bytes.toString()}:${fs.readFileSync(e.path, 'utf8')}`),
     };
     const { session, writes, file, target } = await setup(recorder);
-    await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => (ctx.assertFresh(), planV2) });
+    await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => planV2(ctx.assertFresh()) });
     expect(events).toEqual(['backup:v1', 'commit:v2:v2']);
     expect(session.files.get(file)?.hash).toBe(digest(Buffer.from('v2')));
   });
@@ -63,7 +73,7 @@ describe('WritePipeline', () => {
       commit: async (e) => void seen.push({ phase: 'commit', event: e, onDisk: fs.readFileSync(e.path, 'utf8') }),
     };
     const { session, writes, target } = await setup(recorder);
-    await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => (ctx.assertFresh(), { ...planV2, linesAdded: 1, linesRemoved: 1 }) });
+    await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => planV2(ctx.assertFresh(), { linesAdded: 1, linesRemoved: 1 }) });
     expect(seen.map((s) => [s.phase, s.onDisk])).toEqual([
       ['backup', 'v1'],
       ['commit', 'v2'],
@@ -72,9 +82,13 @@ describe('WritePipeline', () => {
     expect(seen[0]!.event).toMatchObject({ tool: 'Write', linesAdded: 1, linesRemoved: 1, after: { hash: digest(Buffer.from('v2')) }, before: { hash: digest(Buffer.from('v1')) } });
   });
 
-  it('refuses to replace existing content when the tool made no freshness decision', async () => {
+  it('refuses to replace existing content when the tool made no freshness decision of this run', async () => {
     const { session, writes, file, target } = await setup();
-    await expect(writes.run({ target, tool: 'Write', session, dryRun: false, plan: () => planV2 })).rejects.toThrow(/without a freshness decision/);
+    // A plan cannot omit the decision (a type error); one not made by this run's context is refused.
+    // @ts-expect-error a write plan without a freshness decision does not compile
+    const undecided: WritePlan = { change: 'write', bytes: Buffer.from('v2'), text: 'v2', fullView: true, linesAdded: 0, linesRemoved: 0, output: { text: 'ok', structured: {} } };
+    expect(undecided.change).toBe('write');
+    await expect(writes.run({ target, tool: 'Write', session, dryRun: false, plan: () => planV2(new FreshnessDecision('checked')) })).rejects.toThrow(/without a freshness decision/);
     expect(fs.readFileSync(file, 'utf8')).toBe('v1');
   });
 
@@ -84,14 +98,14 @@ describe('WritePipeline', () => {
     const slow = writes.run({
       target, tool: 'Write', session, dryRun: true,
       plan: async (_c, ctx) => {
-        ctx.assertFresh();
+        const fresh = ctx.assertFresh();
         order.push('a-start');
         await new Promise((r) => setTimeout(r, 30));
         order.push('a-end');
-        return planV2;
+        return planV2(fresh);
       },
     });
-    const fast = writes.run({ target, tool: 'Write', session, dryRun: true, plan: (_c, ctx) => (ctx.assertFresh(), order.push('b'), planV2) });
+    const fast = writes.run({ target, tool: 'Write', session, dryRun: true, plan: (_c, ctx) => (order.push('b'), planV2(ctx.assertFresh())) });
     await Promise.all([slow, fast]);
     expect(order).toEqual(['a-start', 'a-end', 'b']);
   });

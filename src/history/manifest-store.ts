@@ -1,0 +1,216 @@
+// ManifestStore: the manifest files under <stateDir>/history — create, append (surviving compaction),
+// read, compact, sweep. One file per real path, named by the sha256 of the path.
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { digest } from '../fs/digest.js';
+import { isAlreadyExists, isNotFound } from '../fs/errno.js';
+import { fsyncDir } from '../fs/fsync-dir.js';
+import { listDir } from '../fs/list-dir.js';
+import { removeIfOld } from '../fs/remove-if-old.js';
+import { writeNewFile } from '../fs/write-new-file.js';
+import { lockHolderAlive, takeLock, type ReleaseLock } from './lock-file.js';
+import { compactRecords, parseManifest, parseRecord, recordLine, referencedHashes, type HeaderRec, type Manifest, type Rec } from './manifest.js';
+
+const MAX_APPEND_ATTEMPTS = 8;
+/** How long an append waits for a compaction of its manifest (one file: milliseconds normally). */
+const APPEND_WAIT_MS = 5000;
+/** Listing files reads only the start of each manifest, where its header line is. */
+const HEADER_BYTES = 16 * 1024;
+
+export class ManifestStore {
+  readonly dir: string;
+
+  constructor(stateDir: string) {
+    this.dir = path.join(stateDir, 'history');
+  }
+
+  /** Manifest file of a real path. */
+  pathOf(realPath: string): string {
+    return path.join(this.dir, `${digest(Buffer.from(realPath))}.jsonl`);
+  }
+
+  /** The manifest of `realPath`; undefined when missing, unreadable as a manifest, or another path's. */
+  async load(realPath: string): Promise<Manifest | undefined> {
+    const m = await readManifest(this.pathOf(realPath));
+    return m && m.header.path === realPath ? m : undefined;
+  }
+
+  /** Every manifest file (full paths), each with its parsed content; unparseable ones skipped. */
+  async all(): Promise<Array<{ file: string; manifest: Manifest }>> {
+    const out: Array<{ file: string; manifest: Manifest }> = [];
+    for (const name of await listDir(this.dir)) {
+      if (!name.endsWith('.jsonl')) continue;
+      const file = path.join(this.dir, name);
+      const manifest = await readManifest(file);
+      if (manifest) out.push({ file, manifest });
+    }
+    return out;
+  }
+
+  /** Real paths of every file with a manifest (unordered). */
+  async paths(): Promise<string[]> {
+    const out: string[] = [];
+    for (const name of await listDir(this.dir)) {
+      if (!name.endsWith('.jsonl')) continue;
+      const header = await readHeader(path.join(this.dir, name));
+      if (header) out.push(header.path);
+    }
+    return out;
+  }
+
+  /** The cross-process prune lock; undefined when another live pruner holds it. */
+  async lockPruning(): Promise<ReleaseLock | undefined> {
+    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    return takeLock(path.join(this.dir, '.prune.lock'));
+  }
+
+  /**
+   * Appends one record (O_APPEND, one write, fsync unless `durable` is false) so that it survives
+   * compaction: if the manifest is being compacted (its `.compacting` lock is held by a live
+   * process), the compactor may have read the manifest before this line, so wait for it to finish;
+   * if the manifest was replaced meanwhile, the line may be only in the old inode: append it again
+   * (ids dedupe). @throws Error when the manifest keeps being replaced.
+   */
+  async append(realPath: string, rec: Rec, durable = true): Promise<void> {
+    const file = this.pathOf(realPath);
+    const deadline = Date.now() + APPEND_WAIT_MS;
+    for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+      const mine = await this.#appendOnce(file, realPath, rec, durable);
+      while ((await lockHolderAlive(`${file}.compacting`)) && Date.now() < deadline) await sleep(5);
+      const now = await fsp.stat(file).catch(() => undefined);
+      if (now !== undefined && now.ino === mine.ino && now.dev === mine.dev) return;
+    }
+    throw new Error(`history: could not append to ${file}: it keeps being replaced`);
+  }
+
+  /**
+   * Rewrites manifest `file` to start at version `keepVersion` (see compactRecords). Appends racing
+   * with the rename are caught up from the old inode; appenders re-append when they wrote to a
+   * replaced manifest (see append); duplicate ids are ignored on read. False when nothing was done.
+   */
+  async compact(file: string, keepVersion: number): Promise<boolean> {
+    const release = await takeLock(`${file}.compacting`);
+    if (!release) return false;
+    const fh = await fsp.open(file, 'r').catch(() => undefined);
+    if (!fh) {
+      await release();
+      return false;
+    }
+    try {
+      const read = await readFrom(fh, 0);
+      const m = parseManifest(read.toString('utf8'));
+      const records = m && compactRecords(m, keepVersion);
+      if (!m || !records) return false;
+      const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+      await writeNewFile(tmp, records.map(recordLine).join(''));
+      await fsp.rename(tmp, file);
+      await fsyncDir(this.dir);
+      // Lines appended to the old inode after we read it.
+      const rest = await readFrom(fh, read.length);
+      const complete = rest.subarray(0, rest.lastIndexOf(0x0a) + 1).toString('utf8');
+      for (const line of complete.split('\n')) {
+        const rec = parseRecord(line);
+        if (rec && rec.t !== 'h' && rec.t !== 'b') await this.#appendOnce(file, m.header.path, rec);
+      }
+      return true;
+    } finally {
+      await fh.close();
+      await release();
+    }
+  }
+
+  /**
+   * Every blob hash a manifest references; removes temp files left by crashes once older than
+   * `graceMs`. @throws when a manifest cannot be read: its blobs must not look unreferenced.
+   */
+  async sweep(now: number, graceMs: number): Promise<Set<string>> {
+    const live = new Set<string>();
+    for (const name of await listDir(this.dir)) {
+      const file = path.join(this.dir, name);
+      if (name.endsWith('.tmp')) {
+        await removeIfOld(file, now, graceMs);
+        continue;
+      }
+      if (!name.endsWith('.jsonl')) continue;
+      for (const hash of referencedHashes(await fsp.readFile(file, 'utf8'))) live.add(hash);
+    }
+    return live;
+  }
+
+  /** One O_APPEND write (+ fsync when durable); returns the identity of the inode written. */
+  async #appendOnce(file: string, realPath: string, rec: Rec, durable = true): Promise<{ ino: number; dev: number }> {
+    await this.#ensure(file, realPath);
+    const fh = await fsp.open(file, 'a', 0o600);
+    try {
+      await fh.write(Buffer.from(recordLine(rec)));
+      if (durable) await fh.sync();
+      return await fh.stat();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Creates the manifest with its header atomically (link of a complete temp file). */
+  async #ensure(file: string, realPath: string): Promise<void> {
+    try {
+      await fsp.access(file);
+      return;
+    } catch {
+      /* create it */
+    }
+    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    const header: HeaderRec = { t: 'h', v: 1, path: realPath };
+    await writeNewFile(tmp, recordLine(header));
+    try {
+      await fsp.link(tmp, file);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    } finally {
+      await fsp.unlink(tmp).catch(() => {});
+    }
+    await fsyncDir(this.dir);
+  }
+}
+
+async function readManifest(file: string): Promise<Manifest | undefined> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+  return parseManifest(text);
+}
+
+async function readHeader(file: string): Promise<HeaderRec | undefined> {
+  const fh = await fsp.open(file, 'r').catch(() => undefined);
+  if (!fh) return undefined;
+  try {
+    const buf = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const text = buf.subarray(0, bytesRead).toString('utf8');
+    const end = text.indexOf('\n');
+    const rec = end === -1 ? undefined : parseRecord(text.slice(0, end));
+    return rec?.t === 'h' ? rec : undefined;
+  } finally {
+    await fh.close();
+  }
+}
+
+async function readFrom(fh: fsp.FileHandle, offset: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let pos = offset;
+  for (;;) {
+    const buf = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) break;
+    chunks.push(buf.subarray(0, bytesRead));
+    pos += bytesRead;
+  }
+  return Buffer.concat(chunks);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
