@@ -93,6 +93,13 @@ export function fsError(err: unknown, displayPath: string): ToolError | undefine
         `${displayPath} (or a directory on its way) is a symbolic link where editguard expected a real file or directory, or a symlink loop. Nothing was read or written; check the path and try again.`,
         details,
       );
+    case 'ESWAPPED':
+      // Not an OS errno: fs/confined-dir.ts found a directory or the file replaced mid-call.
+      return new ToolError(
+        'PATH_DENIED',
+        `${displayPath} changed while editguard was using it: a directory on its path or the file itself was replaced (for example by a symbolic link) or moved. Nothing was read or written through it. Check the path and try again.`,
+        { ...details, changed: true },
+      );
     case 'EACCES':
     case 'EPERM':
       return new ToolError('PERMISSION_DENIED', `The operating system denied access to ${displayPath} (${code}). Choose another path or fix its permissions.`, details);

@@ -1,9 +1,8 @@
 // history:// resources: a file's recorded versions as JSON, and each version's content, read-only.
-import fsp from 'node:fs/promises';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../errors.js';
-import { digest } from '../fs/digest.js';
+import { digestConfined } from '../fs/confined-read.js';
 import { historyListing } from '../history/history-listing.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -44,12 +43,9 @@ async function authorize(deps: ToolDeps, encoded: string): Promise<ResolvedPath>
   }
 }
 
+/** The current file's hash (confined, DESIGN §5); null when it is missing, unreadable or swapped. */
 async function hashNow(realPath: string): Promise<string | null> {
-  try {
-    return digest(await fsp.readFile(realPath));
-  } catch {
-    return null;
-  }
+  return digestConfined(realPath).catch(() => null);
 }
 
 /**

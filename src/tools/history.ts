@@ -1,11 +1,10 @@
 // FileHistory and RestoreFile: list every version editguard recorded for a file, and put one back.
-import fsp from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StructuredPatchHunk } from 'diff';
 import { z } from 'zod';
 import { ToolError, fsError, historyUnavailable } from '../errors.js';
 import { digest } from '../fs/digest.js';
-import { isNotFound } from '../fs/errno.js';
+import { digestConfined } from '../fs/confined-read.js';
 import { historyListing, type HistoryListing } from '../history/history-listing.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { FileHistory, HistoryVersion } from '../history/manifest.js';
@@ -117,14 +116,11 @@ function versionRange(h: FileHistory): string {
   return first > 0 ? `${span} (older versions were pruned)` : span;
 }
 
-/** sha256 of the file now; null when it does not exist. */
+/** sha256 of the file now (confined, DESIGN §5); null when it does not exist. */
 async function currentHashOf(target: ResolvedPath): Promise<string | null> {
-  try {
-    return digest(await fsp.readFile(target.realPath));
-  } catch (err) {
-    if (isNotFound(err)) return null;
+  return digestConfined(target.realPath).catch((err: unknown) => {
     throw fsError(err, target.input) ?? err;
-  }
+  });
 }
 
 /** FileHistory as a plain function. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */

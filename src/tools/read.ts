@@ -1,11 +1,10 @@
 // Read: numbered lines of a text file (or an image / PDF), recorded in the session's file state.
-import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolError, fsError } from '../errors.js';
 import { digest } from '../fs/digest.js';
-import { isNotFound } from '../fs/errno.js';
+import { openConfined } from '../fs/confined-read.js';
 import type { FileState } from '../session/file-state-store.js';
 import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
@@ -44,29 +43,34 @@ export async function read(input: ReadInput, deps: ToolDeps): Promise<ToolOutput
   const { session, config } = deps;
   const target = await session.policy.authorizeRead(input.file_path);
   const display = input.file_path;
-  let stat;
-  try {
-    stat = await fs.stat(target.realPath);
-  } catch (err) {
-    if (isNotFound(err)) throw await fileNotFound(display, target.absPath, session.policy);
-    throw fsError(err, display) ?? err;
-  }
-  if (stat.isDirectory()) {
-    throw new ToolError('IS_DIRECTORY', `${display} is a directory, not a file. Read takes a file path; list the directory with another tool.`, { path: display });
-  }
-  if (!stat.isFile()) {
-    // readFile on a FIFO (or a device) would block forever or never end.
-    throw new ToolError('INVALID_PATH', `${display} is not a regular file (device, socket or FIFO); Read only reads regular files.`, { path: display });
-  }
-  if (stat.size > config.maxEditBytes) {
-    throw new ToolError('TOO_LARGE', `File is too large to read (${formatBytes(stat.size)}). Maximum readable file size is ${formatBytes(config.maxEditBytes)}.`, {
-      size: stat.size,
-      max: config.maxEditBytes,
-    });
-  }
-  const bytes = await fs.readFile(target.realPath).catch((err: unknown) => {
+  // Confined (DESIGN §5): stat and bytes come from one descriptor opened inside the verified directory.
+  const file = await openConfined(target.realPath).catch((err: unknown) => {
     throw fsError(err, display) ?? err;
   });
+  if (!file) throw await fileNotFound(display, target.absPath, session.policy);
+  let stat;
+  let bytes: Buffer;
+  try {
+    stat = file.stat;
+    if (stat.isDirectory()) {
+      throw new ToolError('IS_DIRECTORY', `${display} is a directory, not a file. Read takes a file path; list the directory with another tool.`, { path: display });
+    }
+    if (!stat.isFile()) {
+      // readFile on a FIFO (or a device) would block forever or never end.
+      throw new ToolError('INVALID_PATH', `${display} is not a regular file (device, socket or FIFO); Read only reads regular files.`, { path: display });
+    }
+    if (stat.size > config.maxEditBytes) {
+      throw new ToolError('TOO_LARGE', `File is too large to read (${formatBytes(stat.size)}). Maximum readable file size is ${formatBytes(config.maxEditBytes)}.`, {
+        size: stat.size,
+        max: config.maxEditBytes,
+      });
+    }
+    bytes = await file.readAll().catch((err: unknown) => {
+      throw fsError(err, display) ?? err;
+    });
+  } finally {
+    await file.close();
+  }
 
   // Notebooks render by cell (offset/limit count cells); a malformed one falls through to text with a note.
   const notebook = isNotebookPath(target.realPath)

@@ -211,18 +211,20 @@ const SCENARIOS: Scenario[] = [
 ];
 
 /** Runs `scenario` for `seconds` and returns its tally (escapes: outside content shown, outside files changed or created). */
-async function race(open: (root: string) => Promise<Harness>, scenario: Scenario, seconds: number): Promise<{ tally: Tally; swaps: number }> {
+async function race(open: (root: string) => Promise<Harness>, scenario: Scenario, seconds: number): Promise<{ tally: Tally; swaps: number; after: string }> {
   const a = await arena(scenario.arena);
   const h = await open(a.root);
   await scenario.setup?.(h, a);
   let before = await snapshot(a.outside);
   const tally = new Tally();
   const rnd = prng(scenario.seed);
-  const swapper = startSwapper(a.swapped, a.bait, scenario.seed, seconds + 5);
+  const swapper = await startSwapper(a.swapped, a.bait, scenario.seed, seconds + 20);
   const deadline = Date.now() + seconds * 1000;
+  // At least MIN_CALLS calls however loaded the machine is, within a hard bound.
+  const hardDeadline = deadline + 15_000;
   let swaps = 0;
   try {
-    for (let i = 0; Date.now() < deadline; i++) {
+    for (let i = 0; (Date.now() < deadline || tally.calls < MIN_CALLS) && Date.now() < hardDeadline; i++) {
       if (scenario.mirror) {
         await mirror(a, scenario.mirror);
         before = await snapshot(a.outside);
@@ -242,10 +244,14 @@ async function race(open: (root: string) => Promise<Harness>, scenario: Scenario
   const late = await outsideDamage(a.outside, before);
   tally.escapes += late.changed + late.created;
   tally.temps += late.temps;
-  return { tally, swaps };
+  // With the swapper gone the same call works again: the attack left nothing wedged.
+  if (scenario.mirror) await mirror(a, scenario.mirror);
+  const after = await scenario.step(h, a, 1_000_000, rnd);
+  return { tally, swaps, after: after.code };
 }
 
 const SECONDS: Record<TransportKind, number> = { memory: 2, stdio: 0.7, http: 0.7 };
+const MIN_CALLS = 12;
 /** Over the spawned transports, the scenarios that cover each kind of call once. */
 const SPAWNED = new Set(['Read, parent directory swapped', 'Read→Edit, file swapped', 'Write of new and read files, parent directory swapped']);
 
@@ -255,7 +261,7 @@ describe.skipIf(!CAN_RACE).each(TRANSPORTS)('attacks over %s: a directory or fil
   it.each(scenarios.map((s) => [s.name, s] as const))('%s: nothing outside the root is read or written', async (_name, scenario) => {
     const seed = raceSeed(scenario.seed);
     const s = { ...scenario, seed };
-    const { tally, swaps } = await race(
+    const { tally, swaps, after } = await race(
       async (root) => {
         trackDir(path.dirname(root));
         return open({ root });
@@ -266,9 +272,11 @@ describe.skipIf(!CAN_RACE).each(TRANSPORTS)('attacks over %s: a directory or fil
     const summary = `${kind} ${scenario.name} (seed ${seed}, ${swaps} swaps): ${tally}`;
     console.log(summary);
     expect(swaps, summary).toBeGreaterThan(100);
-    expect(tally.calls, summary).toBeGreaterThan(10);
+    expect(tally.calls, summary).toBeGreaterThanOrEqual(MIN_CALLS);
     expect({ escapes: tally.escapes, temps: tally.temps, internal: tally.get('INTERNAL') }, summary).toEqual({ escapes: 0, temps: 0, internal: 0 });
-    // The swap is not a denial of service: some calls still succeed while it runs.
-    expect(tally.get('ok'), summary).toBeGreaterThan(0);
+    // The swap is not a denial of service: calls succeed while it runs (where there are enough of them to
+    // tell), and the same call succeeds once it stops.
+    if (kind === 'memory') expect(tally.get('ok'), summary).toBeGreaterThan(0);
+    expect(after, summary).toBe('ok');
   }, 60_000);
 });

@@ -99,15 +99,26 @@ describe.each(TRANSPORTS)('faults as data over %s', (kind) => {
   });
 });
 
-/** Runs the CLI (stdio) until it exits or `ms` pass; resolves with its exit code and stderr. */
-async function startCli(args: string[], opts: { uid?: number; gid?: number; ms?: number } = {}): Promise<{ code: number | null; stderr: string; started: boolean }> {
+/**
+ * Runs the CLI (stdio) and sends it an initialize request: resolves when it answers (started) or
+ * exits (not started) — event-driven, so a loaded machine only makes it slower, never wrong.
+ */
+async function startCli(args: string[], opts: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stderr: string; started: boolean }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}) });
   let stderr = '';
+  let stdout = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const timer = new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), opts.ms ?? 1500));
-  const first = await Promise.race([exited, timer]);
-  if (first === 'running') {
+  const answered = new Promise<'answered'>((resolve) =>
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (stdout.includes('"result"')) resolve('answered');
+    }),
+  );
+  child.stdin.on('error', () => {});
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`);
+  const first = await Promise.race([exited, answered]);
+  if (first === 'answered') {
     child.stdin.end();
     return { code: await exited, stderr, started: true };
   }

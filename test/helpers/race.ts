@@ -38,14 +38,23 @@ export interface Racer<T> {
   stop(): Promise<T>;
 }
 
-/** Starts racer.py with `args`; it stops by itself after its seconds, or when stopped. */
-export function startRacer<T>(args: string[]): Racer<T> {
+/**
+ * Starts racer.py with `args` and resolves once its loop runs (python's start-up is not part of a
+ * race); it stops by itself after its seconds, or when stopped.
+ */
+export async function startRacer<T>(args: string[]): Promise<Racer<T>> {
   const child = spawn('python3', [RACER, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<string | number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.startsWith('ready\n')) resolve();
+    });
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    void exited.then((code) => reject(new Error(`racer.py ${args.join(' ')} exited (${code}) before starting: ${err}`)));
+  });
   return {
     stop: async () => {
       child.kill('SIGTERM');
@@ -58,7 +67,7 @@ export function startRacer<T>(args: string[]): Racer<T> {
 }
 
 /** Starts exchanging `a` and `b` (a directory or file and a symlink) for `seconds`. */
-export function startSwapper(a: string, b: string, seed: number, seconds: number): Racer<{ swaps: number; failures: number }> {
+export function startSwapper(a: string, b: string, seed: number, seconds: number): Promise<Racer<{ swaps: number; failures: number }>> {
   return startRacer(['swap', a, b, String(seed), String(seconds)]);
 }
 

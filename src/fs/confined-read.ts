@@ -1,0 +1,79 @@
+// Reads confined by descriptor (DESIGN §5): the file opened with O_NOFOLLOW inside its verified
+// directory, then stat'ed and read through that one descriptor — Read, resources, history hashing.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { ConfinedDir, swappedError } from './confined-dir.js';
+import { digest } from './digest.js';
+import { isGone } from './errno.js';
+
+const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+
+/** A file opened by openConfined: its stat and handle; read it with readAll(), then close(). */
+export interface ConfinedFile {
+  readonly stat: fs.Stats;
+  readAll(): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the file at `realPath` (a path policy resolved: no symlink in it) for reading, through its
+ * verified directory and without following a symlink in its place. O_NONBLOCK: opening a FIFO
+ * does not hang (check stat.isFile() before reading). Resolves undefined when there is no file
+ * (ENOENT, ENOTDIR on the way).
+ * @throws ESWAPPED when the directory or the file was swapped for a symlink (or moved) since
+ *   policy resolved it; other errno errors (EACCES, …) as they come.
+ */
+export async function openConfined(realPath: string): Promise<ConfinedFile | undefined> {
+  let dir: ConfinedDir;
+  try {
+    dir = ConfinedDir.open(path.dirname(realPath));
+  } catch (err) {
+    if (isGone(err)) return undefined;
+    throw err;
+  }
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(dir.path(path.basename(realPath)), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    // Portable mode opened by path: the directory must still be the one verified.
+    dir.verify();
+  } catch (err) {
+    if (isGone(err)) return undefined;
+    if ((err as { code?: unknown }).code === 'ELOOP') throw swappedError(realPath);
+    throw err;
+  } finally {
+    dir.close();
+  }
+  try {
+    const stat = await fh.stat();
+    return { stat, readAll: () => fh.readFile(), close: () => fh.close() };
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+}
+
+/**
+ * The bytes of the regular file at `realPath`, confined as openConfined; undefined when there is no
+ * file, or when it is not a regular file (a directory, FIFO, device).
+ * @throws as openConfined.
+ */
+export async function readConfined(realPath: string): Promise<{ stat: fs.Stats; bytes: Buffer } | undefined> {
+  const file = await openConfined(realPath);
+  if (!file) return undefined;
+  try {
+    if (!file.stat.isFile()) return undefined;
+    return { stat: file.stat, bytes: await file.readAll() };
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * sha256 of the file at `realPath` now (confined), or null when there is no regular file there.
+ * @throws as openConfined: unreadable is not missing.
+ */
+export async function digestConfined(realPath: string): Promise<string | null> {
+  const got = await readConfined(realPath);
+  return got === undefined ? null : digest(got.bytes);
+}
