@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp } from './app.js';
-import { ConfigError, defaultStateDir, mergeConfig, parseConfig } from './config.js';
-import { createLogger } from './log.js';
+import { createApp, type App } from './app.js';
+import { ConfigError, defaultStateDir, mergeConfig, parseConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './log.js';
 import { serveStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
 
@@ -28,12 +28,20 @@ Usage: editguard [options] [DIR...]
   --version, --help
 `;
 
-async function main(): Promise<number> {
-  const log0 = (line: string) => process.stderr.write(line);
-  let args;
+/** Ends the CLI with an exit code; the message (if any) goes to stderr. */
+class CliExit {
+  constructor(
+    readonly code: number,
+    readonly message?: string,
+  ) {}
+}
+
+type CliArgs = ReturnType<typeof parseCliArgs>;
+
+function parseCliArgs(argv: string[]) {
   try {
-    args = parseArgs({
-      args: process.argv.slice(2),
+    return parseArgs({
+      args: argv,
       allowPositionals: true,
       options: {
         root: { type: 'string', multiple: true },
@@ -52,47 +60,38 @@ async function main(): Promise<number> {
       },
     });
   } catch (err) {
-    log0(`editguard: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
+    throw new CliExit(2, `editguard: ${(err as Error).message}\n\n${USAGE}`);
   }
-  const v = args.values;
-  if (v.help) {
-    process.stderr.write(USAGE);
-    return 0;
-  }
-  if (v.version) {
-    process.stdout.write(`${VERSION}\n`);
-    return 0;
-  }
+}
 
-  let fileConfig: Record<string, unknown> = {};
-  if (v.config) {
-    try {
-      fileConfig = JSON.parse(fs.readFileSync(v.config, 'utf8')) as Record<string, unknown>;
-    } catch (err) {
-      log0(`editguard: cannot read config ${v.config}: ${(err as Error).message}\n`);
-      return 2;
-    }
-    if (typeof fileConfig !== 'object' || fileConfig === null || Array.isArray(fileConfig)) {
-      log0(`editguard: config ${v.config} must be a JSON object\n`);
-      return 2;
-    }
+/** The JSON object of --config, or {} without one. */
+function readConfigFile(file: string | undefined): Record<string, unknown> {
+  if (!file) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CliExit(2, `editguard: cannot read config ${file}: ${(err as Error).message}\n`);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliExit(2, `editguard: config ${file} must be a JSON object\n`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Config file, then flags (and EDITGUARD_TOKEN) over it. */
+function configFrom(args: CliArgs, env: NodeJS.ProcessEnv): Config {
+  const v = args.values;
   const cliRoots = [...(v.root ?? []), ...args.positionals];
-  const port = v.port === undefined ? undefined : Number(v.port);
   const http: Record<string, unknown> = {};
   if (v.host !== undefined) http.host = v.host;
-  if (port !== undefined) http.port = port;
-  const token = v.token ?? process.env.EDITGUARD_TOKEN;
+  if (v.port !== undefined) http.port = Number(v.port);
+  const token = v.token ?? env.EDITGUARD_TOKEN;
   if (token) http.token = token;
   if (v['json-response']) http.jsonResponse = true;
   if (v['allowed-host']) http.allowedHosts = v['allowed-host'];
   if (v['allowed-origin']) http.allowedOrigins = v['allowed-origin'];
-
-  let config;
   try {
-    config = parseConfig(
-      mergeConfig(fileConfig, {
+    return parseConfig(
+      mergeConfig(readConfigFile(v.config), {
         roots: cliRoots.length > 0 ? cliRoots : undefined,
         stateDir: v['state-dir'],
         logLevel: v['log-level'],
@@ -101,49 +100,37 @@ async function main(): Promise<number> {
       v.config ? `config (${v.config} and flags)` : 'flags',
     );
   } catch (err) {
-    if (err instanceof ConfigError) {
-      log0(`editguard: ${err.message}\n`);
-      return 2;
-    }
+    if (err instanceof ConfigError) throw new CliExit(2, `editguard: ${err.message}\n`);
     throw err;
   }
+}
 
-  const log = createLogger(config.logLevel, (line) => process.stderr.write(line));
-  const home = homeDir();
-  const stateDir = path.resolve(config.stateDir ?? defaultStateDir(process.env, home));
-  let app;
+async function serveOverHttp(app: App, config: Config, log: Logger): Promise<never> {
+  const { HttpStartError, serveHttp } = await import('./transports/http.js');
+  let server;
   try {
-    app = await createApp(config, { cwd: process.cwd(), home, log, stateDir, configFile: v.config });
+    server = await serveHttp(app);
   } catch (err) {
-    log.error((err as Error).message);
-    return 2;
+    if (!(err instanceof HttpStartError)) throw err;
+    log.error(err.message);
+    await app.close();
+    throw new CliExit(2);
   }
+  if (config.logLevel !== 'silent') process.stderr.write(`editguard listening on ${server.url}\n`);
+  log.info(`serving ${app.policy.roots.join(', ')} over HTTP${config.http.token ? ' (bearer token required)' : ''}`);
+  const stop = (signal: string) => {
+    log.info(`${signal}: finishing in-flight requests, then exiting`);
+    void server.close();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  await server.closed;
+  // Every session is closed; what is left is history bookkeeping (bounded like the requests were).
+  await Promise.race([app.close(), new Promise((r) => setTimeout(r, config.http.shutdownTimeoutMs).unref())]);
+  process.exit(0);
+}
 
-  if (v.http) {
-    const { HttpStartError, serveHttp } = await import('./transports/http.js');
-    let server;
-    try {
-      server = await serveHttp(app);
-    } catch (err) {
-      if (!(err instanceof HttpStartError)) throw err;
-      log.error(err.message);
-      await app.close();
-      return 2;
-    }
-    if (config.logLevel !== 'silent') process.stderr.write(`editguard listening on ${server.url}\n`);
-    log.info(`serving ${app.policy.roots.join(', ')} over HTTP${config.http.token ? ' (bearer token required)' : ''}`);
-    const stop = (signal: string) => {
-      log.info(`${signal}: finishing in-flight requests, then exiting`);
-      void server.close();
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-    await server.closed;
-    // Every session is closed; what is left is history bookkeeping (bounded like the requests were).
-    await Promise.race([app.close(), new Promise((r) => setTimeout(r, config.http.shutdownTimeoutMs).unref())]);
-    process.exit(0);
-  }
-
+async function serveOverStdio(app: App, log: Logger): Promise<number> {
   const { closed } = await serveStdio(app, process.stdin, process.stdout);
   log.info(`serving ${app.policy.roots.join(', ')} over stdio`);
   const shutdown = () => void app.close().then(() => process.exit(0));
@@ -166,11 +153,41 @@ function homeDir(): string {
   }
 }
 
+async function main(): Promise<number> {
+  const args = parseCliArgs(process.argv.slice(2));
+  const v = args.values;
+  if (v.help) {
+    process.stderr.write(USAGE);
+    return 0;
+  }
+  if (v.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const config = configFrom(args, process.env);
+  const log = createLogger(config.logLevel, (line) => process.stderr.write(line));
+  const home = homeDir();
+  const stateDir = path.resolve(config.stateDir ?? defaultStateDir(process.env, home));
+  let app;
+  try {
+    app = await createApp(config, { cwd: process.cwd(), home, log, stateDir, configFile: v.config });
+  } catch (err) {
+    log.error((err as Error).message);
+    return 2;
+  }
+  return v.http ? serveOverHttp(app, config, log) : serveOverStdio(app, log);
+}
+
 main().then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
+    if (err instanceof CliExit) {
+      if (err.message !== undefined) process.stderr.write(err.message);
+      process.exitCode = err.code;
+      return;
+    }
     process.stderr.write(`editguard: fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
   },

@@ -29,4 +29,17 @@ function formatExtra(extra: unknown): string {
   }
 }
 
+/**
+ * A logger whose every line names where it comes from, e.g. `msg [tool=Edit session=1a2b3c4d]`,
+ * so a line in a busy multi-session log can be traced to the call that wrote it.
+ */
+export function withContext(log: Logger, context: Readonly<Record<string, string>>): Logger {
+  const tag = Object.entries(context)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  if (tag === '') return log;
+  const at = (write: (msg: string, extra?: unknown) => void) => (msg: string, extra?: unknown) => write(`${msg} [${tag}]`, extra);
+  return { debug: at(log.debug), info: at(log.info), warn: at(log.warn), error: at(log.error) };
+}
+
 export const silentLogger: Logger = createLogger('silent', () => {});

@@ -2,6 +2,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, RootsListChangedNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from './app.js';
+import { withContext } from './log.js';
 import type { Session } from './session/session.js';
 import { registerFileResources } from './resources/file-resources.js';
 import { registerHistoryResources } from './resources/history.js';
@@ -29,6 +30,7 @@ export function createServer(app: App, session: Session): McpServer {
   const roots = clientRootsGate(app, session, server);
   const gated = gateRequests(server, roots.gate);
   const deps: ToolDeps = { config: app.config, session, writes: app.writes, log: app.log };
+  const log = withContext(app.log, { session: session.shortId });
   const decorate = noticeDecorator(session);
   registerReadTool(server, deps, decorate);
   registerEditTool(server, deps, decorate);
@@ -54,7 +56,7 @@ export function createServer(app: App, session: Session): McpServer {
           return r.action === 'accept' && r.content?.confirm === true;
         } catch (err) {
           // No answer (timeout, client error) is not a yes.
-          app.log.warn('elicitation failed; treating it as declined', err);
+          log.warn('elicitation failed; treating it as declined', err);
           return false;
         }
       };

@@ -55,14 +55,17 @@ export async function openConfined(realPath: string): Promise<ConfinedFile | und
 
 /**
  * The bytes of the regular file at `realPath`, confined as openConfined; undefined when there is no
- * file, or when it is not a regular file (a directory, FIFO, device).
- * @throws as openConfined.
+ * file. @throws as openConfined; EISDIR for a directory and EINVAL for a FIFO or device (something
+ * is there, so it is not "no file", and reading it would hang or never end).
  */
 export async function readConfined(realPath: string): Promise<{ stat: fs.Stats; bytes: Buffer } | undefined> {
   const file = await openConfined(realPath);
   if (!file) return undefined;
   try {
-    if (!file.stat.isFile()) return undefined;
+    if (!file.stat.isFile()) {
+      const code = file.stat.isDirectory() ? 'EISDIR' : 'EINVAL';
+      throw Object.assign(new Error(`${code}: ${realPath} is not a regular file`), { code, path: realPath });
+    }
     return { stat: file.stat, bytes: await file.readAll() };
   } finally {
     await file.close();
@@ -70,10 +73,11 @@ export async function readConfined(realPath: string): Promise<{ stat: fs.Stats; 
 }
 
 /**
- * sha256 of the file at `realPath` now (confined), or null when there is no regular file there.
- * @throws as openConfined: unreadable is not missing.
+ * The digest of the file at `realPath` (a path policy resolved) now, read confined — the one "hash
+ * this file or null" of editguard: null when no file is there (ENOENT, ENOTDIR).
+ * @throws as readConfined: unreadable, a directory or a swapped path is not "no file".
  */
-export async function digestConfined(realPath: string): Promise<string | null> {
+export async function digestFile(realPath: string): Promise<string | null> {
   const got = await readConfined(realPath);
   return got === undefined ? null : digest(got.bytes);
 }

@@ -1,4 +1,4 @@
-// Per-path serialisation: writers of one file (any session) queue instead of interleaving.
+// Per-key serialisation: writers of one file (any session), or the change events of one file, queue instead of interleaving.
 
 /** FIFO async locks keyed by path; entries disappear when their queue drains. */
 export class PathLock {

@@ -1,4 +1,7 @@
-// historyListing: a file's versions as FileHistory and the history:// resource show them (JSON shape).
+// History listings: a file's versions as FileHistory and the history:// resource show them, and which files have history.
+import type { PathPolicy } from '../policy/path-policy.js';
+import { isWithin } from '../policy/paths.js';
+import type { HistoryStore } from './history-store.js';
 import type { FileHistory, HistoryVersion } from './manifest.js';
 
 /** What the file is now, relative to its history. */
@@ -64,4 +67,18 @@ export function historyListing(display: string, history: FileHistory, currentHas
     latest_version: latest.version,
     status,
   };
+}
+
+/**
+ * Real paths with history under the policy's roots that the policy lets the session read, sorted,
+ * at most `limit` — never a file the session may not see (deny globs).
+ */
+export async function readableFilesWithHistory(store: HistoryStore, policy: PathPolicy, limit = Infinity): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of (await store.files()).sort()) {
+    if (out.length >= limit) break;
+    if (!policy.roots.some((r) => isWithin(r, file))) continue;
+    if (await policy.authorizeRead(file).then(() => true, () => false)) out.push(file);
+  }
+  return out;
 }

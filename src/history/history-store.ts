@@ -3,7 +3,7 @@
 // changes; the commit line follows the write. Shared by every session and process of a state dir.
 // This file orchestrates; the record format is manifest.ts, the retention plan retention.ts.
 import { randomBytes } from 'node:crypto';
-import { digestConfined } from '../fs/confined-read.js';
+import { digestFile } from '../fs/confined-read.js';
 import type { Logger } from '../log.js';
 import type { WriteEvent, WriteRecorder } from '../write/write-event.js';
 import { BlobStore } from './blob-store.js';
@@ -155,7 +155,7 @@ export class HistoryStore implements WriteRecorder {
     if (!m) return undefined;
     let current = currentHash;
     const last = m.intents[m.intents.length - 1];
-    if (current === undefined && last && !m.commits.has(last.id)) current = await digestConfined(realPath);
+    if (current === undefined && last && !m.commits.has(last.id)) current = await digestFile(realPath);
     const { versions, intents } = derive(m, current);
     const tail = intents[intents.length - 1];
     if (tail?.confirmed && !m.commits.has(tail.rec.id)) {

@@ -99,11 +99,7 @@ export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId
   let touched: Record<string, JsonValue> | undefined;
 
   if (mode === 'delete') {
-    const n = layout.cells.length;
-    const span = layout.cells[index]!;
-    if (n === 1) splices.push({ start: layout.cellsArray.start + 1, end: layout.cellsArray.end - 1, replacement: '' });
-    else if (index < n - 1) splices.push({ start: span.start, end: layout.cells[index + 1]!.start, replacement: '' });
-    else splices.push({ start: layout.cells[index - 1]!.end, end: span.end, replacement: '' });
+    splices.push(deleteSplice(layout, index));
   } else if (mode === 'replace') {
     const original = cells[index]!;
     const cell: Record<string, JsonValue> = { ...original };
@@ -154,6 +150,15 @@ export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId
     changed,
     notes,
   };
+}
+
+/** The splice removing cell `index` with one separator (the following one, or for the last cell the preceding one). */
+function deleteSplice(layout: ParsedNotebook['layout'], index: number): Splice {
+  const n = layout.cells.length;
+  const span = layout.cells[index]!;
+  if (n === 1) return { start: layout.cellsArray.start + 1, end: layout.cellsArray.end - 1, replacement: '' };
+  if (index < n - 1) return { start: span.start, end: layout.cells[index + 1]!.start, replacement: '' };
+  return { start: layout.cells[index - 1]!.end, end: span.end, replacement: '' };
 }
 
 /** Fields a cell type allows: code has outputs and a count, markdown/raw may have attachments. */

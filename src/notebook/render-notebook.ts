@@ -3,6 +3,7 @@
 // Pure. Budgets keep the answer bounded: each cell's text outputs get `cellOutputBytes` (the
 // whole budget when a single cell is read), the whole answer `totalBytes` of text. Whatever a
 // narrower Read could still show is reported as not seen, so the caller records a partial view.
+import { formatBytes } from '../text/format-bytes.js';
 import type { LineRange } from '../text/line-ranges.js';
 import { cellName, sourceText, type JsonValue, type NotebookCell, type ParsedNotebook } from './parse-notebook.js';
 
@@ -43,10 +44,6 @@ export function stripAnsi(s: string): string {
 
 const bytes = (s: string) => Buffer.byteLength(s);
 const joinText = (v: JsonValue | undefined): string => (Array.isArray(v) ? v.filter((x) => typeof x === 'string').join('') : typeof v === 'string' ? v : '');
-
-export function formatSize(n: number): string {
-  return n < 1024 ? `${n} bytes` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
 
 type Piece = { kind: 'text'; text: string } | { kind: 'image'; data: string; mimeType: string; size: number };
 
@@ -110,13 +107,9 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
     budget -= bytes(head);
     last = n;
 
-    const attachments = cell.attachments;
-    if (typeof attachments === 'object' && attachments !== null && !Array.isArray(attachments) && Object.keys(attachments).length > 0) {
-      const list = Object.entries(attachments).map(([file, v]) => `${file} (${typeof v === 'object' && v !== null ? Object.keys(v).join(', ') : '?'})`);
-      const line = `\n[attachments: ${list.join('; ')}]`;
-      text += line;
-      budget -= bytes(line);
-    }
+    const attachments = attachmentsLine(cell);
+    text += attachments;
+    budget -= bytes(attachments);
 
     const outputs = Array.isArray(cell.outputs) ? cell.outputs : [];
     if (outputs.length === 0) {
@@ -132,13 +125,13 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
       const cost = pieces.reduce((c, p) => c + (p.kind === 'text' ? bytes(p.text) + 1 : 0), 0);
       if (used + cost > cellBudget) {
         const rest = outputs.slice(k).reduce<number>((c, o) => c + outputPieces(o).reduce((s, p) => s + (p.kind === 'text' ? bytes(p.text) : p.data.length), 0), 0);
-        const what = `${outputs.length - k} of ${outputs.length} outputs (${formatSize(rest)})`;
+        const what = `${outputs.length - k} of ${outputs.length} outputs (${formatBytes(rest)})`;
         if (singleCell) {
           // Nothing narrower than a single-cell Read exists: this is all Read can show, so it counts as seen.
-          text += `\n[${what} elided: too large to show even for this cell alone (budget ${formatSize(cellBudget)}). Inspect them in Jupyter; they do not block NotebookEdit.]`;
+          text += `\n[${what} elided: too large to show even for this cell alone (budget ${formatBytes(cellBudget)}). Inspect them in Jupyter; they do not block NotebookEdit.]`;
         } else {
           complete = false;
-          text += `\n[${what} elided: over the ${formatSize(cellBudget)} output budget per cell. To see them call Read with offset=${n} and limit=1 (this cell alone); NotebookEdit needs them seen first.]`;
+          text += `\n[${what} elided: over the ${formatBytes(cellBudget)} output budget per cell. To see them call Read with offset=${n} and limit=1 (this cell alone); NotebookEdit needs them seen first.]`;
         }
         break;
       }
@@ -147,7 +140,7 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
         if (p.kind === 'text') {
           text += `\n${p.text}`;
         } else if (p.size > opts.maxImageBytes) {
-          text += `\n[${p.mimeType} image of ${formatSize(p.size)} not shown: over the ${formatSize(opts.maxImageBytes)} image limit]`;
+          text += `\n[${p.mimeType} image of ${formatBytes(p.size)} not shown: over the ${formatBytes(opts.maxImageBytes)} image limit]`;
         } else {
           text += `\n[${p.mimeType} image: see the image that follows]`;
           flush();
@@ -164,6 +157,14 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
   if (truncated && last >= first) text += `\n… showing cells ${first}–${last} of ${total}. Call Read with offset=${last + 1} to continue.`;
   flush();
   return { blocks, first, last, total, seen: toRanges(seenCells), elided, truncated };
+}
+
+/** "[attachments: …]" on its own line for a cell with attachments, else ''. */
+function attachmentsLine(cell: NotebookCell): string {
+  const attachments = cell.attachments;
+  if (typeof attachments !== 'object' || attachments === null || Array.isArray(attachments) || Object.keys(attachments).length === 0) return '';
+  const list = Object.entries(attachments).map(([file, v]) => `${file} (${typeof v === 'object' && v !== null ? Object.keys(v).join(', ') : '?'})`);
+  return `\n[attachments: ${list.join('; ')}]`;
 }
 
 function toRanges(ns: readonly number[]): LineRange[] {

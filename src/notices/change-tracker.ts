@@ -2,6 +2,7 @@
 // bounded diff, "deleted" notices, and resources/updated for subscribers. Notices never count as a Read.
 import { digest } from '../fs/digest.js';
 import { openConfined } from '../fs/confined-read.js';
+import { PathLock } from '../fs/path-lock.js';
 import type { FileWatcher, WatchEvent } from '../fs/watcher.js';
 import type { Logger } from '../log.js';
 import type { Session } from '../session/session.js';
@@ -65,8 +66,6 @@ interface PathState {
   holders: Map<Session, Hold>;
   /** Hash of the bytes last known on disk ('' when deleted, undefined before anything was seen). */
   diskHash: string | undefined;
-  /** Events for one path are handled one after the other, in arrival order. */
-  queue: Promise<void>;
 }
 
 /** Watch numbers for logs and HTTP's /healthz. */
@@ -111,6 +110,7 @@ export class ChangeTracker {
   readonly #fallback: 'latin1' | undefined;
   readonly #disk: ChangeDisk;
   readonly #paths = new Map<string, PathState>();
+  readonly #queues = new PathLock();
   /** Live sessions → the paths they hold. */
   readonly #sessions = new Map<Session, Set<string>>();
   readonly #ended = new WeakSet<Session>();
@@ -159,7 +159,7 @@ export class ChangeTracker {
     hold.subs.set(uri, send);
     if (ps.diskHash === undefined) {
       // Without a baseline, the first event (even a touch) would look like a change.
-      this.#enqueue(path, ps, async () => {
+      this.#enqueue(path, async () => {
         const snap = await this.#disk.snapshot(path, this.#maxBytes);
         ps.diskHash ??= snap.exists ? snap.hash : DELETED;
       });
@@ -195,24 +195,19 @@ export class ChangeTracker {
     const ps = this.#paths.get(e.path);
     if (!ps || this.#closed) return;
     const snap: Snapshot = e.after ? { exists: true, hash: e.after.hash, bytes: e.after.bytes } : { exists: false };
-    this.#enqueue(e.path, ps, async () => this.#apply(e.path, snap));
+    this.#enqueue(e.path, async () => this.#apply(e.path, snap));
   }
 
   /** A watcher event. Resolves when it has been handled (events of one path are handled in order). */
   handle(e: WatchEvent): Promise<void> {
     const ps = this.#paths.get(e.path);
     if (!ps || this.#closed) return Promise.resolve();
-    return this.#enqueue(e.path, ps, () => this.#observe(e));
+    return this.#enqueue(e.path, () => this.#observe(e));
   }
 
   /** Resolves when every queued event has been handled (tests, shutdown). */
   async idle(): Promise<void> {
-    for (;;) {
-      const queues = [...this.#paths.values()].map((ps) => ps.queue);
-      await Promise.all(queues);
-      const after = [...this.#paths.values()].map((ps) => ps.queue);
-      if (after.length === queues.length && after.every((q, i) => q === queues[i])) return;
-    }
+    await this.#queues.drain();
   }
 
   status(): WatchStatus {
@@ -243,7 +238,7 @@ export class ChangeTracker {
   #hold(session: Session, path: string): { ps: PathState; hold: Hold } {
     let ps = this.#paths.get(path);
     if (!ps) {
-      ps = { holders: new Map(), diskHash: undefined, queue: Promise.resolve() };
+      ps = { holders: new Map(), diskHash: undefined };
       this.#paths.set(path, ps);
     }
     let hold = ps.holders.get(session);
@@ -302,12 +297,11 @@ export class ChangeTracker {
     }
   }
 
-  #enqueue(path: string, ps: PathState, job: () => Promise<void>): Promise<void> {
-    const next = ps.queue.then(job).catch((err: unknown) => {
+  /** Events for one path are handled one after the other, in arrival order; a failure is logged. */
+  #enqueue(path: string, job: () => Promise<void>): Promise<void> {
+    return this.#queues.run(path, job).catch((err: unknown) => {
       this.#log.warn(`could not check ${path} for external changes; it is still verified when writing`, err);
     });
-    ps.queue = next;
-    return next;
   }
 
   async #observe(e: WatchEvent): Promise<void> {

@@ -2,27 +2,23 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
-  ErrorCode,
   McpError,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type ReadResourceResult,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ToolError, fsError } from '../errors.js';
+import { fsError } from '../errors.js';
 import { openConfined } from '../fs/confined-read.js';
 import type { ChangeTracker } from '../notices/change-tracker.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
+import { authorizeResourceRead, invalidParams } from './resource-access.js';
 
 /** The `file://` URI of an absolute path (percent-encoded as Node does). */
 export function fileUri(absPath: string): string {
   return pathToFileURL(absPath).href;
-}
-
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
 }
 
 /** A `file://` URI → the real path the session's policy allows reading. */
@@ -31,14 +27,9 @@ async function authorize(deps: ToolDeps, uri: string): Promise<ResolvedPath> {
   try {
     file = fileURLToPath(uri);
   } catch {
-    throw invalid(`${uri} is not a file:// URI of a local absolute path.`);
+    throw invalidParams(`${uri} is not a file:// URI of a local absolute path.`);
   }
-  try {
-    return await deps.session.policy.authorizeRead(file);
-  } catch (err) {
-    if (err instanceof ToolError) throw invalid(err.message);
-    throw err;
-  }
+  return authorizeResourceRead(deps, file);
 }
 
 async function readResource(deps: ToolDeps, uri: string): Promise<ReadResourceResult> {
@@ -47,11 +38,11 @@ async function readResource(deps: ToolDeps, uri: string): Promise<ReadResourceRe
   try {
     // Confined (DESIGN §5): stat and bytes through one descriptor inside the verified directory.
     const file = await openConfined(target.realPath);
-    if (!file) throw invalid(`${target.input} does not exist.`);
+    if (!file) throw invalidParams(`${target.input} does not exist.`);
     try {
-      if (!file.stat.isFile()) throw invalid(`${target.input} is not a regular file.`);
+      if (!file.stat.isFile()) throw invalidParams(`${target.input} is not a regular file.`);
       if (file.stat.size > deps.config.maxEditBytes) {
-        throw invalid(`${target.input} is too large to read as a resource (${file.stat.size} bytes; the limit is ${deps.config.maxEditBytes}).`);
+        throw invalidParams(`${target.input} is too large to read as a resource (${file.stat.size} bytes; the limit is ${deps.config.maxEditBytes}).`);
       }
       bytes = await file.readAll();
     } finally {
@@ -60,7 +51,7 @@ async function readResource(deps: ToolDeps, uri: string): Promise<ReadResourceRe
   } catch (err) {
     if (err instanceof McpError) throw err;
     const mapped = fsError(err, target.input);
-    if (mapped) throw invalid(mapped.message);
+    if (mapped) throw invalidParams(mapped.message);
     throw err;
   }
   if (!isLikelyBinary(bytes)) {

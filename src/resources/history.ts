@@ -1,14 +1,13 @@
 // history:// resources: a file's recorded versions as JSON, and each version's content, read-only.
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
-import { ToolError } from '../errors.js';
-import { digestConfined } from '../fs/confined-read.js';
-import { historyListing } from '../history/history-listing.js';
+import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
+import { digestFile } from '../fs/confined-read.js';
+import { historyListing, readableFilesWithHistory } from '../history/history-listing.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
-import { isWithin } from '../policy/paths.js';
 import { isLikelyBinary } from '../text/codec.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
+import { authorizeResourceRead, invalidParams } from './resource-access.js';
 
 /** At most this many files in resources/list (the SDK does not paginate template listings). */
 const MAX_LISTED = 500;
@@ -24,28 +23,14 @@ function variable(vars: Record<string, string | string[]>, name: string): string
   return Array.isArray(v) ? v.join(',') : (v ?? '');
 }
 
-function invalid(message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, message);
-}
-
 async function authorize(deps: ToolDeps, encoded: string): Promise<ResolvedPath> {
   let file: string;
   try {
     file = decodeURIComponent(encoded);
   } catch {
-    throw invalid(`"${encoded}" is not a URL-encoded path. Use history://<encodeURIComponent(absolute path)>.`);
+    throw invalidParams(`"${encoded}" is not a URL-encoded path. Use history://<encodeURIComponent(absolute path)>.`);
   }
-  try {
-    return await deps.session.policy.authorizeRead(file);
-  } catch (err) {
-    if (err instanceof ToolError) throw invalid(err.message);
-    throw err;
-  }
-}
-
-/** The current file's hash (confined, DESIGN §5); null when it is missing, unreadable or swapped. */
-async function hashNow(realPath: string): Promise<string | null> {
-  return digestConfined(realPath).catch(() => null);
+  return authorizeResourceRead(deps, file);
 }
 
 /**
@@ -57,18 +42,8 @@ async function hashNow(realPath: string): Promise<string | null> {
 export function registerHistoryResources(server: McpServer, deps: ToolDeps, history: HistoryStore | undefined): void {
   if (!history) return;
   const list = async (): Promise<{ resources: Resource[] }> => {
-    const roots = deps.session.policy.roots;
-    const resources: Resource[] = [];
-    for (const file of (await history.files()).sort()) {
-      if (resources.length >= MAX_LISTED) break;
-      if (!roots.some((r) => isWithin(r, file))) continue;
-      const allowed = await deps.session.policy.authorizeRead(file).then(
-        () => true,
-        () => false,
-      );
-      if (allowed) resources.push({ uri: historyUri(file), name: `History of ${file}`, mimeType: 'application/json' });
-    }
-    return { resources };
+    const files = await readableFilesWithHistory(history, deps.session.policy, MAX_LISTED);
+    return { resources: files.map((file) => ({ uri: historyUri(file), name: `History of ${file}`, mimeType: 'application/json' })) };
   };
 
   server.registerResource(
@@ -82,11 +57,12 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
     async (uri, vars): Promise<ReadResourceResult> => {
       const target = await authorize(deps, variable(vars, 'path'));
       const listing = await deps.writes.locks.run(target.realPath, async () => {
-        const current = await hashNow(target.realPath);
+        // Confined (DESIGN §5): a file swapped for a symlink is never hashed through it.
+        const current = await digestFile(target.realPath);
         const h = await history.history(target.realPath, current);
         return h && historyListing(target.absPath, h, current);
       });
-      if (!listing) throw invalid(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
+      if (!listing) throw invalidParams(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(listing, null, 2) }] };
     },
   );
@@ -102,15 +78,15 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
       const target = await authorize(deps, variable(vars, 'path'));
       const number = Number(variable(vars, 'version'));
       const h = await history.history(target.realPath);
-      if (!h) throw invalid(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
+      if (!h) throw invalidParams(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
       const v = h.versions.find((x) => x.version === number);
-      if (!v) throw invalid(`${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`);
-      if (v.hash === null) throw invalid(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
+      if (!v) throw invalidParams(`${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`);
+      if (v.hash === null) throw invalidParams(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
       let bytes: Buffer;
       try {
         bytes = await history.content(v.hash);
       } catch {
-        throw invalid(`The content of version ${v.version} of ${target.absPath} is missing from the history store.`);
+        throw invalidParams(`The content of version ${v.version} of ${target.absPath} is missing from the history store.`);
       }
       let text: string | undefined;
       if (!isLikelyBinary(bytes)) {

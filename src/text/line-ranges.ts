@@ -21,3 +21,20 @@ export function coversAll(ranges: readonly LineRange[], total: number): boolean 
   const first = ranges[0];
   return ranges.length === 1 && first !== undefined && first[0] <= 1 && first[1] >= total;
 }
+
+/** The lines 1..total not in `seen` (sorted, disjoint), as ranges. */
+export function unseenRanges(seen: readonly LineRange[], total: number): LineRange[] {
+  const out: LineRange[] = [];
+  let next = 1;
+  for (const [a, b] of seen) {
+    if (a > next) out.push([next, Math.min(a - 1, total)]);
+    next = Math.max(next, b + 1);
+  }
+  if (next <= total) out.push([next, total]);
+  return out;
+}
+
+/** "1–3, 7" for messages; "none" for no ranges. */
+export function describeRanges(ranges: readonly LineRange[]): string {
+  return ranges.length === 0 ? 'none' : ranges.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
+}

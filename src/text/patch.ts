@@ -102,3 +102,18 @@ export function editSnippet(oldText: string, newText: string, splices: readonly 
   if (lines.length > MAX_SNIPPET_LINES) shown.push(`… ${lines.length - MAX_SNIPPET_LINES} more lines`);
   return shown.join('\n');
 }
+
+/** The single splice turning `a` into `b`: everything between their common prefix and suffix. */
+export function wholeTextSplice(a: string, b: string): Splice {
+  let start = 0;
+  const max = Math.min(a.length, b.length);
+  while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  let tail = 0;
+  while (tail < max - start && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
+  return { start, end: a.length - tail, replacement: b.slice(start, b.length - tail) };
+}
+
+/** The diff between two whole texts, computed over their changed middle only. */
+export function wholeTextPatch(a: string, b: string): StructuredPatchHunk[] {
+  return regionPatch(a, b, [wholeTextSplice(a, b)]);
+}

@@ -2,7 +2,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
-import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
 import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import { encodeText } from '../text/codec.js';
@@ -14,6 +13,7 @@ import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, requireEncodable } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
+import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
 import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
@@ -78,17 +78,10 @@ export async function edit(raw: EditInput, deps: ToolDeps): Promise<ToolOutput> 
   const input = EditInput.parse(raw);
   const spec = normalizeEditSpec({ old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }, input.file_path);
   if (spec.old_string === spec.new_string) throw new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE);
-  const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
-  return deps.writes.run({
-    target,
-    tool: 'Edit',
-    session: deps.session,
-    dryRun: input.dry_run,
-    plan: (current, ctx) => planEdit(current, ctx, spec, target, input, deps),
-  });
+  return authorizedWrite(deps, 'Edit', input.file_path, input.dry_run, (current, ctx) => planEdit(current, ctx, spec, input, deps));
 }
 
-async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, target: ResolvedPath, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
+async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
   const display = input.file_path;
   const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
   const oldDoc = prepared.doc;
@@ -115,7 +108,7 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
     totalLines: linesAfter(current, oldDoc, newDoc, splices),
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: spec.old_string === '' || current.state?.isPartialView === false,
-    onCommitted: rememberEdit(deps.session, target.realPath, key),
+    onCommitted: rememberEdit(deps.session, current.target.realPath, key),
     linesAdded: added,
     linesRemoved: removed,
     output,
@@ -138,6 +131,6 @@ export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: To
   server.registerTool(
     'Edit',
     { description: EDIT_DESCRIPTION, inputSchema: EditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => edit(input, deps), deps.log, decorate),
+    (input) => toToolResult(() => edit(input, deps), { ...deps, tool: 'Edit' }, decorate),
   );
 }

@@ -3,25 +3,23 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StructuredPatchHunk } from 'diff';
 import { z } from 'zod';
 import { ToolError, fsError, historyUnavailable } from '../errors.js';
+import { digestFile } from '../fs/confined-read.js';
 import { digest } from '../fs/digest.js';
-import { digestConfined } from '../fs/confined-read.js';
-import { historyListing, type HistoryListing } from '../history/history-listing.js';
+import { historyListing, readableFilesWithHistory, type HistoryListing } from '../history/history-listing.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { FileHistory, HistoryVersion } from '../history/manifest.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
-import { isWithin } from '../policy/paths.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
-import { countChanges, regionPatch } from '../text/patch.js';
+import { countChanges, wholeTextPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
+import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult } from './tool-result.js';
-import type { ToolResultDecorator } from './tool-result.js';
-import { wholeTextSplice } from './write.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 export const FileHistoryInput = z.object({
   file_path: z.string().describe('The absolute path of the file whose recorded versions to list'),
@@ -79,26 +77,11 @@ function requireStore(history: HistoryStore | undefined): HistoryStore {
   );
 }
 
-
-/** store.history(), with a state dir that cannot be read reported as HISTORY_UNAVAILABLE. */
-function historyOf(store: HistoryStore, target: ResolvedPath, currentHash: string | null): Promise<FileHistory | undefined> {
-  return store.history(target.realPath, currentHash).catch((err: unknown) => {
-    throw historyUnavailable(err, store.stateDir, target.input);
-  });
-}
-
 /** HISTORY_NOT_FOUND for a file without history, naming files under the session's roots that have some. */
 async function noHistory(target: ResolvedPath, store: HistoryStore, deps: ToolDeps): Promise<ToolError> {
-  const policy = deps.session.policy;
-  const all: string[] = [];
-  const files = await store.files().catch((err: unknown) => {
+  const all = await readableFilesWithHistory(store, deps.session.policy).catch((err: unknown) => {
     throw historyUnavailable(err, store.stateDir, target.input);
   });
-  for (const p of files.sort()) {
-    if (!policy.roots.some((r) => isWithin(r, p))) continue;
-    // Never name a file this session may not read (deny globs).
-    if (await policy.authorizeRead(p).then(() => true, () => false)) all.push(p);
-  }
   const shown = all.slice(0, MAX_LISTED_FILES);
   const more = all.length > shown.length ? ` … and ${all.length - shown.length} more` : '';
   const which = shown.length === 0 ? 'No file under your roots has history yet.' : `Files with history under your roots: ${shown.join(', ')}${more}.`;
@@ -116,10 +99,17 @@ function versionRange(h: FileHistory): string {
   return first > 0 ? `${span} (older versions were pruned)` : span;
 }
 
-/** sha256 of the file now (confined, DESIGN §5); null when it does not exist. */
+/** sha256 of the file now (confined, DESIGN §5); null when it does not exist. @throws ToolError for an unreadable or swapped file. */
 async function currentHashOf(target: ResolvedPath): Promise<string | null> {
-  return digestConfined(target.realPath).catch((err: unknown) => {
+  return digestFile(target.realPath).catch((err: unknown) => {
     throw fsError(err, target.input) ?? err;
+  });
+}
+
+/** store.history(), with a state dir that cannot be read reported as HISTORY_UNAVAILABLE. */
+function historyOf(store: HistoryStore, target: ResolvedPath, currentHash: string | null): Promise<FileHistory | undefined> {
+  return store.history(target.realPath, currentHash).catch((err: unknown) => {
+    throw historyUnavailable(err, store.stateDir, target.input);
   });
 }
 
@@ -178,19 +168,15 @@ function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
 export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
   const input = RestoreFileInput.parse(raw);
   const store = requireStore(history);
-  const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
-  let restoredHash: string | null | undefined;
-  const output = await deps.writes.run({
-    target,
-    tool: 'RestoreFile',
-    session: deps.session,
-    dryRun: input.dry_run,
-    plan: (current, ctx) => planRestore(current, ctx, input, store, deps, (hash) => (restoredHash = hash)),
-  });
-  if (input.dry_run || restoredHash === undefined) return output;
+  let restored: { realPath: string; hash: string | null } | undefined;
+  const output = await authorizedWrite(deps, 'RestoreFile', input.file_path, input.dry_run, (current, ctx) =>
+    planRestore(current, ctx, input, store, deps, (hash) => (restored = { realPath: current.target.realPath, hash })),
+  );
+  if (input.dry_run || restored === undefined) return output;
+  const restoredHash = restored.hash;
   // Name the version this restore became, and the one that undoes it.
   // The restore is done; a listing that fails now only loses the version numbers from the answer.
-  const after = await store.history(target.realPath, restoredHash).catch(() => undefined);
+  const after = await store.history(restored.realPath, restoredHash).catch(() => undefined);
   const newest = after?.versions[after.versions.length - 1];
   const previous = after?.versions[after.versions.length - 2];
   if (!newest || !previous || newest.tool !== 'RestoreFile' || newest.hash !== restoredHash) return output;
@@ -283,7 +269,7 @@ function restoreChange(current: CurrentFile, bytes: Buffer | null, fallback: 'la
     const oldSize = current.exists ? current.bytes.length : 0;
     return { patch: [] as StructuredPatchHunk[], added: 0, removed: 0, newText, diff: `(binary content: ${formatBytes(oldSize)} → ${formatBytes(bytes?.length ?? 0)})` };
   }
-  const patch = regionPatch(oldText, newText, [wholeTextSplice(oldText, newText)]);
+  const patch = wholeTextPatch(oldText, newText);
   return { patch, ...countChanges(patch), newText, diff: renderPatch(patch) };
 }
 
@@ -291,11 +277,11 @@ export function registerHistoryTools(server: McpServer, deps: ToolDeps, history:
   server.registerTool(
     'FileHistory',
     { description: FILE_HISTORY_DESCRIPTION, inputSchema: FileHistoryInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => fileHistory(input, deps, history), deps.log, decorate),
+    (input) => toToolResult(() => fileHistory(input, deps, history), { ...deps, tool: 'FileHistory' }, decorate),
   );
   server.registerTool(
     'RestoreFile',
     { description: RESTORE_FILE_DESCRIPTION, inputSchema: RestoreFileInput.shape, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => restoreFile(input, deps, history), deps.log, decorate),
+    (input) => toToolResult(() => restoreFile(input, deps, history), { ...deps, tool: 'RestoreFile' }, decorate),
   );
 }

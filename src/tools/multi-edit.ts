@@ -2,7 +2,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
-import type { ResolvedPath } from '../policy/path-policy.js';
 import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import { encodeText, type TextEncodingName } from '../text/codec.js';
 import { composeSplices } from '../text/compose-splices.js';
@@ -15,6 +14,7 @@ import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, requireEncodable } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
+import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
 import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
@@ -83,14 +83,7 @@ export async function multiEdit(raw: MultiEditInput, deps: ToolDeps): Promise<To
   const input = MultiEditInput.parse(raw);
   const specs = input.edits.map((e) => normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
   checkEditList(specs);
-  const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
-  return deps.writes.run({
-    target,
-    tool: 'MultiEdit',
-    session: deps.session,
-    dryRun: input.dry_run,
-    plan: (current, ctx) => planMultiEdit(current, ctx, specs, target, input, deps),
-  });
+  return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, ctx) => planMultiEdit(current, ctx, specs, input, deps));
 }
 
 const inputKey = (specs: readonly EditSpec[]) => JSON.stringify(['MultiEdit', ...specs.map((s) => [s.old_string, s.new_string, s.replace_all ?? false])]);
@@ -114,7 +107,6 @@ async function planMultiEdit(
   current: CurrentFile,
   ctx: PlanContext,
   specs: readonly EditSpec[],
-  target: ResolvedPath,
   input: z.output<typeof MultiEditInput>,
   deps: ToolDeps,
 ): Promise<Plan> {
@@ -140,7 +132,7 @@ async function planMultiEdit(
     totalLines: countLines(finalDoc.text),
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: specs[0]!.old_string === '' || current.state?.isPartialView === false,
-    onCommitted: rememberEdit(deps.session, target.realPath, key),
+    onCommitted: rememberEdit(deps.session, current.target.realPath, key),
     linesAdded: added,
     linesRemoved: removed,
     output: {
@@ -217,6 +209,6 @@ export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorat
   server.registerTool(
     'MultiEdit',
     { description: MULTI_EDIT_DESCRIPTION, inputSchema: MultiEditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => multiEdit(input, deps), deps.log, decorate),
+    (input) => toToolResult(() => multiEdit(input, deps), { ...deps, tool: 'MultiEdit' }, decorate),
   );
 }

@@ -7,12 +7,13 @@ import { editNotebook, type CellType, type EditMode } from '../notebook/edit-not
 import { hasCellIds, parseNotebook } from '../notebook/parse-notebook.js';
 import { encodeText } from '../text/codec.js';
 import { spliceLineDoc } from '../text/line-endings.js';
-import { coversAll, type LineRange } from '../text/line-ranges.js';
+import { coversAll, describeRanges, unseenRanges } from '../text/line-ranges.js';
 import { countChanges, regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
+import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
 import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
@@ -61,14 +62,7 @@ export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId
   if (mode !== 'insert' && input.cell_id === undefined) {
     throw new ToolError('INVALID_INPUT', 'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).');
   }
-  const target = await deps.session.policy.authorizeWrite(input.notebook_path, deps.session.confirm);
-  return deps.writes.run({
-    target,
-    tool: 'NotebookEdit',
-    session: deps.session,
-    dryRun: input.dry_run,
-    plan: async (current, ctx) => planNotebookEdit(current, ctx, input, mode as EditMode, deps, newId),
-  });
+  return authorizedWrite(deps, 'NotebookEdit', input.notebook_path, input.dry_run, (current, ctx) => planNotebookEdit(current, ctx, input, mode as EditMode, deps, newId));
 }
 
 async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z.output<typeof NotebookEditInput>, mode: EditMode, deps: ToolDeps, newId: () => string): Promise<Plan> {
@@ -132,27 +126,14 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
 function requireFullNotebookView(current: CurrentFile, display: string): void {
   const entry = current.state;
   if (!entry || (!entry.isPartialView && coversAll(entry.seen, entry.totalLines))) return;
-  const unseen = gaps(entry.seen, entry.totalLines);
+  const unseen = unseenRanges(entry.seen, entry.totalLines);
   throw new ToolError(
     'NOT_READ',
-    `${MESSAGES.NOT_READ} Only part of this notebook has been read: cell${unseen.length === 1 && unseen[0]![0] === unseen[0]![1] ? '' : 's'} ${describe(unseen)} (1-based) ` +
+    `${MESSAGES.NOT_READ} Only part of this notebook has been read: cell${unseen.length === 1 && unseen[0]![0] === unseen[0]![1] ? '' : 's'} ${describeRanges(unseen)} (1-based) ` +
       `of ${entry.totalLines} were not shown in full (cut by the read budget, or outputs elided). Read them first: for notebooks Read's offset and limit count cells, and offset=N limit=1 shows cell N with all its outputs.`,
     { path: display, partial: true, unseen_cells: unseen },
   );
 }
-
-function gaps(seen: readonly LineRange[], total: number): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let next = 1;
-  for (const [a, b] of seen) {
-    if (a > next) out.push([next, Math.min(a - 1, total)]);
-    next = Math.max(next, b + 1);
-  }
-  if (next <= total) out.push([next, total]);
-  return out;
-}
-
-const describe = (ranges: ReadonlyArray<readonly [number, number]>) => ranges.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
 
 function echo(s: string): string {
   return s.length > ECHO_CHARS ? `${s.slice(0, ECHO_CHARS)}… (${s.length} chars)` : s;
@@ -162,6 +143,6 @@ export function registerNotebookEditTool(server: McpServer, deps: ToolDeps, deco
   server.registerTool(
     'NotebookEdit',
     { description: NOTEBOOK_EDIT_DESCRIPTION, inputSchema: NotebookEditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => notebookEdit(input, deps), deps.log, decorate),
+    (input) => toToolResult(() => notebookEdit(input, deps), { ...deps, tool: 'NotebookEdit' }, decorate),
   );
 }

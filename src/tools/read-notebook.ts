@@ -3,23 +3,16 @@ import { ToolError } from '../errors.js';
 import { digest } from '../fs/digest.js';
 import { parseNotebook } from '../notebook/parse-notebook.js';
 import { renderNotebook } from '../notebook/render-notebook.js';
-import type { FileState } from '../session/file-state-store.js';
 import { decodeText } from '../text/codec.js';
 import { toLineDoc } from '../text/line-endings.js';
-import { coversAll, mergeRanges, type LineRange } from '../text/line-ranges.js';
+import type { LineRange } from '../text/line-ranges.js';
 import type { ToolOutput } from '../tool-output.js';
 import { describeText } from './editable-text.js';
+import { recordRead, type ReadRequest, type ReadView } from './read-record.js';
 import type { ToolDeps } from './tool-deps.js';
 
-export interface NotebookReadRequest {
-  display: string;
-  realPath: string;
-  bytes: Buffer;
-  mtimeMs: number;
-  /** For notebooks offset and limit count cells: offset 1 is the first cell. */
-  offset: number | undefined;
-  limit: number | undefined;
-}
+/** For notebooks offset and limit count cells: offset 1 is the first cell. */
+export type NotebookReadRequest = ReadRequest;
 
 /**
  * Renders a notebook for Read and records the view. The state entry counts cells where a text
@@ -52,7 +45,7 @@ export function readNotebook(req: NotebookReadRequest, deps: ToolDeps): { output
   };
   const start = Math.max(1, req.offset ?? 1);
   if (total === 0) {
-    const entry = record(deps, req, doc.text, hash, total, []);
+    const entry = recordRead(deps.session, req.realPath, viewOf(req, doc.text, hash, total, []));
     return { output: { text: 'Warning: the notebook exists but has no cells.', structured: { ...base, start_cell: 1, num_cells: 0, truncated: false, elided_cells: [], partial: entry.isPartialView } } };
   }
   if (start > total) {
@@ -71,7 +64,7 @@ export function readNotebook(req: NotebookReadRequest, deps: ToolDeps): { output
     totalBytes: config.read.outputBudgetBytes,
     maxImageBytes: config.read.maxImageBytes,
   });
-  const entry = record(deps, req, doc.text, hash, total, rendered.seen);
+  const entry = recordRead(deps.session, req.realPath, viewOf(req, doc.text, hash, total, rendered.seen));
   const [first, ...rest] = rendered.blocks;
   return {
     output: {
@@ -90,22 +83,7 @@ export function readNotebook(req: NotebookReadRequest, deps: ToolDeps): { output
   };
 }
 
-function record(deps: ToolDeps, req: NotebookReadRequest, text: string, hash: string, total: number, shown: readonly LineRange[]): FileState {
-  const prev = deps.session.files.get(req.realPath);
-  let seen: LineRange[] = prev && prev.hash === hash ? [...prev.seen] : [];
-  for (const r of shown) seen = mergeRanges(seen, r);
+function viewOf(req: NotebookReadRequest, text: string, hash: string, total: number, shown: readonly LineRange[]): ReadView {
   const ranged = req.offset !== undefined || req.limit !== undefined;
-  const entry: FileState = {
-    content: text,
-    timestamp: Math.floor(req.mtimeMs),
-    offset: ranged ? req.offset : undefined,
-    limit: ranged ? req.limit : undefined,
-    isPartialView: !coversAll(seen, total),
-    size: req.bytes.length,
-    hash,
-    seen,
-    totalLines: total,
-  };
-  deps.session.files.set(req.realPath, entry);
-  return entry;
+  return { text, hash, mtimeMs: req.mtimeMs, size: req.bytes.length, total, shown, ranged, offset: req.offset, limit: req.limit };
 }

@@ -1,13 +1,13 @@
 // Tool outcomes as MCP results: ToolOutput or ToolError → CallToolResult, with the session's notices riding along.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { withContext, type Logger } from '../log.js';
 import type { Session } from '../session/session.js';
 import type { ToolOutput } from '../tool-output.js';
 
 export type ToolResultDecorator = (result: CallToolResult) => CallToolResult;
 
-/** Turns a ToolError (or anything else) into an isError result; never leaks a stack. */
+/** Turns a ToolError (or anything else) into an isError result; never leaks a stack (it goes to `log`). */
 export function errorResult(err: unknown, log: Logger): CallToolResult {
   const toolError = asToolError(err, log);
   return {
@@ -26,13 +26,20 @@ export function asToolError(err: unknown, log: Logger): ToolError {
   );
 }
 
-/** Runs a tool body and adapts the outcome to an MCP result. */
-export async function toToolResult(
-  body: () => Promise<ToolOutput>,
-  log: Logger,
-  decorate?: ToolResultDecorator,
-): Promise<CallToolResult> {
+/** Who is calling, for the log: the tool's wire name and the session. */
+export interface ToolCall {
+  tool: string;
+  log: Logger;
+  session: Session;
+}
+
+/**
+ * Runs a tool body and adapts the outcome to an MCP result; an unexpected error becomes INTERNAL,
+ * logged with the tool and the session that hit it.
+ */
+export async function toToolResult(body: () => Promise<ToolOutput>, call: ToolCall, decorate?: ToolResultDecorator): Promise<CallToolResult> {
   let result: CallToolResult;
+  const log = withContext(call.log, { tool: call.tool, session: call.session.shortId });
   try {
     const out = await body();
     result = {

@@ -5,13 +5,14 @@ import { ToolError } from '../errors.js';
 import { encodeText, type TextEncodingName } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { toLineDoc, type Splice } from '../text/line-endings.js';
-import { countChanges, regionPatch } from '../text/patch.js';
+import { toLineDoc } from '../text/line-endings.js';
+import { countChanges, wholeTextPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import type { PlanContext, WritePlan } from '../write/write-pipeline.js';
 import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
+import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
 import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
@@ -27,30 +28,16 @@ export const WRITE_DESCRIPTION = `Writes a file to the local filesystem, replaci
 - Prefer Edit for changes to existing files; use Write for new files or complete rewrites.
 - Content is written exactly as given (line endings included); an existing file keeps its encoding, BOM and permissions. Parent directories are created.`;
 
-/** The single splice turning `a` into `b`: everything between their common prefix and suffix. */
-export function wholeTextSplice(a: string, b: string): Splice {
-  let start = 0;
-  const max = Math.min(a.length, b.length);
-  while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
-  let tail = 0;
-  while (tail < max - start && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
-  return { start, end: a.length - tail, replacement: b.slice(start, b.length - tail) };
-}
-
+/**
+ * Write as a plain function: size check → policy → the one write pipeline.
+ * @throws ToolError TOO_LARGE, PATH_DENIED, NOT_READ, STALE, BINARY_FILE, ENCODING_UNSUPPORTED (DESIGN §3).
+ */
 export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput> {
   const input = WriteInput.parse(raw);
-  const display = input.file_path;
   if (Buffer.byteLength(input.content) > deps.config.maxEditBytes) {
     throw new ToolError('TOO_LARGE', `Content is too large to write (${formatBytes(Buffer.byteLength(input.content))}). Maximum file size is ${formatBytes(deps.config.maxEditBytes)}.`);
   }
-  const target = await deps.session.policy.authorizeWrite(input.file_path, deps.session.confirm);
-  return deps.writes.run({
-    target,
-    tool: 'Write',
-    session: deps.session,
-    dryRun: input.dry_run,
-    plan: (current, ctx) => planWrite(current, ctx, input),
-  });
+  return authorizedWrite(deps, 'Write', input.file_path, input.dry_run, (current, ctx) => planWrite(current, ctx, input));
 }
 
 function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output<typeof WriteInput>): WritePlan {
@@ -68,7 +55,7 @@ function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output<typeo
   requireEncodable(input.content, encoding, display);
   const newDoc = toLineDoc(input.content);
   // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
-  const patch = current.exists ? regionPatch(oldText, newDoc.text, [wholeTextSplice(oldText, newDoc.text)]) : [];
+  const patch = current.exists ? wholeTextPatch(oldText, newDoc.text) : [];
   const { added, removed } = current.exists ? countChanges(patch) : { added: countLines(newDoc.text), removed: 0 };
   const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
@@ -92,6 +79,6 @@ export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: T
   server.registerTool(
     'Write',
     { description: WRITE_DESCRIPTION, inputSchema: WriteInput.shape, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => write(input, deps), deps.log, decorate),
+    (input) => toToolResult(() => write(input, deps), { ...deps, tool: 'Write' }, decorate),
   );
 }

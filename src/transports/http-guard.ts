@@ -1,4 +1,4 @@
-// HTTP request guards: bearer token (constant-time) and Host/Origin allow-lists against DNS rebinding — pure.
+// HTTP request guards: bearer token (constant-time), Host/Origin allow-lists against DNS rebinding, and their order — pure.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 
@@ -90,4 +90,39 @@ export function originAllowed(originHeader: string | undefined, policy: OriginPo
 
 function stripBrackets(h: string): string {
   return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+}
+
+/** Why a request may not reach the MCP endpoint: the HTTP status, a message saying what to do, extra headers. */
+export interface Refusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+export interface AccessRequest {
+  host: string | undefined;
+  origin: string | undefined;
+  authorization: string | undefined;
+  pathname: string;
+}
+
+/**
+ * The guards in the order they apply — Host (DNS rebinding), Origin, path, bearer token — as the
+ * first refusal, or undefined when the request may go on.
+ */
+export function accessRefusal(req: AccessRequest, policy: OriginPolicy, token: string | undefined, mcpPath: string): Refusal | undefined {
+  if (!hostAllowed(req.host, policy)) {
+    return { status: 403, message: `Forbidden: Host ${JSON.stringify(req.host ?? '')} is not allowed (DNS-rebinding protection). Add it with --allowed-host or http.allowedHosts.` };
+  }
+  if (!originAllowed(req.origin, policy)) {
+    return { status: 403, message: `Forbidden: Origin ${JSON.stringify(req.origin)} is not allowed. Add it with --allowed-origin or http.allowedOrigins.` };
+  }
+  if (req.pathname !== mcpPath) return { status: 404, message: `Not found: the MCP endpoint is ${mcpPath}.` };
+  if (bearerMatches(token, req.authorization)) return undefined;
+  const invalid = req.authorization !== undefined;
+  return {
+    status: 401,
+    message: invalid ? 'Unauthorized: the bearer token is not valid.' : 'Unauthorized: send Authorization: Bearer <token>.',
+    headers: { 'WWW-Authenticate': invalid ? 'Bearer realm="editguard", error="invalid_token"' : 'Bearer realm="editguard"' },
+  };
 }

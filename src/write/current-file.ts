@@ -35,6 +35,7 @@ export interface PresentFile extends FileView {
   readonly hash: string;
 }
 
+/** The file a plan is made from: missing, or present with stat, bytes and hash read together. */
 export type CurrentFile = MissingFile | PresentFile;
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;

@@ -2,7 +2,7 @@
 import { MESSAGES, ToolError } from '../errors.js';
 import type { FileState } from '../session/file-state-store.js';
 import { boundedDiff } from '../text/bounded-diff.js';
-import { coversAll } from '../text/line-ranges.js';
+import { coversAll, describeRanges } from '../text/line-ranges.js';
 import type { CurrentFile } from './current-file.js';
 
 const STALE_DIFF_LINES = 40;
@@ -64,8 +64,4 @@ export function assertFresh(current: CurrentFile, display: string, fullView: boo
       { path: display, partial: true },
     );
   }
-}
-
-function describeRanges(ranges: ReadonlyArray<readonly [number, number]>): string {
-  return ranges.length === 0 ? 'none' : ranges.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
 }

@@ -17,12 +17,16 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })));
 });
 
-async function ready(child: ChildProcess, stderr: () => string): Promise<void> {
+/**
+ * Resolves once the loop is ready and has completed `ops` operations: the kill lands after a number
+ * of writes, not after a wall-clock time, so a loaded machine cannot make a round write nothing.
+ */
+async function completed(child: ChildProcess, ops: number, stderr: () => string): Promise<void> {
   let out = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('ready\n')) resolve();
+      if (out.includes('ready\n') && out.split('op\n').length - 1 >= ops) resolve();
     });
     child.once('exit', (code) => reject(new Error(`write loop exited early (${code}): ${stderr()}`)));
   });
@@ -65,8 +69,10 @@ describe('history under kill -9', () => {
       const child = spawn(process.execPath, [LOOP, root, stateDir, file], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-      await ready(child, () => stderr);
-      await new Promise((r) => setTimeout(r, 50 + Math.random() * 700));
+      // At least 6 operations a round (so > ROUNDS * 5 versions in all), then a random moment in the
+      // middle of a later one.
+      await completed(child, 6 + Math.floor(Math.random() * 60), () => stderr);
+      await new Promise((r) => setTimeout(r, Math.random() * 20));
       const exited = once(child, 'exit');
       child.kill('SIGKILL');
       const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];

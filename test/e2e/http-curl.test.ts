@@ -7,18 +7,9 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, REPO, tempDir } from '../helpers/harness.js';
 import { startHttpServer, waitForHealth, type HttpServerProcess } from '../helpers/http-server.js';
+import { readmeBlock } from '../helpers/readme.js';
 
 const run = promisify(execFile);
-
-/** The first ```sh block after `<!-- marker -->` in the README. */
-async function readmeBlock(marker: string): Promise<string> {
-  const readme = await fs.readFile(path.join(REPO, 'README.md'), 'utf8');
-  const at = readme.indexOf(`<!-- ${marker} -->`);
-  if (at === -1) throw new Error(`README has no <!-- ${marker} --> block`);
-  const m = /```sh\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (!m) throw new Error(`no sh block after <!-- ${marker} -->`);
-  return m[1]!;
-}
 
 let server: HttpServerProcess | undefined;
 const dirs: string[] = [];

@@ -1,8 +1,9 @@
 // The Dockerfile without a Docker engine (none runs on these machines): it passes an npm Dockerfile
 // linter, and the exact commands it runs — npm ci, the build, the production install, the entrypoint
 // with its default arguments and a token, the HEALTHCHECK — start a healthy server when replayed
-// stage by stage in a scratch directory standing in for each image's filesystem.
-import { execFile } from 'node:child_process';
+// stage by stage in a scratch directory standing in for each image's filesystem. The HEALTHCHECK
+// follows the port the server was told to serve (another --port in the command, a config file).
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -86,9 +87,10 @@ describe('Dockerfile shape', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const runtime = stages.at(-1)!;
     const runs = stages.flatMap((s) => find(s, 'RUN').map((i) => i.args));
-    expect(runs).toContain('npm ci --no-audit --no-fund');
+    // --ignore-scripts: package.json's `prepare` would compile before src/ is in the stage.
+    expect(runs).toContain('npm ci --ignore-scripts --no-audit --no-fund');
     expect(runs).toContain('npm run build');
-    expect(runs.some((r) => /npm ci --omit=dev/.test(r))).toBe(true);
+    expect(runs).toContain('npm ci --omit=dev --ignore-scripts --no-audit --no-fund');
     expect(find(runtime, 'RUN').some((i) => /npm|tsc/.test(i.args))).toBe(false);
     const user = find(runtime, 'USER').at(-1)?.args;
     expect(user).toBeDefined();
@@ -102,7 +104,10 @@ describe('Dockerfile shape', () => {
     expect(execForm(find(runtime, 'ENTRYPOINT')[0]!.args)).toEqual(['node', '/app/dist/cli.js']);
     expect(execForm(find(runtime, 'CMD')[0]!.args)).toEqual(['--http', '--host', '0.0.0.0', '--port', '3333', '--root', '/workspace', '--state-dir', '/state']);
     expect(find(runtime, 'EXPOSE')[0]!.args).toBe('3333');
-    expect(find(runtime, 'HEALTHCHECK')[0]!.args).toMatch(/CMD .*127\.0\.0\.1:3333\/healthz/);
+    // The check finds the port itself: nothing in it is tied to 3333.
+    const health = find(runtime, 'HEALTHCHECK')[0]!.args;
+    expect(execForm(health.replace(/^.*?CMD\s+/, ''))).toEqual(['node', '/app/scripts/docker-healthcheck.mjs']);
+    expect(health).not.toContain('3333');
     // No secret is baked into the image.
     expect(stages.flatMap((s) => s.instructions).some((i) => /TOKEN/i.test(i.args) && (i.op === 'ENV' || i.op === 'ARG'))).toBe(false);
   });
@@ -173,15 +178,25 @@ describe('Dockerfile commands, replayed', () => {
     if (scratch) await fs.rm(scratch, { recursive: true, force: true });
   });
 
-  /** ENTRYPOINT + CMD with container paths mapped, as the runtime user, with the image's ENV. */
+  /** A port nothing listens on right now (the OS just handed it out and it was closed again). */
+  const freePort = () =>
+    new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+
+  /** ENTRYPOINT + CMD (or `args`, as after `docker run IMAGE`) with container paths mapped, as the runtime user, with the image's ENV. */
   async function entrypoint(env: Record<string, string>, args?: string[], as?: { uid: number; gid: number }) {
     const runtime = stages.at(-1)!;
     const [command, cli] = execForm(find(runtime, 'ENTRYPOINT')[0]!.args);
     const cmd = args ?? execForm(find(runtime, 'CMD')[0]!.args);
     const mapped = cmd.map((a) => (a.startsWith('/') ? path.join(runtimeRoot, a) : a));
-    // The one change: a free port instead of 3333, which may be taken on a shared machine.
+    // The default command's one change: a free port instead of 3333, which may be taken on a shared
+    // machine. A fixed one, not 0: the HEALTHCHECK reads it from the command line as it would in the image.
     const port = mapped.indexOf('--port');
-    if (port !== -1) mapped[port + 1] = '0';
+    if (port !== -1 && !args) mapped[port + 1] = String(await freePort());
     expect(command).toBe('node');
     const user = asRoot ? (as ?? { uid: NODE_UID, gid: NODE_UID }) : {};
     return startHttpServer(path.join(runtimeRoot, cli!), mapped, {
@@ -192,12 +207,17 @@ describe('Dockerfile commands, replayed', () => {
     });
   }
 
-  async function healthcheck(port: number): Promise<number> {
+  /**
+   * The HEALTHCHECK command with container paths mapped, as the runtime user. In a container it finds
+   * the server by itself (PID 1 or an init's child); on this shared host it is told the server's PID.
+   */
+  async function healthcheck(pid: number): Promise<{ code: number; stderr: string }> {
     const cmd = find(stages.at(-1)!, 'HEALTHCHECK')[0]!.args.replace(/^.*?CMD\s+/, '');
-    const argv = execForm(cmd).map((a) => a.replaceAll('127.0.0.1:3333', `127.0.0.1:${port}`));
-    return exec(argv[0] === 'node' ? process.execPath : argv[0]!, argv.slice(1), { timeout: 20_000 }).then(
-      () => 0,
-      (e: { code: number }) => e.code,
+    const argv = execForm(cmd).map((a) => (a.startsWith('/') ? path.join(runtimeRoot, a) : a));
+    const user = asRoot ? { uid: NODE_UID, gid: NODE_UID } : {};
+    return exec(argv[0] === 'node' ? process.execPath : argv[0]!, [...argv.slice(1), String(pid)], { timeout: 20_000, ...user }).then(
+      (r) => ({ code: 0, stderr: r.stderr }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
     );
   }
 
@@ -220,7 +240,7 @@ describe('Dockerfile commands, replayed', () => {
     if (asRoot) await fs.chown(path.join(runtimeRoot, 'workspace/hello.txt'), NODE_UID, NODE_UID);
     server = await entrypoint({ EDITGUARD_TOKEN: 'docker-token' });
     expect(server.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
-    expect(await healthcheck(server.port)).toBe(0);
+    expect(await healthcheck(server.child.pid!)).toEqual({ code: 0, stderr: '' });
     expect((await rawRequest(server.port, { method: 'GET', path: '/healthz' })).json).toMatchObject({ status: 'ok', sessions: 0 });
 
     const client = new Client({ name: 'docker-test', version: '0' });
@@ -280,17 +300,56 @@ describe('Dockerfile commands, replayed', () => {
       expect(refused).toContain('--state-dir');
     } finally {
       await fs.chown(workspace, NODE_UID, NODE_UID);
+      // Back to the image's /state for the tests after this one (they run as the image's user).
+      await fs.rm(state, { recursive: true, force: true });
+      await fs.mkdir(state);
+      await fs.chown(state, NODE_UID, NODE_UID);
+      await fs.chmod(state, 0o1777);
     }
   });
 
-  it('the HEALTHCHECK fails when nothing answers (it can fail)', async () => {
-    // A port that was just freed: nothing listens there now.
-    const port = await new Promise<number>((resolve) => {
-      const srv = net.createServer().listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as net.AddressInfo).port;
-        srv.close(() => resolve(p));
-      });
+  it('the HEALTHCHECK follows the port actually served: another --port after the image name, or a config file', async () => {
+    const workspace = path.join(runtimeRoot, 'workspace');
+    // `docker run … editguard --http --host 0.0.0.0 --port N --root /workspace --state-dir /state`
+    const port = await freePort();
+    const flagged = await entrypoint({ EDITGUARD_TOKEN: 'docker-token' }, ['--http', '--host', '0.0.0.0', `--port=${port}`, '--root', '/workspace', '--state-dir', '/state']);
+    try {
+      expect(flagged.port).toBe(port);
+      expect(await healthcheck(flagged.child.pid!)).toEqual({ code: 0, stderr: '' });
+    } finally {
+      await flagged.stop();
+    }
+
+    // `docker run -v ./editguard.json:/workspace/editguard.json … editguard --http --config editguard.json …`:
+    // a relative config path, resolved like the server does, against its working directory.
+    const configPort = await freePort();
+    await fs.writeFile(path.join(workspace, 'editguard.json'), JSON.stringify({ http: { host: '0.0.0.0', port: configPort } }));
+    const configured = await startHttpServer(path.join(runtimeRoot, 'app/dist/cli.js'), ['--http', '--config', 'editguard.json', '--root', workspace, '--state-dir', path.join(runtimeRoot, 'state')], {
+      exactArgs: true,
+      cwd: workspace,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir(), ...runtimeEnv, EDITGUARD_TOKEN: 'docker-token' },
+      ...(asRoot ? { uid: NODE_UID, gid: NODE_UID } : {}),
     });
-    expect(await healthcheck(port)).toBe(1);
+    try {
+      expect(configured.port).toBe(configPort);
+      expect(await healthcheck(configured.child.pid!)).toEqual({ code: 0, stderr: '' });
+    } finally {
+      await configured.stop();
+    }
+  });
+
+  it('the HEALTHCHECK fails when nothing answers on that port, or no server runs (it can fail)', async () => {
+    // A process whose command line names a port where nothing listens (just freed).
+    const port = await freePort();
+    const idle = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '/app/dist/cli.js', '--http', '--port', String(port)], { stdio: 'ignore' });
+    try {
+      const r = await healthcheck(idle.pid!);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`127.0.0.1:${port}/healthz`);
+    } finally {
+      idle.kill('SIGKILL');
+    }
+    // This test process is no editguard server.
+    expect(await healthcheck(process.pid)).toMatchObject({ code: 1, stderr: expect.stringContaining('not an editguard --http server') });
   });
 });

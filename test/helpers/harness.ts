@@ -14,6 +14,7 @@ import { parseConfig, type ConfigInput } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { createServer } from '../../src/server.js';
 import type { Session } from '../../src/session/session.js';
+import type { WriteRecorder } from '../../src/write/write-event.js';
 import { startHttpServer } from './http-server.js';
 
 export type TransportKind = 'memory' | 'stdio' | 'http';
@@ -48,8 +49,9 @@ export interface HarnessOptions {
   extraArgs?: string[];
   /** A client of the test's own (with capabilities and request handlers); default: a plain one. */
   client?: Client;
-  /** In-memory only: the server's logger (default silent). */
+  /** Memory transport only: the server's logger (default silent) and a write recorder (fault seam). */
   log?: Logger;
+  recorder?: WriteRecorder;
   /** Spawned transports only: run the server as this uid/gid (the tests run as root in CI). */
   user?: { uid: number; gid: number };
 }
@@ -74,7 +76,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   if (kind === 'memory') {
     if (opts.user) throw new Error('an in-memory server runs as the test process; use a spawned transport to change user');
     const config = parseConfig({ roots: [root], ...opts.config });
-    app = await createApp(config, { cwd: root, home: os.homedir(), log: opts.log ?? silentLogger, stateDir });
+    app = await createApp(config, { cwd: root, home: os.homedir(), log: opts.log ?? silentLogger, stateDir, ...(opts.recorder ? { recorder: opts.recorder } : {}) });
     session = app.newSession();
     const server = createServer(app, session);
     const [a, b] = InMemoryTransport.createLinkedPair();

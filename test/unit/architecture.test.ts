@@ -7,6 +7,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 /** Rank of each top-level unit of src/ (a directory or a root file); a unit imports only units of its rank or below. */
 const RANKS: Readonly<Record<string, number>> = {
@@ -110,7 +111,9 @@ function layerViolations(edges: readonly ImportEdge[], ranks: Readonly<Record<st
     if (toRank > fromRank) {
       out.push(`${e.from} (L${fromRank}) imports ${e.spec} (${to}, L${toRank}): an upward import; move what it needs down to L${fromRank} or below`);
     }
-    if (to !== from) {
+    // Within one layer imports may go sideways; a cycle there is what ranks alone do not catch
+    // (any cycle through another layer contains an upward import, reported above).
+    if (to !== from && toRank === fromRank) {
       if (!graph.has(from)) graph.set(from, new Set());
       graph.get(from)!.add(to);
     }
@@ -119,7 +122,7 @@ function layerViolations(edges: readonly ImportEdge[], ranks: Readonly<Record<st
   return out;
 }
 
-/** Elementary cycles found by depth-first search, each reported once from its smallest unit. */
+/** Elementary cycles among units of one layer, found by depth-first search, each reported once from its smallest unit. */
 function cycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   const found = new Map<string, string[]>();
   const visit = (start: string, node: string, trail: string[]) => {
@@ -136,6 +139,53 @@ function cycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   for (const start of [...graph.keys()].sort()) visit(start, start, [start]);
   return [...found.values()];
 }
+
+const MAX_FILE_LINES = 450;
+const MAX_FUNCTION_LINES = 80;
+
+/** Files over MAX_FILE_LINES and functions (of any kind, nested ones included) over MAX_FUNCTION_LINES. */
+function oversized(files: ReadonlyArray<{ file: string; text: string }>): string[] {
+  const out: string[] = [];
+  for (const { file, text } of files) {
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > MAX_FILE_LINES) out.push(`${file}: ${lines} lines (max ${MAX_FILE_LINES}); split it along its seams`);
+    if (lines <= MAX_FUNCTION_LINES) continue; // no function can be longer than its file
+    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+    const visit = (node: ts.Node): void => {
+      if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+        const first = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
+        const last = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
+        const name = node.name && ts.isIdentifier(node.name) ? node.name.text : '(anonymous)';
+        if (last - first + 1 > MAX_FUNCTION_LINES) out.push(`${file}:${first + 1}: function ${name} has ${last - first + 1} lines (max ${MAX_FUNCTION_LINES})`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return out;
+}
+
+/**
+ * The layer diagram in README's "Development" section as unit → rank: lines start with "L<n>" (or
+ * continue the layer above), and their first column lists the units.
+ */
+function readmeRanks(readme: string): Record<string, number> {
+  const section = readme.slice(readme.indexOf('## Development'));
+  const diagram = section.slice(section.indexOf('```') + 3, section.indexOf('```', section.indexOf('```') + 3));
+  const out: Record<string, number> = {};
+  let rank: number | undefined;
+  for (const line of diagram.split('\n')) {
+    const m = /^(?:L(\d))?\s+(\S.*)$/.exec(line);
+    if (!m) continue;
+    if (m[1] !== undefined) rank = Number(m[1]);
+    const firstColumn = m[2]!.split(/\s{2,}/)[0]!;
+    for (const unit of firstColumn.split(' ')) if (rank !== undefined && /^[a-z-]+(\/|\.ts)$/.test(unit)) out[unit] = rank;
+  }
+  return out;
+}
+
+/** Process-wide state only cli.ts may read (the rest get it handed in). */
+const PROCESS_GLOBALS = /\bprocess\.(env|argv|cwd|stdin|stdout|stderr|exit|exitCode|on|once)\b/;
 
 function sourceFiles(dir: string, prefix = ''): Array<{ file: string; text: string }> {
   const out: Array<{ file: string; text: string }> = [];
@@ -159,6 +209,18 @@ describe('architecture: layers of src/', () => {
     expect(files.length).toBeGreaterThan(40);
     expect(edges.filter((e) => e.to !== undefined).length).toBeGreaterThan(150);
     expect(edges).toContainEqual({ from: 'app.ts', spec: './write/write-pipeline.js', to: 'write/write-pipeline.ts' });
+  });
+
+  it(`no file over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES}`, () => {
+    expect(oversized(files)).toEqual([]);
+  });
+
+  it('the layer diagram in README "Development" is this table', () => {
+    expect(readmeRanks(fs.readFileSync(README, 'utf8'))).toEqual(RANKS);
+  });
+
+  it('only cli.ts reads process.env, argv, cwd or the standard streams, or exits', () => {
+    expect(files.filter((f) => f.file !== 'cli.ts' && PROCESS_GLOBALS.test(f.text)).map((f) => f.file)).toEqual([]);
   });
 
   it('no utils.ts or helpers.ts: files are named after what they hold', () => {

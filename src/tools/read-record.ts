@@ -1,0 +1,54 @@
+// What a Read leaves in the session: the view of these exact bytes, ranges of the same bytes adding up.
+import type { FileState } from '../session/file-state-store.js';
+import type { Session } from '../session/session.js';
+import { coversAll, mergeRanges, type LineRange } from '../text/line-ranges.js';
+
+/** The file as Read found it, handed to the reader for its kind. */
+export interface ReadRequest {
+  display: string;
+  realPath: string;
+  bytes: Buffer;
+  mtimeMs: number;
+  /** 1-based first line (notebooks: cell) asked for. */
+  offset: number | undefined;
+  limit: number | undefined;
+}
+
+/** One Read's view: LF text, its identity and size, and which lines (notebooks: cells) it showed. */
+export interface ReadView {
+  text: string;
+  hash: string;
+  mtimeMs: number;
+  size: number;
+  /** Lines (notebooks: cells) in the file. */
+  total: number;
+  shown: readonly LineRange[];
+  /** offset or limit was given: they are remembered with the entry. */
+  ranged: boolean;
+  offset: number | undefined;
+  limit: number | undefined;
+}
+
+/**
+ * Remembers what the session saw; ranges of the same bytes accumulate towards a full view. After a
+ * fresh look, repeating the last Edit is deliberate, not a retry (see the already-applied rule).
+ */
+export function recordRead(session: Session, realPath: string, view: ReadView): FileState {
+  const prev = session.files.get(realPath);
+  let seen: LineRange[] = prev !== undefined && prev.hash === view.hash ? [...prev.seen] : [];
+  for (const r of view.shown) seen = mergeRanges(seen, r);
+  const entry: FileState = {
+    content: view.text,
+    timestamp: Math.floor(view.mtimeMs),
+    offset: view.ranged ? view.offset : undefined,
+    limit: view.ranged ? view.limit : undefined,
+    isPartialView: !coversAll(seen, view.total),
+    size: view.size,
+    hash: view.hash,
+    seen,
+    totalLines: view.total,
+  };
+  session.files.set(realPath, entry);
+  session.lastEdits.delete(realPath);
+  return entry;
+}
