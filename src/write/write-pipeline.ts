@@ -108,11 +108,16 @@ export class WritePipeline {
   }
 
   /**
-   * Runs one write under the file's lock: loads the file, lets the plan decide (its freshness
-   * decision included), then — unless it is a dry run or a plan without change — backs up, re-checks
-   * and writes atomically in one synchronous section, updates the session and tells history.
+   * Runs one write under the file's lock (this process's, then — unless a dry run — the state dir's,
+   * shared by every process): loads the file through its verified directory, lets the plan decide
+   * (its freshness decision included), then — unless it is a dry run or a plan without change —
+   * checks write permission, backs up, writes the temp, re-checks and publishes in one synchronous
+   * section, updates the session and tells history; an outside write caught on the replaced inode
+   * goes to history too and the result says so.
    * @throws ToolError IS_DIRECTORY, INVALID_PATH, TOO_LARGE, STALE (changed between plan and write),
-   *   the errno codes fsError maps, and whatever the plan throws.
+   *   PERMISSION_DENIED (not writable for the server's user, or no write bit), PATH_DENIED (a
+   *   directory or the file swapped mid-call), HISTORY_UNAVAILABLE and IO_ERROR (from the recorder and
+   *   the lock), DISK_FULL, READ_ONLY_FS and the other codes fsError maps, and whatever the plan throws.
    */
   async run(req: WriteRequest): Promise<ToolOutput> {
     const real = req.target.realPath;
