@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ConfinedDir, swappedError } from './confined-dir.js';
-import { digest } from './digest.js';
+import { digestInSlices } from './digest.js';
 import { isGone } from './errno.js';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
@@ -79,5 +79,5 @@ export async function readConfined(realPath: string): Promise<{ stat: fs.Stats; 
  */
 export async function digestFile(realPath: string): Promise<string | null> {
   const got = await readConfined(realPath);
-  return got === undefined ? null : digest(got.bytes);
+  return got === undefined ? null : digestInSlices(got.bytes);
 }

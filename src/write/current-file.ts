@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { digest } from '../fs/digest.js';
+import { digestInSlices } from '../fs/digest.js';
 import { swappedError, type ConfinedDir } from '../fs/confined-dir.js';
 import { errnoCode, isNotFound } from '../fs/errno.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -69,7 +69,7 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
     const stat = await fh.stat();
     requireEditableFile(target, stat, opts.maxEditBytes);
     const bytes = await fh.readFile();
-    return { target, state, exists: true, stat, bytes, hash: digest(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
+    return { target, state, exists: true, stat, bytes, hash: await digestInSlices(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
   } finally {
     await fh.close();
   }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ToolError, fsError } from '../errors.js';
 import type { AtomicWriteOps } from '../fs/atomic-write.js';
 import { ConfinedDir } from '../fs/confined-dir.js';
-import { digest } from '../fs/digest.js';
+import { digest, digestInSlices } from '../fs/digest.js';
 import type { Release } from '../fs/dir-lock.js';
 import { errnoCode, isGone } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
@@ -169,7 +169,7 @@ export class WritePipeline {
       dir ??= ConfinedDir.openCreating(path.dirname(real));
 
       const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
-      const after = plan.change === 'write' ? { bytes: plan.bytes, hash: digest(plan.bytes) } : undefined;
+      const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestInSlices(plan.bytes) } : undefined;
       const event: WriteEvent = {
         path: real,
         tool: req.tool,
