@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { swappedError, type ConfinedDir } from './confined-dir.js';
+import { Descriptor } from './descriptor.js';
 import { errnoCode } from './errno.js';
 
 /** The fs calls the write steps make; a test wraps them to inject a fault at any step. */
@@ -76,34 +77,28 @@ export function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array, pos
  */
 export function writeTempSync(dir: ConfinedDir, name: string, bytes: Uint8Array, keep: Ownership | undefined, ops: AtomicWriteOps = realOps, asRoot = false): string {
   const temp = tempNameFor(name);
-  let fd: number | undefined;
+  let file: Descriptor | undefined;
   try {
-    fd = ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666);
-    writeAll(ops, fd, bytes, null);
+    file = new Descriptor(ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666), ops.closeSync);
+    writeAll(ops, file.fd, bytes, null);
     if (keep) {
       // open() masked the mode with the umask; put back the original bits and owner.
-      ops.fchmodSync(fd, keep.mode & 0o7777);
+      ops.fchmodSync(file.fd, keep.mode & 0o7777);
       if (asRoot) {
         try {
-          ops.fchownSync(fd, keep.uid, keep.gid);
+          ops.fchownSync(file.fd, keep.uid, keep.gid);
         } catch {
           /* best effort: ownership cannot always be kept (e.g. rootless containers) */
         }
       }
     }
     // Data and size must be durable before the rename publishes them; fdatasync is enough for that.
-    ops.fdatasyncSync(fd);
-    ops.closeSync(fd);
-    fd = undefined;
+    ops.fdatasyncSync(file.fd);
+    // A close that fails has still released the number: the catch below must not close it again.
+    file.close();
     return temp;
   } catch (err) {
-    if (fd !== undefined) {
-      try {
-        ops.closeSync(fd);
-      } catch {
-        /* already failing */
-      }
-    }
+    file?.closeAfterError();
     removeQuietly(dir, temp, ops);
     throw errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
   }

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Descriptor } from './descriptor.js';
 import { errnoCode, isAlreadyExists, isNotFound } from './errno.js';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_DIRECTORY = 0 } = fs.constants;
@@ -79,14 +80,15 @@ function dirOpenError(err: unknown, realDir: string, lookup: string): unknown {
  */
 export class ConfinedDir {
   readonly realDir: string;
-  readonly #fd: number | undefined;
+  /** proc-fd mode: the directory's descriptor (closed once, by close()). */
+  readonly #dir: Descriptor | undefined;
   readonly #ino: bigint | undefined;
   readonly #dev: bigint | undefined;
   #closed = false;
 
-  private constructor(realDir: string, fd: number | undefined, id: fs.BigIntStats | undefined) {
+  private constructor(realDir: string, dir: Descriptor | undefined, id: fs.BigIntStats | undefined) {
     this.realDir = realDir;
-    this.#fd = fd;
+    this.#dir = dir;
     this.#ino = id?.ino;
     this.#dev = id?.dev;
   }
@@ -99,24 +101,24 @@ export class ConfinedDir {
    */
   static open(realDir: string): ConfinedDir {
     if (confinementMode() === 'proc-fd') {
-      let fd: number;
+      let dir: Descriptor;
       try {
-        fd = fs.openSync(realDir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        dir = new Descriptor(fs.openSync(realDir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
       } catch (err) {
         throw dirOpenError(err, realDir, realDir);
       }
       let where: string;
       try {
-        where = fs.readlinkSync(`/proc/self/fd/${fd}`);
+        where = fs.readlinkSync(`/proc/self/fd/${dir.fd}`);
       } catch (err) {
-        fs.closeSync(fd);
+        dir.closeAfterError();
         throw err;
       }
       if (where !== realDir) {
-        fs.closeSync(fd);
+        dir.close();
         throw swappedError(realDir);
       }
-      return new ConfinedDir(realDir, fd, undefined);
+      return new ConfinedDir(realDir, dir, undefined);
     }
     const st = fs.statSync(realDir, { bigint: true });
     if (!st.isDirectory()) throw Object.assign(new Error(`${realDir} is not a directory`), { code: 'ENOTDIR', path: realDir });
@@ -148,7 +150,7 @@ export class ConfinedDir {
   /** The path that names entry `name` of this directory without resolving `realDir` again (proc-fd). */
   path(name: string): string {
     if (this.#closed) throw new Error(`ConfinedDir ${this.realDir} used after close()`);
-    return this.#fd === undefined ? path.join(this.realDir, name) : `/proc/self/fd/${this.#fd}/${name}`;
+    return this.#dir === undefined ? path.join(this.realDir, name) : `/proc/self/fd/${this.#dir.fd}/${name}`;
   }
 
   /** The subdirectory `name`, created first when `create`; never through a symlink. */
@@ -162,7 +164,7 @@ export class ConfinedDir {
       }
     }
     const real = path.join(this.realDir, name);
-    if (this.#fd === undefined) {
+    if (this.#dir === undefined) {
       this.verify();
       return ConfinedDir.open(real);
     }
@@ -172,7 +174,7 @@ export class ConfinedDir {
     } catch (err) {
       throw dirOpenError(err, real, p);
     }
-    return new ConfinedDir(real, fd, undefined);
+    return new ConfinedDir(real, new Descriptor(fd), undefined);
   }
 
   /**
@@ -193,7 +195,7 @@ export class ConfinedDir {
    * after each operation through a path). A no-op for descriptors, which cannot be redirected.
    */
   verify(): void {
-    if (this.#fd !== undefined) return;
+    if (this.#dir !== undefined) return;
     let real: string;
     let st: fs.BigIntStats;
     try {
@@ -207,25 +209,36 @@ export class ConfinedDir {
 
   /** Makes new and renamed entries durable; filesystems that refuse fsync on directories are fine. */
   fsync(): void {
-    let fd = this.#fd;
-    let own = false;
+    if (this.#dir !== undefined) {
+      fsyncQuietly(this.#dir.fd);
+      return;
+    }
+    let own: Descriptor;
     try {
-      if (fd === undefined) {
-        fd = fs.openSync(this.realDir, O_RDONLY);
-        own = true;
-      }
-      fs.fsyncSync(fd);
+      own = new Descriptor(fs.openSync(this.realDir, O_RDONLY));
     } catch {
-      /* not supported here */
+      return; /* not openable here: nothing to make durable by this route */
+    }
+    try {
+      fsyncQuietly(own.fd);
     } finally {
-      if (own && fd !== undefined) fs.closeSync(fd);
+      own.close();
     }
   }
 
-  /** Idempotent. */
+  /** Idempotent: the descriptor is closed once, and path() refuses to hand out its number after. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#fd !== undefined) fs.closeSync(this.#fd);
+    this.#dir?.close();
+  }
+}
+
+/** fsync(2) on a directory; filesystems that refuse it (EINVAL, …) are fine — EBADF is a bug, never hidden. */
+function fsyncQuietly(fd: number): void {
+  try {
+    fs.fsyncSync(fd);
+  } catch (err) {
+    if (errnoCode(err) === 'EBADF') throw err;
   }
 }

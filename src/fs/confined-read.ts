@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ConfinedDir, swappedError } from './confined-dir.js';
 import { digestInSlices } from './digest.js';
-import { isGone } from './errno.js';
+import { errnoCode, isGone } from './errno.js';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
 
@@ -32,25 +32,46 @@ export async function openConfined(realPath: string): Promise<ConfinedFile | und
     if (isGone(err)) return undefined;
     throw err;
   }
-  let fh: fsp.FileHandle;
+  let fh: fsp.FileHandle | undefined;
   try {
-    fh = await fsp.open(dir.path(path.basename(realPath)), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    // Portable mode opened by path: the directory must still be the one verified.
-    dir.verify();
-  } catch (err) {
-    if (isGone(err)) return undefined;
-    if ((err as { code?: unknown }).code === 'ELOOP') throw swappedError(realPath);
-    throw err;
+    fh = await openReadOnlyIn(dir, path.basename(realPath));
   } finally {
     dir.close();
   }
+  if (fh === undefined) return undefined;
+  const handle = fh;
   try {
-    const stat = await fh.stat();
-    return { stat, readAll: () => fh.readFile(), close: () => fh.close() };
+    const stat = await handle.stat();
+    return { stat, readAll: () => handle.readFile(), close: () => handle.close() };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/**
+ * Opens entry `name` of the verified `dir` read-only, without following a symlink there (O_NONBLOCK:
+ * a FIFO does not hang the open). Undefined when there is no such entry (ENOENT, ENOTDIR).
+ * The caller closes the handle (FileHandle.close() is safe to repeat: Node gives up the number once).
+ * @throws ESWAPPED when a symlink is there or (portable mode) the directory moved; other errno errors.
+ */
+export async function openReadOnlyIn(dir: ConfinedDir, name: string): Promise<fsp.FileHandle | undefined> {
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(dir.path(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (err) {
+    if (isGone(err)) return undefined;
+    if (errnoCode(err) === 'ELOOP') throw swappedError(path.join(dir.realDir, name));
+    throw err;
+  }
+  try {
+    // Portable mode opened by path: the directory must still be the one verified.
+    dir.verify();
   } catch (err) {
     await fh.close();
     throw err;
   }
+  return fh;
 }
 
 /**

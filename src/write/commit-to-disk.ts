@@ -14,6 +14,7 @@ import {
   type AtomicWriteOps,
 } from '../fs/atomic-write.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
+import { Descriptor } from '../fs/descriptor.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
 import type { CurrentFile } from './current-file.js';
 
@@ -53,41 +54,42 @@ export interface DiskCommit {
 /**
  * The pre-image's inode after the publish, held open (DESIGN §5 "Nothing lost"): an outside writer
  * that opened the file before the rename writes to this inode, not to the new file. `landed()`
- * returns what such a write left there, if anything, and closes it.
+ * returns what such a write left there, if anything, and closes it. It owns the descriptor the
+ * re-check opened: closed once, by landed() or close(), whichever comes first.
  */
 export class ReplacedInode {
-  readonly #fd: number;
+  readonly #file: Descriptor;
   readonly #stat: fs.BigIntStats;
   readonly #verified: Buffer;
   readonly #checkedAt: number;
 
-  constructor(fd: number, stat: fs.BigIntStats, verified: Buffer, checkedAt: number) {
-    this.#fd = fd;
+  constructor(file: Descriptor, stat: fs.BigIntStats, verified: Buffer, checkedAt: number) {
+    this.#file = file;
     this.#stat = stat;
     this.#verified = verified;
     this.#checkedAt = checkedAt;
   }
 
-  /** The inode's bytes when they are no longer the ones verified at the re-check, else undefined. Closes the inode. */
+  /**
+   * The inode's bytes when they are no longer the ones verified at the re-check, else undefined.
+   * Closes the inode. @throws Error when already closed (a caller bug, never a read of another file).
+   */
   landed(): Buffer | undefined {
     try {
-      const now = fs.fstatSync(this.#fd, { bigint: true });
+      const now = fs.fstatSync(this.#file.fd, { bigint: true });
       const recent = this.#checkedAt - Number(this.#stat.mtimeMs) < COARSE_CLOCK_MS;
       // Unchanged size and mtime prove nothing was written only when mtime could have moved.
       if (!recent && now.size === this.#stat.size && now.mtimeNs === this.#stat.mtimeNs) return undefined;
-      const bytes = readAllAt(this.#fd, Number(now.size));
+      const bytes = readAllAt(this.#file.fd, Number(now.size));
       return bytes.equals(this.#verified) ? undefined : bytes;
     } finally {
-      this.close();
+      this.#file.close();
     }
   }
 
+  /** Closes the inode unless landed() did; later calls do nothing. */
   close(): void {
-    try {
-      fs.closeSync(this.#fd);
-    } catch {
-      /* already closed */
-    }
+    this.#file.close();
   }
 }
 
@@ -133,10 +135,11 @@ export function commitToDisk(req: DiskCommitRequest): DiskCommit {
       }
       writeInPlace(req, held, change.bytes, ops);
       // Written in place: the inode is the file now, there is no replaced one to watch.
-      held.closeFd();
+      held.file.close();
       return { method: 'in-place', stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
     } catch (err) {
-      held?.closeFd();
+      // Whoever got the descriptor (a ReplacedInode not returned after all) shares this one flag.
+      held?.file.closeAfterError();
       throw err;
     }
   } finally {
@@ -144,14 +147,16 @@ export function commitToDisk(req: DiskCommitRequest): DiskCommit {
   }
 }
 
-/** The file as found at the re-check: its descriptor (read-only), identity and bytes. */
+/**
+ * The file as found at the re-check: its descriptor (read-only), identity and bytes. The descriptor
+ * has one owner at a time: commitToDisk until it hands it to the ReplacedInode it returns.
+ */
 interface Held {
-  fd: number;
+  file: Descriptor;
   stat: fs.BigIntStats;
   nlink: number;
   bytes: Buffer;
   inode(verified: Buffer, checkedAt: number): ReplacedInode;
-  closeFd(): void;
 }
 
 /**
@@ -161,45 +166,40 @@ interface Held {
  */
 function recheck(req: DiskCommitRequest): Held | undefined {
   const { dir, name, current } = req;
-  let fd: number;
+  let file: Descriptor;
   try {
-    fd = dir.openFile(name, O_RDONLY | O_NONBLOCK);
+    file = new Descriptor(dir.openFile(name, O_RDONLY | O_NONBLOCK));
   } catch (err) {
     if (isNotFound(err) && !current.exists) return undefined;
     if (isNotFound(err)) throw stale(req);
     throw err;
   }
-  let ok = false;
   try {
     if (!current.exists) throw stale(req);
-    const stat = fs.fstatSync(fd, { bigint: true });
+    const stat = fs.fstatSync(file.fd, { bigint: true });
     if (!stat.isFile() || Number(stat.size) !== current.bytes.length) throw stale(req);
-    const bytes = readAllAt(fd, current.bytes.length + 1);
+    const bytes = readAllAt(file.fd, current.bytes.length + 1);
     if (!bytes.equals(current.bytes)) throw stale(req);
-    ok = true;
-    const closeFd = () => {
-      try {
-        fs.closeSync(fd);
-      } catch {
-        /* closed */
-      }
-    };
-    return { fd, stat, nlink: Number(stat.nlink), bytes, inode: (verified, at) => new ReplacedInode(fd, stat, verified, at), closeFd };
-  } finally {
-    if (!ok) fs.closeSync(fd);
+    return { file, stat, nlink: Number(stat.nlink), bytes, inode: (verified, at) => new ReplacedInode(file, stat, verified, at) };
+  } catch (err) {
+    file.closeAfterError();
+    throw err;
   }
 }
 
 /** In place, into the very inode re-checked (never a file that took its name meanwhile). */
 function writeInPlace(req: DiskCommitRequest, held: Held, bytes: Buffer, ops: AtomicWriteOps): void {
-  const fd = req.dir.openFile(req.name, O_WRONLY);
+  const file = new Descriptor(req.dir.openFile(req.name, O_WRONLY), ops.closeSync);
   try {
-    const st = fs.fstatSync(fd, { bigint: true });
+    const st = fs.fstatSync(file.fd, { bigint: true });
     if (st.ino !== held.stat.ino || st.dev !== held.stat.dev) throw stale(req);
-    writeInPlaceSync(fd, bytes, ops);
-  } finally {
-    ops.closeSync(fd);
+    writeInPlaceSync(file.fd, bytes, ops);
+  } catch (err) {
+    file.closeAfterError();
+    throw err;
   }
+  // In-place data is durable (fdatasync'ed); a close error is still reported, as for any write.
+  file.close();
 }
 
 /**
@@ -213,12 +213,12 @@ function deleteChecked(req: DiskCommitRequest, held: Held, ops: AtomicWriteOps):
   ops.renameSync(dir.path(name), dir.path(grab));
   let grabbed: Buffer | undefined;
   try {
-    const fd = dir.openFile(grab, O_RDONLY | O_NONBLOCK);
+    const file = new Descriptor(dir.openFile(grab, O_RDONLY | O_NONBLOCK));
     try {
-      const st = fs.fstatSync(fd, { bigint: true });
-      if (st.ino !== held.stat.ino || st.dev !== held.stat.dev) grabbed = st.isFile() ? readAllAt(fd, Number(st.size)) : undefined;
+      const st = fs.fstatSync(file.fd, { bigint: true });
+      if (st.ino !== held.stat.ino || st.dev !== held.stat.dev) grabbed = st.isFile() ? readAllAt(file.fd, Number(st.size)) : undefined;
     } finally {
-      fs.closeSync(fd);
+      file.close();
     }
   } finally {
     ops.unlinkSync(dir.path(grab));

@@ -1,11 +1,10 @@
 // CurrentFile: the file as the write pipeline found it before a plan runs — read once, decoded on demand.
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import type fs from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { digestInSlices } from '../fs/digest.js';
-import { swappedError, type ConfinedDir } from '../fs/confined-dir.js';
-import { errnoCode, isNotFound } from '../fs/errno.js';
+import type { ConfinedDir } from '../fs/confined-dir.js';
+import { openReadOnlyIn } from '../fs/confined-read.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
 import { decodeText, type DecodedText } from '../text/codec.js';
@@ -38,8 +37,6 @@ export interface PresentFile extends FileView {
 /** The file a plan is made from: missing, or present with stat, bytes and hash read together. */
 export type CurrentFile = MissingFile | PresentFile;
 
-const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
-
 export interface LoadOptions {
   maxEditBytes: number;
   /** Bytes that are not UTF-8 decode as this encoding (and become editable) when configured. */
@@ -56,15 +53,8 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
   const missing = (): MissingFile => ({ target, state, exists: false, ...lazyText(Buffer.alloc(0), opts.fallbackEncoding) });
   if (dir === undefined) return missing();
   const name = path.basename(target.realPath);
-  let fh: fsp.FileHandle;
-  try {
-    fh = await fsp.open(dir.path(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    dir.verify();
-  } catch (err) {
-    if (isNotFound(err)) return missing();
-    if (errnoCode(err) === 'ELOOP') throw swappedError(target.realPath);
-    throw err;
-  }
+  const fh = await openReadOnlyIn(dir, name);
+  if (fh === undefined) return missing();
   try {
     const stat = await fh.stat();
     requireEditableFile(target, stat, opts.maxEditBytes);

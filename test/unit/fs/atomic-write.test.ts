@@ -137,6 +137,16 @@ describe('atomic write steps', () => {
     expect(fs.readdirSync(dir)).toEqual(['target.txt']);
   });
 
+  it.each(steps.filter(([s]) => s !== 'openSync' && s !== 'renameSync'))('the temp descriptor is closed exactly once, also after a fault in %s', (step, nth) => {
+    // Closing a number twice can close a file another request opened meanwhile (the number is reused).
+    const closed: number[] = [];
+    const faulty = faultAt(step, nth);
+    const ops = { ...faulty, closeSync: ((fd: number) => (closed.push(fd), faulty.closeSync(fd))) as typeof fs.closeSync };
+    expect(() => writeTempSync(handle, 'target.txt', Buffer.from('new'), fs.statSync(dir), ops)).toThrow(/injected fault/);
+    expect(closed).toHaveLength(1);
+    expect(leftovers()).toEqual([]);
+  });
+
   // New files are not chmod-ed, so there is no fchmod fault to inject when creating.
   it.each([...steps.filter(([s]) => s !== 'fchmodSync' && s !== 'renameSync'), ['linkSync', 1] as [Step, number]])(
     'a fault in %s while creating leaves no file at all',

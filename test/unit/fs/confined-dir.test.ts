@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfinedDir, confinementMode, setConfinementModeForTests, type ConfinementMode } from '../../../src/fs/confined-dir.js';
-import { openConfined, readConfined } from '../../../src/fs/confined-read.js';
+import { openConfined, openReadOnlyIn, readConfined } from '../../../src/fs/confined-read.js';
 import { tempDir } from '../../helpers/harness.js';
 
 let base: string;
@@ -123,6 +123,21 @@ describe.skipIf(process.platform !== 'linux')('ConfinedDir (proc-fd): the descri
     dir.close();
     expect(() => dir.path('f')).toThrow(/after close/);
   });
+
+  it('a second close() leaves alone the file that got the directory\'s descriptor number meanwhile', () => {
+    const dir = ConfinedDir.open(inside);
+    const number = Number(/^\/proc\/self\/fd\/(\d+)\//.exec(dir.path('f'))![1]);
+    dir.close();
+    const other = fs.openSync(path.join(outside, 'f'), 'r');
+    try {
+      expect(other).toBe(number);
+      dir.close();
+      expect(() => dir.fsync()).toThrow(/after close/);
+      expect(fs.fstatSync(other).isFile()).toBe(true);
+    } finally {
+      fs.closeSync(other);
+    }
+  });
 });
 
 describe('ConfinedDir (portable): verify() catches what the path-based window let through', () => {
@@ -131,5 +146,17 @@ describe('ConfinedDir (portable): verify() catches what the path-based window le
     const dir = ConfinedDir.open(inside);
     swapForSymlink();
     expect(() => dir.verify()).toThrow(expect.objectContaining({ code: 'ESWAPPED' }));
+  });
+
+  it('openReadOnlyIn() closes the file it opened when the directory moved meanwhile (no handle left to the collector)', async () => {
+    setConfinementModeForTests('portable');
+    const fds = () => (process.platform === 'linux' ? fs.readdirSync('/proc/self/fd').length : 0);
+    const before = fds();
+    const dir = ConfinedDir.open(inside);
+    // By path, the open goes through the symlink to outside; verify() after it must refuse, and close.
+    swapForSymlink();
+    await expect(openReadOnlyIn(dir, 'f')).rejects.toMatchObject({ code: 'ESWAPPED' });
+    dir.close();
+    expect(fds()).toBe(before);
   });
 });

@@ -12,6 +12,7 @@ import { HistoryStore } from '../../../src/history/history-store.js';
 import { silentLogger } from '../../../src/log.js';
 import { PathPolicy } from '../../../src/policy/path-policy.js';
 import { Session } from '../../../src/session/session.js';
+import type { WriteRecorder } from '../../../src/write/write-event.js';
 import type { FreshnessDecision } from '../../../src/write/freshness.js';
 import { WritePipeline, type Plan } from '../../../src/write/write-pipeline.js';
 import { tempDir } from '../../helpers/harness.js';
@@ -21,15 +22,18 @@ afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** A pipeline with a real history store; `ops` wraps the disk calls; the file holds `content`, read in full by the session. */
-async function setup(ops: AtomicWriteOps, content: string | null = 'v1\n') {
+/**
+ * A pipeline with a real history store (seen through `recorder` when given); `ops` wraps the disk calls;
+ * the file holds `content`, read in full by the session.
+ */
+async function setup(ops: AtomicWriteOps, content: string | null = 'v1\n', recorder?: (history: HistoryStore) => WriteRecorder) {
   const root = await tempDir('eg-nl-');
   const stateDir = await tempDir('eg-nl-state-');
   dirs.push(root, stateDir);
   const policy = await PathPolicy.create({ roots: [root], home: os.homedir() });
   const session = new Session({ policy, maxEntries: 10, maxBytes: 1 << 20 });
   const history = new HistoryStore({ stateDir, maxBytes: 1 << 30, maxAgeMs: 1e12 });
-  const writes = new WritePipeline({ maxEditBytes: 1 << 20, recorder: history, log: silentLogger, ops });
+  const writes = new WritePipeline({ maxEditBytes: 1 << 20, recorder: recorder ? recorder(history) : history, log: silentLogger, ops });
   const file = path.join(root, 'f.txt');
   if (content !== null) {
     fs.writeFileSync(file, content);
@@ -104,6 +108,39 @@ describe('nothing lost at the publish', () => {
     expect(out.structured).toHaveProperty('outside_write');
     const h = (await history.history(file))!;
     expect(await history.content(h.versions[1]!.hash!)).toEqual(Buffer.from('LATE'));
+  });
+
+  it('the replaced inode is closed once: a file opened after its check (same descriptor number) stays open and is still that file', async () => {
+    // The number the replaced inode's descriptor gave up is the lowest free one, so the next open gets
+    // it; a second close of that number would close this other file (wrong-file reads, EBADF).
+    let file = '';
+    const probePath = path.join(await tempDir('eg-nl-probe-'), 'probe');
+    dirs.push(path.dirname(probePath));
+    fs.writeFileSync(probePath, 'PROBE');
+    let probe: number | undefined;
+    const { session, writes, ...rest } = await setup(
+      onceBefore('renameSync', () => fs.appendFileSync(file, 'OUTSIDE\n')),
+      'v1\n',
+      (history) => ({
+        backup: (p, before, pending) => history.backup(p, before, pending),
+        commit: (event) => history.commit(event),
+        // Runs after the replaced inode was checked (and closed), before the write returns.
+        overwritten: async (event, outside) => {
+          probe = fs.openSync(probePath, 'r');
+          await history.overwritten(event, outside);
+        },
+      }),
+    );
+    file = rest.file;
+    const out = await writes.run({ target: rest.target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) });
+    expect(out.structured).toHaveProperty('outside_write');
+    expect(probe).toBeDefined();
+    try {
+      const buf = Buffer.alloc(16);
+      expect(buf.subarray(0, fs.readSync(probe!, buf, 0, 16, 0)).toString()).toBe('PROBE');
+    } finally {
+      fs.closeSync(probe!);
+    }
   });
 
   it('a delete (RestoreFile to "did not exist") that takes a file an editor renamed in meanwhile keeps that file in history', async () => {
