@@ -59,7 +59,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
   const protectedGlobs = [...DEFAULT_PROTECTED, ...config.protected, path.join(env.stateDir, '**')];
   if (env.configFile) protectedGlobs.push(path.resolve(env.cwd, env.configFile));
-  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs, home: env.home });
+  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs, hidden: [env.stateDir], home: env.home });
   // A state dir that cannot be written would fail every write later, blamed on the user's file.
   if (config.history.enabled) await assertStateDir(env.stateDir);
   // history.enabled: false means nothing of a file's content is copied into the state dir.

@@ -28,6 +28,11 @@ export interface PathPolicyOptions {
   deny?: string[];
   /** Globs whose writes need confirmation; defaults to DEFAULT_PROTECTED (pass both to extend). */
   protected?: string[];
+  /**
+   * Directories no tool may read, write or list, wherever they are — even inside a root
+   * (the state dir: its history holds every root's contents). DESIGN §6.
+   */
+  hidden?: string[];
   home: string;
 }
 
@@ -46,6 +51,8 @@ interface PolicyState {
   ceiling: string[];
   deny: string[];
   protected: string[];
+  /** Hidden directories (lexical and real spellings). */
+  hidden: string[];
   home: string;
   /** Why no root is open (the client's roots do not overlap the CLI roots); undefined when some are. */
   closed?: string | undefined;
@@ -96,12 +103,20 @@ export class PathPolicy {
       pairs.push({ lexical, real });
     }
     const unique = dedupe(pairs.map((pair) => pair.real));
+    const hidden: string[] = [];
+    for (const dir of opts.hidden ?? []) {
+      const lexical = expandPath(dir, { home: opts.home, base: path.resolve() });
+      // The state dir may not exist yet (it is created at start-up only when history is on).
+      const real = await realpathDeepest(lexical).then((r) => r.real, () => lexical);
+      hidden.push(lexical, real.normalize('NFC'));
+    }
     return new PathPolicy({
       pairs,
       roots: unique,
       ceiling: unique,
       deny: opts.deny ?? [],
       protected: opts.protected ?? DEFAULT_PROTECTED,
+      hidden: dedupe(hidden),
       home: opts.home,
     });
   }
@@ -176,6 +191,7 @@ export class PathPolicy {
     const realPath = resolved.real;
     // An NFD name on disk must not slip past an NFC glob.
     this.assertNotDenied(input, absPath, realPath.normalize('NFC'));
+    this.assertNotHidden(input, absPath, realPath.normalize('NFC'));
 
     if (!this.roots.some((root) => isWithin(root, realPath))) {
       // Where a symlink leads outside the roots is not the client's business (DESIGN §6).
@@ -219,6 +235,15 @@ export class PathPolicy {
       if (isWithin(root, absPath)) return path.relative(root, absPath) || '.';
     }
     return absPath;
+  }
+
+  private assertNotHidden(input: string, absPath: string, realPath: string): void {
+    if (!this.state.hidden.some((dir) => isWithin(dir, absPath) || isWithin(dir, realPath))) return;
+    throw new ToolError(
+      'PATH_DENIED',
+      `${MESSAGES.PATH_DENIED} ${this.display(absPath)} is inside editguard's state directory (the history of every file it wrote), which no tool may read, write or list. Work on files outside it.`,
+      { path: input, rule: 'state directory' },
+    );
   }
 
   private assertNotDenied(input: string, absPath: string, checked: string): void {
