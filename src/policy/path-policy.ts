@@ -36,6 +36,21 @@ export interface PathPolicyOptions {
   home: string;
 }
 
+/**
+ * What a directory walker (Glob, Grep, LS — possibly in a worker thread) needs to apply this
+ * policy to every entry: plain data, so it crosses a worker boundary.
+ */
+export interface WalkRules {
+  /** Real paths of the roots. */
+  roots: string[];
+  /** Roots as spelled and as real paths: relative deny globs are anchored at both. */
+  anchors: string[];
+  deny: string[];
+  home: string;
+  /** Hidden directories, lexical and real spellings. */
+  hidden: string[];
+}
+
 /** A root as spelled (expanded) and where it really is. */
 interface RootPair {
   lexical: string;
@@ -227,6 +242,17 @@ export class PathPolicy {
       `${shown} is protected by "${glob}"; writing it needs the user's confirmation, and ${outcome}. Leave this file alone or ask the user to change it.`,
       { path: input, rule: glob, protected: true },
     );
+  }
+
+  /** The rules a directory walker applies to every entry it lists (see WalkRules). */
+  walkRules(): WalkRules {
+    return {
+      roots: [...this.roots],
+      anchors: dedupe([...this.roots, ...this.state.pairs.map((pair) => pair.lexical)]),
+      deny: [...this.state.deny],
+      home: this.state.home,
+      hidden: [...this.state.hidden],
+    };
   }
 
   /** For messages: the path relative to the first root containing it, else the absolute path. */

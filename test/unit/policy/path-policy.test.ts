@@ -481,37 +481,41 @@ describe('PathPolicy.display()', () => {
   });
 });
 
-describe('PathPolicy hidden directories (the state dir, DESIGN §6)', () => {
-  it('refuses reads and writes of the hidden dir itself, files in it and files not yet created in it, even inside a root', async () => {
+describe('PathPolicy hidden directories (the state dir)', () => {
+  it('authorizeRead() and authorizeWrite() refuse anything inside a hidden dir, even inside a root', async () => {
     const state = path.join(root, 'sub');
     const policy = await PathPolicy.create({ roots: [root], hidden: [state], home });
-    for (const p of [state, path.join(state, 'b.txt'), path.join(state, 'deeper', 'new.txt')]) {
+    for (const p of [state, path.join(state, 'b.txt'), path.join(state, 'not-yet.txt')]) {
       const e = await errorOf(policy.authorizeRead(p));
       expect(e.code).toBe('PATH_DENIED');
       expect(e.message).toContain("editguard's state directory");
-      expect((await errorOf(policy.authorizeWrite(p, async () => true))).code).toBe('PATH_DENIED');
+      expect((await errorOf(policy.authorizeWrite(p))).code).toBe('PATH_DENIED');
     }
-    // A sibling sharing the prefix is not hidden.
     expect((await policy.authorizeRead(path.join(root, 'a.txt'))).exists).toBe(true);
   });
 
-  it('catches the hidden dir reached through a symlink, and a hidden dir given through a symlinked path', async () => {
-    const viaLink = await PathPolicy.create({ roots: [root], hidden: [path.join(base, 'root-link', 'sub')], home });
-    expect((await errorOf(viaLink.authorizeRead(path.join(root, 'sub', 'b.txt')))).code).toBe('PATH_DENIED');
-    await fs.symlink(path.join(root, 'sub'), path.join(root, 'to-state'));
-    try {
-      const policy = await PathPolicy.create({ roots: [root], hidden: [path.join(root, 'sub')], home });
-      expect((await errorOf(policy.authorizeRead(path.join(root, 'to-state', 'b.txt')))).message).toContain("editguard's state directory");
-    } finally {
-      await fs.unlink(path.join(root, 'to-state'));
-    }
+  it('authorizeRead() refuses a symlink into a hidden dir, and a hidden dir spelled through a symlinked root', async () => {
+    const policy = await PathPolicy.create({ roots: [root], hidden: [path.join(base, 'root-link', 'sub')], home });
+    expect((await errorOf(policy.authorizeRead(path.join(root, 'link-inside')))).code).toBe('PATH_DENIED');
+    expect((await errorOf(policy.authorizeRead(path.join(root, 'sub', 'b.txt')))).code).toBe('PATH_DENIED');
   });
 
-  it('a hidden dir that does not exist yet stays hidden, also under client roots', async () => {
+  it('a hidden dir that does not exist yet is hidden once created; client roots keep it hidden', async () => {
     const later = path.join(root, 'later-state');
     const policy = await PathPolicy.create({ roots: [root], hidden: [later], home });
     expect((await errorOf(policy.authorizeRead(path.join(later, 'x')))).code).toBe('PATH_DENIED');
-    const narrowed = await policy.withClientRoots([pathToFileURL(root).href], 'intersect');
+    const narrowed = await policy.withClientRoots([pathToFileURL(root).href], 'replace');
     expect((await errorOf(narrowed.authorizeRead(path.join(later, 'x')))).code).toBe('PATH_DENIED');
+  });
+
+  it('walkRules() hands a walker the roots, anchors, deny globs, home and both spellings of hidden dirs', async () => {
+    const policy = await PathPolicy.create({ roots: [path.join(base, 'root-link')], deny: ['secrets'], hidden: [path.join(base, 'root-link', 'sub')], home });
+    expect(policy.walkRules()).toEqual({
+      roots: [root],
+      anchors: [root, path.join(base, 'root-link')],
+      deny: ['secrets'],
+      home,
+      hidden: [path.join(base, 'root-link', 'sub'), path.join(root, 'sub')],
+    });
   });
 });
