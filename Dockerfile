@@ -25,7 +25,9 @@ COPY --from=deps /app/package.json ./package.json
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY scripts/docker-healthcheck.mjs ./scripts/docker-healthcheck.mjs
-RUN mkdir -p /workspace /state && chown node:node /workspace /state
+# /state is world-writable with the sticky bit so that any --user (e.g. "$(id -u):$(id -g)") can keep
+# history in a fresh named volume, which starts as a copy of this directory; the server checks it at start.
+RUN mkdir -p /workspace /state && chown node:node /workspace /state && chmod 1777 /state
 USER node
 VOLUME ["/workspace", "/state"]
 EXPOSE 3333

@@ -1,6 +1,11 @@
 // The process-wide pieces shared by every session: config, logger, base policy, the one write pipeline.
 import path from 'node:path';
 import type { Config } from './config.js';
+import { ToolError, historyUnavailable } from './errors.js';
+import { digest } from './fs/digest.js';
+import { acquireLock, isLockHeld, type Release } from './fs/dir-lock.js';
+import { errnoCode } from './fs/errno.js';
+import { assertWritableDir } from './fs/writable-dir.js';
 import { createFileWatcher, type FileWatcher } from './fs/watcher.js';
 import { HistoryStore, daysToMs } from './history/history-store.js';
 import type { Logger } from './log.js';
@@ -9,8 +14,11 @@ import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
 import { SearchPool } from './search/search-pool.js';
 import { Session } from './session/session.js';
-import type { WriteRecorder } from './write/write-event.js';
+import type { WriteEvent, WriteRecorder } from './write/write-event.js';
 import { WritePipeline } from './write/write-pipeline.js';
+
+/** How long a write waits for another process's write to the same file (a kill -9'd holder's lock goes stale in 5 s). */
+const LOCK_WAIT_MS = 10_000;
 
 export interface AppEnv {
   cwd: string;
@@ -56,6 +64,8 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
   const protect = protectedGlobs({ configured: config.protected, stateDir: env.stateDir, configFile: env.configFile, cwd: env.cwd });
   const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protect, hidden: [env.stateDir], home: env.home });
+  // A state dir that cannot be written would fail every write later, blamed on the user's file.
+  if (config.history.enabled) await assertStateDir(env.stateDir);
   // history.enabled: false means nothing of a file's content is copied into the state dir.
   const history = config.history.enabled
     ? new HistoryStore({ stateDir: env.stateDir, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
@@ -63,7 +73,9 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const writes = new WritePipeline({
     maxEditBytes: config.maxEditBytes,
     fallbackEncoding: config.fallbackEncoding,
-    recorder: env.recorder ?? history,
+    recorder: env.recorder ?? (history && reportedAsUnavailable(history, env.stateDir)),
+    // Without history nothing is kept in the state dir, not even locks: writers then serialise per process only.
+    fileLock: config.history.enabled ? stateDirLocks(env.stateDir, env.log) : undefined,
     log: env.log,
   });
   history?.schedulePruning(config.history.pruneIntervalMinutes * 60_000);
@@ -102,5 +114,76 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
       await watcher.close();
       await history?.close();
     },
+  };
+}
+
+/**
+ * Start-up check of the state dir (DESIGN §6): created if missing and written once.
+ * @throws Error with a one-line message naming the directory, what is wrong and the fixes.
+ */
+async function assertStateDir(stateDir: string): Promise<void> {
+  try {
+    await assertWritableDir(stateDir, ['history', 'blobs', 'locks']);
+  } catch (err) {
+    const code = errnoCode(err);
+    const why =
+      code === 'EROFS'
+        ? 'it is on a read-only filesystem'
+        : code === 'EACCES' || code === 'EPERM'
+          ? "the server's user may not write it"
+          : code === 'ENOSPC' || code === 'EDQUOT'
+            ? 'its disk is full'
+            : code === 'ENOTDIR' || code === 'EEXIST'
+              ? 'it (or a parent) is not a directory'
+              : `${code ?? (err instanceof Error ? err.message : String(err))}`;
+    throw new Error(
+      `The state dir ${stateDir} cannot be used: ${why}${code ? ` (${code}${pathOf(err) && pathOf(err) !== stateDir ? ` on ${pathOf(err)}` : ''})` : ''}. ` +
+        `editguard keeps file history there. Make it writable for the server's user, pass --state-dir with a writable directory, ` +
+        `or set "history": {"enabled": false} in a --config file to run without history.`,
+    );
+  }
+}
+
+/** The directory an errno error is about (a probe file's directory rather than the probe). */
+function pathOf(err: unknown): string | undefined {
+  const p = (err as { path?: unknown } | null)?.path;
+  if (typeof p !== 'string') return undefined;
+  return path.basename(p).startsWith('.editguard-probe-') ? path.dirname(p) : p;
+}
+
+/** The history store as the pipeline's recorder, with a failed backup reported as HISTORY_UNAVAILABLE. */
+function reportedAsUnavailable(history: WriteRecorder, stateDir: string): WriteRecorder {
+  return {
+    backup: (realPath, before, pending) =>
+      history.backup(realPath, before, pending).catch((err: unknown) => {
+        throw historyUnavailable(err, stateDir, realPath);
+      }),
+    commit: (event) => history.commit(event),
+    ...(history.overwritten ? { overwritten: (event: WriteEvent, outside: { bytes: Buffer; hash: string }) => history.overwritten!(event, outside) } : {}),
+  };
+}
+
+/**
+ * The pipeline's cross-process lock (DESIGN §5): one proper-lockfile directory per file under
+ * <state dir>/locks, named by the sha256 of its real path.
+ */
+function stateDirLocks(stateDir: string, log: Logger): (realPath: string, display: string) => Promise<Release> {
+  const dir = path.join(stateDir, 'locks');
+  return async (realPath, display) => {
+    try {
+      return await acquireLock(path.join(dir, `${digest(Buffer.from(realPath))}.lock`), {
+        waitMs: LOCK_WAIT_MS,
+        onCompromised: (err) => log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`),
+      });
+    } catch (err) {
+      if (isLockHeld(err)) {
+        throw new ToolError(
+          'IO_ERROR',
+          `Another editguard process sharing the state dir ${stateDir} has been writing ${display} for over ${LOCK_WAIT_MS / 1000} s; nothing was written. Try again shortly.`,
+          { path: display, stateDir },
+        );
+      }
+      throw historyUnavailable(err, stateDir, display);
+    }
   };
 }

@@ -260,6 +260,18 @@ async function serveOverStdio(app: App, log: Logger): Promise<number> {
   return 0;
 }
 
+/**
+ * The user's home: $HOME, else the passwd entry. A container started with an arbitrary --user has
+ * neither (os.homedir() throws ENOENT there), so "/" stands in: "~/…" rules still mean something.
+ */
+function homeDir(): string {
+  try {
+    return os.homedir();
+  } catch {
+    return path.parse(process.cwd()).root;
+  }
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const command = COMMAND_NAMES.find((name) => name === argv[0]);
@@ -276,7 +288,7 @@ async function main(): Promise<number> {
   }
   const config = configFrom(args, process.env);
   const log = createLogger(config.logLevel, (line) => process.stderr.write(line));
-  const home = os.homedir();
+  const home = homeDir();
   const stateDir = path.resolve(config.stateDir ?? defaultStateDir(process.env, home));
   const { createApp } = await import('./app.js');
   let app;

@@ -91,6 +91,16 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** MCP roots offered by the client (DESIGN §6). */
+    clientRoots: z
+      .object({
+        /** false: the client's roots are never asked for (e.g. a remote client whose roots name paths on its own machine). */
+        enabled: z.boolean().default(true),
+        /** How long requests wait for the client's answer to roots/list before the server's roots serve them. */
+        timeoutMs: z.number().int().positive().default(3000),
+      })
+      .strict()
+      .prefault({}),
     watch: z
       .object({
         enabled: z.boolean().default(true),

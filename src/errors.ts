@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   CELL_NOT_FOUND: undefined,
   HISTORY_NOT_FOUND: undefined,
   INVALID_INPUT: undefined,
+  DISK_FULL: undefined,
+  READ_ONLY_FS: undefined,
+  HISTORY_UNAVAILABLE: undefined,
+  IO_ERROR: undefined,
   INTERNAL: undefined,
 } as const satisfies Record<string, number | undefined>;
 
@@ -66,26 +70,91 @@ export class ToolError extends Error {
   }
 }
 
-/** errno → ToolError in one place (denoland/std style). */
+/**
+ * errno → ToolError in one place (denoland/std style). Every errno maps to a code the model can act
+ * on — never INTERNAL: a system error is a fact about the machine, not a bug (DESIGN §3). Messages
+ * name `displayPath` as the client spelled it. Returns undefined only for errors without an errno.
+ */
 export function fsError(err: unknown, displayPath: string): ToolError | undefined {
+  if (err instanceof ToolError) return err;
   const code = errnoCode(err);
+  if (code === undefined || !/^E[A-Z0-9]+$/.test(code)) return undefined;
+  const details = { path: displayPath, errno: code };
   switch (code) {
     case 'ENOENT':
-      return new ToolError('FILE_NOT_FOUND', `${MESSAGES.FILE_NOT_FOUND} (${displayPath})`);
+      return new ToolError('FILE_NOT_FOUND', `${MESSAGES.FILE_NOT_FOUND} (${displayPath})`, details);
     case 'EISDIR':
-      return new ToolError('IS_DIRECTORY', `${displayPath} is a directory, not a file. Pass a file path.`);
+      return new ToolError('IS_DIRECTORY', `${displayPath} is a directory, not a file. Pass a file path.`, details);
     case 'ENOTDIR':
-      return new ToolError('INVALID_PATH', `A parent of ${displayPath} is not a directory. Check the path.`);
+      return new ToolError('INVALID_PATH', `A parent of ${displayPath} is not a directory. Check the path.`, details);
+    case 'ELOOP':
+      return new ToolError(
+        'INVALID_PATH',
+        `${displayPath} (or a directory on its way) is a symbolic link where editguard expected a real file or directory, or a symlink loop. Nothing was read or written; check the path and try again.`,
+        details,
+      );
+    case 'ESWAPPED':
+      // Not an OS errno: fs/confined-dir.ts found a directory or the file replaced mid-call.
+      return new ToolError(
+        'PATH_DENIED',
+        `${displayPath} changed while editguard was using it: a directory on its path or the file itself was replaced (for example by a symbolic link) or moved. Nothing was read or written through it. Check the path and try again.`,
+        { ...details, changed: true },
+      );
     case 'EACCES':
     case 'EPERM':
+      return new ToolError('PERMISSION_DENIED', `The operating system denied access to ${displayPath} (${code}). Choose another path or fix its permissions.`, details);
     case 'EROFS':
       return new ToolError(
-        'PERMISSION_DENIED',
-        `The operating system denied access to ${displayPath} (${code}). Choose another path or fix its permissions.`,
+        'READ_ONLY_FS',
+        `${displayPath} is on a read-only filesystem (EROFS); nothing was written and the file keeps its old content. Write somewhere else, or remount the filesystem read-write.`,
+        details,
+      );
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new ToolError(
+        'DISK_FULL',
+        `The disk holding ${displayPath} is full${code === 'EDQUOT' ? ' (the disk quota is used up, EDQUOT)' : ' (ENOSPC)'}; nothing was written and the file keeps its old content. Free some space, then retry.`,
+        details,
       );
     case 'ENAMETOOLONG':
-      return new ToolError('INVALID_PATH', `The path ${displayPath} is too long.`);
+      return new ToolError('INVALID_PATH', `The path ${displayPath} is too long.`, details);
+    case 'EINVAL':
+    case 'ENXIO':
+    case 'ENODEV':
+      return new ToolError('INVALID_PATH', `${displayPath} cannot be used as a file here (${code}). Pass the path of a regular file.`, details);
+    case 'EFBIG':
+    case 'EOVERFLOW':
+      return new ToolError('TOO_LARGE', `${displayPath} is too large for this operation (${code}).`, details);
     default:
-      return undefined;
+      return new ToolError(
+        'IO_ERROR',
+        `The operating system reported ${code} for ${displayPath}; nothing was written and the file keeps its old content. Retry; if it persists, the disk or the system needs attention.`,
+        details,
+      );
   }
+}
+
+/**
+ * HISTORY_UNAVAILABLE for a failure in the state dir: names the state dir, never blames the file
+ * being written (DESIGN §3), and says the three ways out.
+ */
+export function historyUnavailable(err: unknown, stateDir: string, displayPath: string): ToolError {
+  if (err instanceof ToolError && err.code === 'HISTORY_UNAVAILABLE') return err;
+  const code = errnoCode(err);
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'its disk is full'
+      : code === 'EROFS'
+        ? 'it is on a read-only filesystem'
+        : code === 'EACCES' || code === 'EPERM'
+          ? "the server's user may not write it"
+          : code === 'ENOENT'
+            ? 'it cannot be created'
+            : `the operating system reported ${code ?? 'an error'}`;
+  return new ToolError(
+    'HISTORY_UNAVAILABLE',
+    `editguard cannot record history in its state dir ${stateDir}: ${why}${code ? ` (${code})` : ''}. Nothing was written; ${displayPath} keeps its old content. ` +
+      `Make ${stateDir} writable for the server's user, start editguard with --state-dir pointing to a writable directory, or set history.enabled to false in its config (writes are then not recorded).`,
+    { path: displayPath, stateDir, ...(code ? { errno: code } : {}) },
+  );
 }

@@ -1,6 +1,6 @@
 // createServer: one McpServer per session with every tool registered — no I/O at import.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, RootsListChangedNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from './app.js';
 import { withContext } from './log.js';
 import type { Session } from './session/session.js';
@@ -23,10 +23,14 @@ export function createServer(app: App, session: Session): McpServer {
   const server = new McpServer(
     { name: 'editguard', version: VERSION },
     {
-      capabilities: { tools: {}, logging: {} },
+      // `tools` is declared by the first registerTool, after gateRequests (declaring it here would
+      // make the SDK install the tools/call handler before the gate can wrap it).
+      capabilities: { logging: {} },
       instructions: serverInstructions(session.policy.roots),
     },
   );
+  const roots = clientRootsGate(app, session, server);
+  const gated = gateRequests(server, roots.gate);
   const deps: ToolDeps = { config: app.config, session, writes: app.writes, search: app.search, log: app.log };
   const log = withContext(app.log, { session: session.shortId });
   const decorate = noticeDecorator(session);
@@ -41,6 +45,9 @@ export function createServer(app: App, session: Session): McpServer {
   registerLsTool(server, deps, decorate);
   registerHistoryResources(server, deps, app.history);
   registerFileResources(server, deps, app.changes);
+  for (const method of ['tools/call', 'resources/read', 'resources/list', 'resources/subscribe']) {
+    if (!gated.has(method)) throw new Error(`editguard: ${method} escaped the client-roots gate (SDK change?)`);
+  }
 
   server.server.oninitialized = () => {
     const caps = server.server.getClientCapabilities();
@@ -60,22 +67,71 @@ export function createServer(app: App, session: Session): McpServer {
       };
     }
     if (caps?.roots) {
-      const refresh = async () => {
-        try {
-          const { roots } = await server.server.listRoots();
-          session.policy = await app.policy.withClientRoots(
-            roots.map((r) => r.uri),
-            app.rootsMode,
-          );
-        } catch (err) {
-          log.warn('could not use the client roots; keeping the server roots', err);
-        }
-      };
-      server.server.setNotificationHandler(RootsListChangedNotificationSchema, refresh);
-      void refresh();
+      server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => roots.changed());
     }
   };
   return server;
+}
+
+/**
+ * MCP client roots (DESIGN §6): asked for by the first request of a client that has them, as a
+ * request related to it (over HTTP that puts roots/list on the request's own stream, which exists for
+ * sure), and awaited — at most `clientRoots.timeoutMs` — before any request is answered, so no call
+ * runs under the server's wider roots first. roots/list_changed makes the next request ask again. A
+ * client that never answers (or fails) is logged once, one line, and keeps the server's roots.
+ */
+function clientRootsGate(app: App, session: Session, server: McpServer): { gate: (requestId: RequestId) => Promise<void> | undefined; changed: () => void } {
+  let pending: Promise<void> | undefined;
+  let warned = false;
+  const { enabled, timeoutMs } = app.config.clientRoots;
+  const ask = (requestId: RequestId): Promise<void> =>
+    (async () => {
+      try {
+        const { roots } = await server.server.listRoots(undefined, { timeout: timeoutMs, relatedRequestId: requestId });
+        session.policy = await app.policy.withClientRoots(
+          roots.map((r) => r.uri),
+          app.rootsMode,
+        );
+      } catch (err) {
+        if (warned) return;
+        warned = true;
+        const why =
+          err instanceof McpError && err.code === ErrorCode.RequestTimeout
+            ? `the client did not answer roots/list within ${timeoutMs} ms`
+            : `roots/list failed (${(err instanceof Error ? err.message : String(err)).split('\n')[0]})`;
+        app.log.warn(`session ${session.shortId}: ${why}; serving the server's roots (${app.policy.roots.join(', ')})`);
+      }
+    })();
+  const gate = (requestId: RequestId): Promise<void> | undefined => {
+    if (!enabled || !server.server.getClientCapabilities()?.roots) return undefined;
+    return (pending ??= ask(requestId));
+  };
+  return {
+    gate,
+    changed: () => {
+      pending = undefined;
+    },
+  };
+}
+
+/**
+ * Makes every request handler registered from here on (tools, resources, subscriptions) wait for
+ * `gate` first; returns the methods it wrapped. initialize and ping are registered by the SDK
+ * before this runs, so they never wait.
+ */
+function gateRequests(server: McpServer, gate: (requestId: RequestId) => Promise<void> | undefined): Set<string> {
+  const inner = server.server;
+  const register = inner.setRequestHandler.bind(inner);
+  const gated = new Set<string>();
+  inner.setRequestHandler = ((schema: Parameters<typeof register>[0], handler: Parameters<typeof register>[1]) => {
+    gated.add(String((schema as { shape?: { method?: { value?: unknown } } }).shape?.method?.value));
+    return register(schema, (request, extra) => {
+      const waiting = gate(extra.requestId);
+      // No await when there is nothing to wait for: the common case stays as fast as before.
+      return waiting === undefined ? handler(request, extra) : waiting.then(() => handler(request, extra));
+    });
+  }) as typeof inner.setRequestHandler;
+  return gated;
 }
 
 /** The instructions a client shows the model: how the tools fit together, and the roots (DESIGN §2 LS). */

@@ -1,5 +1,6 @@
 // A file's recorded versions as the people's commands need them: the store, one file's history, one version's bytes.
-import { digest, digestFile } from '../fs/digest.js';
+import { digestFile } from '../fs/confined-read.js';
+import { digest } from '../fs/digest.js';
 import { daysToMs, HistoryStore } from '../history/history-store.js';
 import type { FileHistory, HistoryVersion } from '../history/manifest.js';
 import { CommandFailure, type CommandContext, type CommandTarget } from './command-context.js';

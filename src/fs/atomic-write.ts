@@ -1,154 +1,155 @@
-// Crash-safe file replacement (DESIGN §5): temp in the same dir → write → chmod → fdatasync → rename → fsync dir.
-// Synchronous on purpose: it runs inside the write pipeline's critical section, where no await may occur.
+// Crash-safe file replacement (DESIGN §5) in a verified directory, in steps the write pipeline puts
+// around its final re-check: temp written, chmod'ed and fdatasync'ed first; then publish (rename, or
+// link for a new file) right after the re-check; fsync of the directory last. Synchronous on purpose.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { swappedError, type ConfinedDir } from './confined-dir.js';
+import { Descriptor } from './descriptor.js';
 import { errnoCode } from './errno.js';
 
-/** The fs calls an atomic write makes; a test wraps them to inject a fault at any step. */
+/** The fs calls the write steps make; a test wraps them to inject a fault at any step. */
 export interface AtomicWriteOps {
   openSync: typeof fs.openSync;
   writeSync: (fd: number, buf: Uint8Array, offset: number, length: number, position: number | null) => number;
-  fsyncSync: typeof fs.fsyncSync;
   fdatasyncSync: typeof fs.fdatasyncSync;
   closeSync: typeof fs.closeSync;
   fchmodSync: typeof fs.fchmodSync;
   fchownSync: typeof fs.fchownSync;
   ftruncateSync: typeof fs.ftruncateSync;
   renameSync: typeof fs.renameSync;
+  linkSync: typeof fs.linkSync;
   unlinkSync: typeof fs.unlinkSync;
 }
 
 export const realOps: AtomicWriteOps = {
   openSync: fs.openSync,
   writeSync: (fd, buf, offset, length, position) => fs.writeSync(fd, buf, offset, length, position),
-  fsyncSync: fs.fsyncSync,
   fdatasyncSync: fs.fdatasyncSync,
   closeSync: fs.closeSync,
   fchmodSync: fs.fchmodSync,
   fchownSync: fs.fchownSync,
   ftruncateSync: fs.ftruncateSync,
   renameSync: fs.renameSync,
+  linkSync: fs.linkSync,
   unlinkSync: fs.unlinkSync,
 };
 
-export interface AtomicWriteOptions {
-  /** stat of the file being replaced; undefined for a new file (created with 0o666 & ~umask). */
-  existing?: fs.Stats | undefined;
-  ops?: AtomicWriteOps | undefined;
-}
-
-export type WriteMethod = 'rename' | 'in-place';
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0 } = fs.constants;
 
 /** Errors of rename(2) that mean "this target cannot be replaced by rename", not "the write failed". */
 const RENAME_UNSUPPORTED = new Set(['EXDEV', 'EBUSY', 'EPERM', 'EACCES']);
+/** Errors of link(2) from filesystems without hard links (FAT, some FUSE and network mounts). */
+const LINK_UNSUPPORTED = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS', 'EXDEV']);
 
-function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array): void {
-  let off = 0;
-  while (off < bytes.length) off += ops.writeSync(fd, bytes, off, bytes.length - off, null);
+/** The mode and owner a replacement keeps (the replaced file's stat). */
+export interface Ownership {
+  mode: number;
+  uid: number;
+  gid: number;
 }
 
-/** Name of a temp file beside `target`; dot-prefixed so watchers and globs of editors skip it. */
+/** Name of a temp file beside `name`; dot-prefixed so watchers and globs of editors skip it. */
+export function tempNameFor(name: string): string {
+  return `.${name}.editguard-${randomBytes(6).toString('hex')}.tmp`;
+}
+
+/** tempNameFor() beside `target` (a path). */
 export function tempPathFor(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.editguard-${randomBytes(6).toString('hex')}.tmp`);
+  return path.join(path.dirname(target), tempNameFor(path.basename(target)));
 }
 
-/** True for names tempPathFor produces (the watcher and suggestions ignore them). */
+/** True for names tempNameFor produces (the watcher and suggestions ignore them). */
 export function isTempPath(p: string): boolean {
   return /^\..*\.editguard-[0-9a-f]{12}\.tmp$/.test(path.basename(p));
 }
 
+export function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array, position: number | null): void {
+  let off = 0;
+  while (off < bytes.length) off += ops.writeSync(fd, bytes, off, bytes.length - off, position === null ? null : position + off);
+}
+
 /**
- * Replaces `target` (a real path, never a symlink) with `bytes`. Old bytes or new bytes, never a
- * mix, and no temp file left behind on failure. Files with several hard links are written in place
- * (rename would split them); so are targets where rename is refused (EXDEV/EBUSY/EPERM) — the
- * caller has already backed up the pre-image for that case.
+ * Writes `bytes` to a new temp file in `dir` beside `name`: created exclusively (never through a
+ * symlink), given `keep`'s mode and — as root — owner (a new file gets 0666 & ~umask), and
+ * fdatasync'ed, so that publishing it is only a rename. Returns its name. On failure nothing is
+ * left behind and the errno error is thrown.
  */
-export function atomicWriteSync(target: string, bytes: Uint8Array, opts: AtomicWriteOptions = {}): WriteMethod {
-  const ops = opts.ops ?? realOps;
-  const existing = opts.existing;
-  if (existing && existing.nlink > 1) {
-    writeInPlace(ops, target, bytes);
-    return 'in-place';
-  }
-  const tmp = tempPathFor(target);
-  let fd: number | undefined;
+export function writeTempSync(dir: ConfinedDir, name: string, bytes: Uint8Array, keep: Ownership | undefined, ops: AtomicWriteOps = realOps, asRoot = false): string {
+  const temp = tempNameFor(name);
+  let file: Descriptor | undefined;
   try {
-    fd = ops.openSync(tmp, 'wx', existing ? existing.mode & 0o7777 : 0o666);
-    writeAll(ops, fd, bytes);
-    if (existing) {
+    file = new Descriptor(ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666), ops.closeSync);
+    writeAll(ops, file.fd, bytes, null);
+    if (keep) {
       // open() masked the mode with the umask; put back the original bits and owner.
-      ops.fchmodSync(fd, existing.mode & 0o7777);
-      if (process.getuid?.() === 0) {
+      ops.fchmodSync(file.fd, keep.mode & 0o7777);
+      if (asRoot) {
         try {
-          ops.fchownSync(fd, existing.uid, existing.gid);
+          ops.fchownSync(file.fd, keep.uid, keep.gid);
         } catch {
           /* best effort: ownership cannot always be kept (e.g. rootless containers) */
         }
       }
     }
     // Data and size must be durable before the rename publishes them; fdatasync is enough for that.
-    ops.fdatasyncSync(fd);
-    ops.closeSync(fd);
-    fd = undefined;
-    try {
-      ops.renameSync(tmp, target);
-    } catch (err) {
-      const code = errnoCode(err);
-      if (!existing || !code || !RENAME_UNSUPPORTED.has(code)) throw err;
-      removeQuietly(ops, tmp);
-      writeInPlace(ops, target, bytes);
-      return 'in-place';
-    }
+    ops.fdatasyncSync(file.fd);
+    // A close that fails has still released the number: the catch below must not close it again.
+    file.close();
+    return temp;
   } catch (err) {
-    if (fd !== undefined) {
-      try {
-        ops.closeSync(fd);
-      } catch {
-        /* already failing */
-      }
-    }
-    removeQuietly(ops, tmp);
+    file?.closeAfterError();
+    removeQuietly(dir, temp, ops);
+    throw errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
+  }
+}
+
+/**
+ * Replaces `name` with the temp file by rename. Returns false — temp untouched — when this target
+ * cannot be replaced by rename (EXDEV, EBUSY on a bind-mounted file, EPERM, EACCES): the caller
+ * writes in place instead. @throws other errno errors.
+ */
+export function renameOverSync(dir: ConfinedDir, temp: string, name: string, ops: AtomicWriteOps = realOps): boolean {
+  try {
+    ops.renameSync(dir.path(temp), dir.path(name));
+    return true;
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code !== undefined && RENAME_UNSUPPORTED.has(code)) return false;
     throw err;
   }
-  fsyncDir(ops, path.dirname(target));
-  return 'rename';
 }
 
-function writeInPlace(ops: AtomicWriteOps, target: string, bytes: Uint8Array): void {
-  const fd = ops.openSync(target, 'r+');
+/**
+ * Publishes the temp file as `name`, which must not exist: link(2) never replaces, so a file
+ * someone created meanwhile stays (EEXIST is thrown) and nothing is lost. Filesystems without hard
+ * links fall back to rename. The temp name is removed either way.
+ * @throws EEXIST when `name` exists; other errno errors.
+ */
+export function createFromTempSync(dir: ConfinedDir, temp: string, name: string, ops: AtomicWriteOps = realOps): void {
   try {
-    writeAll(ops, fd, bytes);
-    ops.ftruncateSync(fd, bytes.length);
-    ops.fdatasyncSync(fd);
-  } finally {
-    ops.closeSync(fd);
+    ops.linkSync(dir.path(temp), dir.path(name));
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code === undefined || !LINK_UNSUPPORTED.has(code)) throw err;
+    ops.renameSync(dir.path(temp), dir.path(name));
+    return;
   }
+  removeQuietly(dir, temp, ops);
 }
 
-function removeQuietly(ops: AtomicWriteOps, p: string): void {
+/** Overwrites the open file `fd` with `bytes` (hard-linked files, targets rename cannot replace). */
+export function writeInPlaceSync(fd: number, bytes: Uint8Array, ops: AtomicWriteOps = realOps): void {
+  writeAll(ops, fd, bytes, 0);
+  ops.ftruncateSync(fd, bytes.length);
+  ops.fdatasyncSync(fd);
+}
+
+/** Unlinks `name` in `dir`, ignoring every error (it may never have been created). */
+export function removeQuietly(dir: ConfinedDir, name: string, ops: AtomicWriteOps = realOps): void {
   try {
-    ops.unlinkSync(p);
+    ops.unlinkSync(dir.path(name));
   } catch {
     /* it may never have been created */
   }
-}
-
-/** Makes the rename durable; some filesystems refuse fsync on directories, which is harmless. */
-function fsyncDir(ops: AtomicWriteOps, dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = ops.openSync(dir, 'r');
-    ops.fsyncSync(fd);
-  } catch {
-    /* not supported here */
-  } finally {
-    if (fd !== undefined) ops.closeSync(fd);
-  }
-}
-
-/** Deletes a file durably (RestoreFile to a "did not exist" version). */
-export function removeFileSync(target: string, ops: AtomicWriteOps = realOps): void {
-  ops.unlinkSync(target);
-  fsyncDir(ops, path.dirname(target));
 }

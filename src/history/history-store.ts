@@ -3,7 +3,7 @@
 // changes; the commit line follows the write. Shared by every session and process of a state dir.
 // This file orchestrates; the record format is manifest.ts, the retention plan retention.ts.
 import { randomBytes } from 'node:crypto';
-import { digestFile } from '../fs/digest.js';
+import { digestFile } from '../fs/confined-read.js';
 import type { Logger } from '../log.js';
 import type { WriteEvent, WriteRecorder } from '../write/write-event.js';
 import { BlobStore } from './blob-store.js';
@@ -50,6 +50,8 @@ const ORPHAN_GRACE_MS = 10 * 60 * 1000;
  * pre-image equals it: the intent log says what was meant, the disk says whether it happened.
  */
 export class HistoryStore implements WriteRecorder {
+  /** The state dir this store lives in (named by HISTORY_UNAVAILABLE). */
+  readonly stateDir: string;
   readonly blobs: BlobStore;
   readonly manifests: ManifestStore;
   readonly #opts: HistoryStoreOptions;
@@ -65,6 +67,7 @@ export class HistoryStore implements WriteRecorder {
   constructor(opts: HistoryStoreOptions) {
     this.#opts = opts;
     this.#clock = opts.clock ?? Date.now;
+    this.stateDir = opts.stateDir;
     this.blobs = new BlobStore(opts.stateDir);
     this.manifests = new ManifestStore(opts.stateDir);
   }
@@ -104,9 +107,40 @@ export class HistoryStore implements WriteRecorder {
   async commit(event: WriteEvent): Promise<void> {
     const id = this.#ids.get(event);
     if (id === undefined) throw new Error(`history: commit without a backup for ${event.path}`);
-    this.#ids.delete(event);
     // No fsync: a lost commit line is recovered from the intent and the bytes on disk (history()).
     await this.manifests.append(event.path, { t: 'c', id }, false);
+  }
+
+  /**
+   * An outside write that `event`'s write replaced (DESIGN §5 "Nothing lost"): the committed intent
+   * is re-told as two versions — the outside content ("changed outside editguard"), then the same
+   * write from it. The new intent is made durable first, then the old one is aborted; a crash in
+   * between leaves both writes listed, never the outside content lost.
+   */
+  async overwritten(event: WriteEvent, outside: { bytes: Buffer; hash: string }): Promise<void> {
+    const id = this.#ids.get(event);
+    if (id === undefined) throw new Error(`history: an outside write reported without a backup for ${event.path}`);
+    const hashes = [outside.hash];
+    this.#pin(hashes);
+    try {
+      await this.blobs.put(outside.bytes, outside.hash);
+      const retold: IntentRec = {
+        t: 'w',
+        id: randomBytes(8).toString('hex'),
+        time: event.time,
+        tool: event.tool,
+        session: event.session.id,
+        before: { hash: outside.hash, size: outside.bytes.length },
+        after: event.after ? { hash: event.after.hash, size: event.after.bytes.length } : null,
+        lines_added: event.linesAdded,
+        lines_removed: event.linesRemoved,
+      };
+      await this.manifests.append(event.path, retold);
+      await this.manifests.append(event.path, { t: 'x', id }, false);
+      await this.manifests.append(event.path, { t: 'c', id: retold.id }, false);
+    } finally {
+      this.#unpin(hashes);
+    }
   }
 
   // ── Reading ──────────────────────────────────────────────────────────────────────────────

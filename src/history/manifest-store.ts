@@ -63,12 +63,12 @@ export class ManifestStore {
   /** The cross-process prune lock; undefined when another live pruner holds it. */
   async lockPruning(): Promise<ReleaseLock | undefined> {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    return takeLock(path.join(this.dir, '.prune.lock'));
+    return takeLock(path.join(this.dir, 'prune.lock'));
   }
 
   /**
    * Appends one record (O_APPEND, one write, fsync unless `durable` is false) so that it survives
-   * compaction: if the manifest is being compacted (its `.compacting` lock is held by a live
+   * compaction: if the manifest is being compacted (its `.compacting.lock` is held by a live
    * process), the compactor may have read the manifest before this line, so wait for it to finish;
    * if the manifest was replaced meanwhile, the line may be only in the old inode: append it again
    * (ids dedupe). @throws Error when the manifest keeps being replaced.
@@ -78,7 +78,7 @@ export class ManifestStore {
     const deadline = Date.now() + APPEND_WAIT_MS;
     for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
       const mine = await this.#appendOnce(file, realPath, rec, durable);
-      while ((await lockHolderAlive(`${file}.compacting`)) && Date.now() < deadline) await sleep(5);
+      while ((await lockHolderAlive(`${file}.compacting.lock`)) && Date.now() < deadline) await sleep(5);
       const now = await fsp.stat(file).catch(() => undefined);
       if (now !== undefined && now.ino === mine.ino && now.dev === mine.dev) return;
     }
@@ -91,7 +91,7 @@ export class ManifestStore {
    * replaced manifest (see append); duplicate ids are ignored on read. False when nothing was done.
    */
   async compact(file: string, keepVersion: number): Promise<boolean> {
-    const release = await takeLock(`${file}.compacting`);
+    const release = await takeLock(`${file}.compacting.lock`);
     if (!release) return false;
     const fh = await fsp.open(file, 'r').catch(() => undefined);
     if (!fh) {

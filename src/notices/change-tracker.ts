@@ -1,8 +1,7 @@
 // ChangeTracker (DESIGN §7): watcher events and other sessions' writes become per-session notices with a
 // bounded diff, "deleted" notices, and resources/updated for subscribers. Notices never count as a Read.
-import fsp from 'node:fs/promises';
 import { digest } from '../fs/digest.js';
-import { isGone } from '../fs/errno.js';
+import { openConfined } from '../fs/confined-read.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { FileWatcher, WatchEvent } from '../fs/watcher.js';
 import type { Logger } from '../log.js';
@@ -23,27 +22,26 @@ export interface ChangeDisk {
   stat(path: string): Promise<{ size: number; mtimeMs: number } | undefined>;
 }
 
+/** The real filesystem, read confined (DESIGN §5): a file swapped for a symlink is never read through. */
 export const realDisk: ChangeDisk = {
   async snapshot(path, maxBytes) {
+    const file = await openConfined(path);
+    if (!file) return { exists: false };
     try {
-      const st = await fsp.stat(path);
+      const st = file.stat;
       if (!st.isFile()) return { exists: false };
       if (st.size > maxBytes) return { exists: true, hash: `large:${st.size}:${st.mtimeMs}:${st.ino}`, bytes: undefined };
-      const bytes = await fsp.readFile(path);
+      const bytes = await file.readAll();
       return { exists: true, hash: digest(bytes), bytes };
-    } catch (err) {
-      if (isGone(err)) return { exists: false };
-      throw err;
+    } finally {
+      await file.close();
     }
   },
   async stat(path) {
-    try {
-      const st = await fsp.stat(path);
-      return { size: st.size, mtimeMs: st.mtimeMs };
-    } catch (err) {
-      if (isGone(err)) return undefined;
-      throw err;
-    }
+    const file = await openConfined(path);
+    if (!file) return undefined;
+    await file.close();
+    return { size: file.stat.size, mtimeMs: file.stat.mtimeMs };
   },
 };
 

@@ -69,6 +69,8 @@ interface PolicyState {
   /** Hidden directories (lexical and real spellings). */
   hidden: string[];
   home: string;
+  /** Why no root is open (the client's roots do not overlap the CLI roots); undefined when some are. */
+  closed?: string | undefined;
 }
 
 /**
@@ -119,7 +121,7 @@ export class PathPolicy {
     const hidden: string[] = [];
     for (const dir of opts.hidden ?? []) {
       const lexical = expandPath(dir, { home: opts.home, base: path.resolve() });
-      // The state dir may not exist yet (history creates it on the first write).
+      // The state dir may not exist yet (it is created at start-up only when history is on).
       const real = await realpathDeepest(lexical).then((r) => r.real, () => lexical);
       hidden.push(lexical, real.normalize('NFC'));
     }
@@ -139,7 +141,9 @@ export class PathPolicy {
    * or are not directories, are ignored). `intersect` (CLI roots were given): the
    * intersection with the CLI roots — a client root inside a CLI root, or a CLI root inside
    * a client root — so clients can narrow but never widen access. `replace`: the client
-   * roots themselves. An empty result keeps the current roots. Never throws on bad URIs.
+   * roots themselves. A client that lists no roots at all leaves the current roots; one that lists
+   * roots of which none is usable (intersect: none overlaps a CLI root) leaves nothing open, and
+   * every authorize call says why (DESIGN §6). Never throws on bad URIs.
    */
   async withClientRoots(uris: string[], mode: 'intersect' | 'replace'): Promise<PathPolicy> {
     const clientPairs: RootPair[] = [];
@@ -161,12 +165,21 @@ export class PathPolicy {
       }
     }
     next = dedupe(next);
-    if (next.length === 0) return this;
+    if (uris.length === 0) return this;
+    if (next.length === 0) {
+      const offered = uris.slice(0, 5).join(', ') + (uris.length > 5 ? ', …' : '');
+      const closed =
+        mode === 'intersect'
+          ? `Nothing is open: the client's roots (${offered}) do not overlap editguard's roots (${this.state.ceiling.join(', ')}), so no file may be read or written. Ask the user to open a folder inside ${this.state.ceiling.join(' or ')}, or to start editguard with a root that covers the client's folder.`
+          : `Nothing is open: none of the client's roots (${offered}) is an existing local directory, so no file may be read or written. Ask the user to open a folder in the client.`;
+      return new PathPolicy({ ...this.state, pairs: [], roots: [], closed });
+    }
     return new PathPolicy({
       ...this.state,
       // A spelling whose root was intersected away must not anchor relative globs or display.
       pairs: [...this.state.pairs, ...clientPairs].filter((pair) => next.includes(pair.real)),
       roots: next,
+      closed: undefined,
     });
   }
 
@@ -178,6 +191,7 @@ export class PathPolicy {
    */
   async authorizeRead(input: string): Promise<ResolvedPath> {
     assertSafePathInput(input);
+    if (this.state.closed !== undefined) throw new ToolError('PATH_DENIED', this.state.closed, { path: input, roots: [] });
     const absPath = expandPath(input, { home: this.state.home, base: this.roots[0]! });
     this.assertNotDenied(input, absPath, absPath);
 
@@ -195,7 +209,8 @@ export class PathPolicy {
     this.assertNotHidden(input, absPath, realPath.normalize('NFC'));
 
     if (!this.roots.some((root) => isWithin(root, realPath))) {
-      const via = realPath === absPath ? '' : ` (it resolves to ${realPath})`;
+      // Where a symlink leads outside the roots is not the client's business (DESIGN §6).
+      const via = realPath === absPath ? '' : ' (through a symbolic link that leads outside them)';
       throw new ToolError(
         'PATH_DENIED',
         `${absPath}${via} is outside the allowed roots: ${this.roots.join(', ')}. Use a path inside one of them.`,
@@ -260,7 +275,8 @@ export class PathPolicy {
   private assertNotDenied(input: string, absPath: string, checked: string): void {
     const glob = this.rules.denied(checked);
     if (glob === undefined) return;
-    const via = checked === absPath ? '' : ` (it resolves to ${this.display(checked)})`;
+    const inside = this.roots.some((root) => isWithin(root, checked));
+    const via = checked === absPath ? '' : inside ? ` (it resolves to ${this.display(checked)})` : ' (through a symbolic link)';
     throw new ToolError(
       'PATH_DENIED',
       `${MESSAGES.PATH_DENIED} ${this.display(absPath)}${via} matches the deny rule "${glob}".`,

@@ -3,17 +3,62 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { isWithin } from './paths.js';
 
-/** Write needs the user's confirmation for these unless the config replaces the list (DESIGN §6). */
-export const DEFAULT_PROTECTED: string[] = [
-  '**/.git/**',
+/**
+ * Every file a shell runs at start-up or exit, for each common shell (bash, sh/dash/ksh, zsh,
+ * csh/tcsh, fish, nushell, xonsh, elvish, PowerShell), per user and system-wide: a write there runs
+ * code in the user's next shell, so it needs the user's say-so.
+ */
+export const SHELL_STARTUP_FILES: string[] = [
+  // bash (and sh/dash/ksh via .profile and $ENV conventions)
   '~/.bashrc',
-  '~/.zshrc',
-  '~/.profile',
   '~/.bash_profile',
+  '~/.bash_login',
+  '~/.bash_logout',
+  '~/.bash_aliases',
+  '~/.profile',
+  '~/.kshrc',
+  '~/.mkshrc',
+  '~/.shrc',
+  // zsh (ZDOTDIR defaults to home)
+  '~/.zshenv',
   '~/.zprofile',
-  '**/.ssh/**',
-  '~/.ssh/**',
+  '~/.zshrc',
+  '~/.zlogin',
+  '~/.zlogout',
+  // csh / tcsh
+  '~/.cshrc',
+  '~/.tcshrc',
+  '~/.login',
+  '~/.logout',
+  // shells configured under ~/.config
+  '~/.config/fish/**',
+  '~/.config/nushell/**',
+  '~/.config/xonsh/**',
+  '~/.xonshrc',
+  '~/.config/elvish/**',
+  '~/.elvish/rc.elv',
+  '~/.config/powershell/**',
+  // system-wide
+  '/etc/profile',
+  '/etc/profile.d/**',
+  '/etc/bash.bashrc',
+  '/etc/bashrc',
+  '/etc/bash.bash_logout',
+  '/etc/environment',
+  '/etc/zshenv',
+  '/etc/zprofile',
+  '/etc/zshrc',
+  '/etc/zlogin',
+  '/etc/zlogout',
+  '/etc/zsh/**',
+  '/etc/csh.cshrc',
+  '/etc/csh.login',
+  '/etc/csh.logout',
+  '/etc/fish/**',
 ];
+
+/** Write needs the user's confirmation for these unless the config replaces the list (DESIGN §6). */
+export const DEFAULT_PROTECTED: string[] = ['**/.git/**', ...SHELL_STARTUP_FILES, '**/.ssh/**', '~/.ssh/**'];
 
 export interface PathRulesOptions {
   deny: string[];

@@ -1,5 +1,4 @@
 // file:// resources: the files a session holds, readable within its roots, with resources/subscribe → resources/updated (DESIGN §7).
-import fsp from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -10,6 +9,7 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { fsError } from '../errors.js';
+import { openConfined } from '../fs/confined-read.js';
 import type { ChangeTracker } from '../notices/change-tracker.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
@@ -36,12 +36,18 @@ async function readResource(deps: ToolDeps, uri: string): Promise<ReadResourceRe
   const target = await authorize(deps, uri);
   let bytes: Buffer;
   try {
-    const st = await fsp.stat(target.realPath);
-    if (!st.isFile()) throw invalidParams(`${target.input} is not a regular file.`);
-    if (st.size > deps.config.maxEditBytes) {
-      throw invalidParams(`${target.input} is too large to read as a resource (${st.size} bytes; the limit is ${deps.config.maxEditBytes}).`);
+    // Confined (DESIGN §5): stat and bytes through one descriptor inside the verified directory.
+    const file = await openConfined(target.realPath);
+    if (!file) throw invalidParams(`${target.input} does not exist.`);
+    try {
+      if (!file.stat.isFile()) throw invalidParams(`${target.input} is not a regular file.`);
+      if (file.stat.size > deps.config.maxEditBytes) {
+        throw invalidParams(`${target.input} is too large to read as a resource (${file.stat.size} bytes; the limit is ${deps.config.maxEditBytes}).`);
+      }
+      bytes = await file.readAll();
+    } finally {
+      await file.close();
     }
-    bytes = await fsp.readFile(target.realPath);
   } catch (err) {
     if (err instanceof McpError) throw err;
     const mapped = fsError(err, target.input);

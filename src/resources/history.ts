@@ -1,7 +1,7 @@
 // history:// resources: a file's recorded versions as JSON, and each version's content, read-only.
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
-import { digestFile } from '../fs/digest.js';
+import { digestFile } from '../fs/confined-read.js';
 import { historyListing, readableFilesWithHistory } from '../history/history-listing.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -57,6 +57,7 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
     async (uri, vars): Promise<ReadResourceResult> => {
       const target = await authorize(deps, variable(vars, 'path'));
       const listing = await deps.writes.locks.run(target.realPath, async () => {
+        // Confined (DESIGN §5): a file swapped for a symlink is never hashed through it.
         const current = await digestFile(target.realPath);
         const h = await history.history(target.realPath, current);
         return h && historyListing(target.absPath, h, current);

@@ -2,8 +2,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StructuredPatchHunk } from 'diff';
 import { z } from 'zod';
-import { ToolError, fsError } from '../errors.js';
-import { digest, digestFile } from '../fs/digest.js';
+import { ToolError, fsError, historyUnavailable } from '../errors.js';
+import { digestFile } from '../fs/confined-read.js';
+import { digest } from '../fs/digest.js';
 import { historyListing, readableFilesWithHistory, type HistoryListing } from '../history/history-listing.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { FileHistory, HistoryVersion } from '../history/manifest.js';
@@ -79,7 +80,9 @@ function requireStore(history: HistoryStore | undefined): HistoryStore {
 
 /** HISTORY_NOT_FOUND for a file without history, naming files under the session's roots that have some. */
 async function noHistory(target: ResolvedPath, store: HistoryStore, deps: FileToolDeps): Promise<ToolError> {
-  const all = await readableFilesWithHistory(store, deps.session.policy);
+  const all = await readableFilesWithHistory(store, deps.session.policy).catch((err: unknown) => {
+    throw historyUnavailable(err, store.stateDir, target.input);
+  });
   const shown = all.slice(0, MAX_LISTED_FILES);
   const more = all.length > shown.length ? ` … and ${all.length - shown.length} more` : '';
   const which = shown.length === 0 ? 'No file under your roots has history yet.' : `Files with history under your roots: ${shown.join(', ')}${more}.`;
@@ -97,10 +100,17 @@ function versionRange(h: FileHistory): string {
   return first > 0 ? `${span} (older versions were pruned)` : span;
 }
 
-/** sha256 of the file now; null when it does not exist. @throws ToolError for an unreadable file. */
+/** sha256 of the file now (confined, DESIGN §5); null when it does not exist. @throws ToolError for an unreadable or swapped file. */
 async function currentHashOf(target: ResolvedPath): Promise<string | null> {
   return digestFile(target.realPath).catch((err: unknown) => {
     throw fsError(err, target.input) ?? err;
+  });
+}
+
+/** store.history(), with a state dir that cannot be read reported as HISTORY_UNAVAILABLE. */
+function historyOf(store: HistoryStore, target: ResolvedPath, currentHash: string | null): Promise<FileHistory | undefined> {
+  return store.history(target.realPath, currentHash).catch((err: unknown) => {
+    throw historyUnavailable(err, store.stateDir, target.input);
   });
 }
 
@@ -112,7 +122,7 @@ export async function fileHistory(raw: FileHistoryInput, deps: FileToolDeps, his
   // Under the file's write lock: the listing never shows a write of this process half done.
   return deps.writes.locks.run(target.realPath, async () => {
     const currentHash = await currentHashOf(target);
-    const h = await store.history(target.realPath, currentHash);
+    const h = await historyOf(store, target, currentHash);
     if (!h) throw await noHistory(target, store, deps);
     const listing = historyListing(input.file_path, h, currentHash);
     const lines = [...h.versions].reverse().map((v) => {
@@ -166,7 +176,8 @@ export async function restoreFile(raw: RestoreFileInput, deps: FileToolDeps, his
   if (input.dry_run || restored === undefined) return output;
   const restoredHash = restored.hash;
   // Name the version this restore became, and the one that undoes it.
-  const after = await store.history(restored.realPath, restoredHash);
+  // The restore is done; a listing that fails now only loses the version numbers from the answer.
+  const after = await store.history(restored.realPath, restoredHash).catch(() => undefined);
   const newest = after?.versions[after.versions.length - 1];
   const previous = after?.versions[after.versions.length - 2];
   if (!newest || !previous || newest.tool !== 'RestoreFile' || newest.hash !== restoredHash) return output;
@@ -188,7 +199,7 @@ async function planRestore(
 ): Promise<Plan> {
   const display = input.file_path;
   const currentHash = current.exists ? current.hash : null;
-  const h = await store.history(current.target.realPath, currentHash);
+  const h = await historyOf(store, current.target, currentHash);
   if (!h) throw await noHistory(current.target, store, deps);
   const wanted = h.versions.find((v) => v.version === input.version);
   if (!wanted) {

@@ -1,10 +1,9 @@
 // Read: numbered lines of a text file (or an image / PDF / notebook), recorded in the session's file state.
 import type { Stats } from 'node:fs';
-import fs from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolError, fsError } from '../errors.js';
-import { isNotFound } from '../fs/errno.js';
+import { openConfined } from '../fs/confined-read.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import { formatBytes } from '../text/format-bytes.js';
@@ -61,30 +60,35 @@ export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> 
   return readText({ display, realPath: target.realPath, bytes, mtimeMs: stat.mtimeMs, offset: input.offset, limit: input.limit, notices }, deps);
 }
 
-/** The stat and bytes of a regular file small enough to read. */
+/**
+ * The stat and bytes of a regular file small enough to read — confined (DESIGN §5): both come from one
+ * descriptor opened without following a symlink inside the verified directory.
+ */
 async function readWhole(target: ResolvedPath, display: string, deps: ToolDeps): Promise<{ stat: Stats; bytes: Buffer }> {
-  let stat;
-  try {
-    stat = await fs.stat(target.realPath);
-  } catch (err) {
-    if (isNotFound(err)) throw await fileNotFound(display, target.absPath, deps.session.policy);
-    throw fsError(err, display) ?? err;
-  }
-  if (stat.isDirectory()) {
-    throw new ToolError('IS_DIRECTORY', `${display} is a directory, not a file. Read takes a file path; list the directory with LS, or find files in it with Glob and Grep.`, { path: display });
-  }
-  if (!stat.isFile()) {
-    // readFile on a FIFO (or a device) would block forever or never end.
-    throw new ToolError('INVALID_PATH', `${display} is not a regular file (device, socket or FIFO); Read only reads regular files.`, { path: display });
-  }
-  const max = deps.config.maxEditBytes;
-  if (stat.size > max) {
-    throw new ToolError('TOO_LARGE', `File is too large to read (${formatBytes(stat.size)}). Maximum readable file size is ${formatBytes(max)}.`, { size: stat.size, max });
-  }
-  const bytes = await fs.readFile(target.realPath).catch((err: unknown) => {
+  const file = await openConfined(target.realPath).catch((err: unknown) => {
     throw fsError(err, display) ?? err;
   });
-  return { stat, bytes };
+  if (!file) throw await fileNotFound(display, target.absPath, deps.session.policy);
+  try {
+    const stat = file.stat;
+    if (stat.isDirectory()) {
+      throw new ToolError('IS_DIRECTORY', `${display} is a directory, not a file. Read takes a file path; list the directory with LS, or find files in it with Glob and Grep.`, { path: display });
+    }
+    if (!stat.isFile()) {
+      // readFile on a FIFO (or a device) would block forever or never end.
+      throw new ToolError('INVALID_PATH', `${display} is not a regular file (device, socket or FIFO); Read only reads regular files.`, { path: display });
+    }
+    const max = deps.config.maxEditBytes;
+    if (stat.size > max) {
+      throw new ToolError('TOO_LARGE', `File is too large to read (${formatBytes(stat.size)}). Maximum readable file size is ${formatBytes(max)}.`, { size: stat.size, max });
+    }
+    const bytes = await file.readAll().catch((err: unknown) => {
+      throw fsError(err, display) ?? err;
+    });
+    return { stat, bytes };
+  } finally {
+    await file.close();
+  }
 }
 
 export function registerReadTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

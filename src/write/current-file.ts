@@ -1,9 +1,10 @@
 // CurrentFile: the file as the write pipeline found it before a plan runs — read once, decoded on demand.
 import type fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { digestInSlices } from '../fs/digest.js';
-import { isNotFound } from '../fs/errno.js';
+import type { ConfinedDir } from '../fs/confined-dir.js';
+import { openReadOnlyIn } from '../fs/confined-read.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
 import { decodeText, type DecodedText } from '../text/codec.js';
@@ -43,16 +44,25 @@ export interface LoadOptions {
 }
 
 /**
- * Stats and reads the file at `target` once.
+ * Stats and reads the file at `target` once, through `dir` (its verified directory; undefined when
+ * the directory does not exist) and without following a symlink in its place (DESIGN §5).
  * @throws ToolError IS_DIRECTORY, INVALID_PATH (not a regular file), TOO_LARGE (over maxEditBytes);
- *   errno errors other than ENOENT as they come (the pipeline maps them).
+ *   ESWAPPED (a symlink took the file's place); errno errors other than ENOENT as they come.
  */
-export async function loadCurrentFile(target: ResolvedPath, state: FileState | undefined, opts: LoadOptions): Promise<CurrentFile> {
-  const stat = await statIfExists(target.realPath);
-  if (stat === undefined) return { target, state, exists: false, ...lazyText(Buffer.alloc(0), opts.fallbackEncoding) };
-  requireEditableFile(target, stat, opts.maxEditBytes);
-  const bytes = await fsp.readFile(target.realPath);
-  return { target, state, exists: true, stat, bytes, hash: await digestInSlices(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
+export async function loadCurrentFile(target: ResolvedPath, state: FileState | undefined, opts: LoadOptions, dir: ConfinedDir | undefined): Promise<CurrentFile> {
+  const missing = (): MissingFile => ({ target, state, exists: false, ...lazyText(Buffer.alloc(0), opts.fallbackEncoding) });
+  if (dir === undefined) return missing();
+  const name = path.basename(target.realPath);
+  const fh = await openReadOnlyIn(dir, name);
+  if (fh === undefined) return missing();
+  try {
+    const stat = await fh.stat();
+    requireEditableFile(target, stat, opts.maxEditBytes);
+    const bytes = await fh.readFile();
+    return { target, state, exists: true, stat, bytes, hash: await digestInSlices(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
+  } finally {
+    await fh.close();
+  }
 }
 
 /** decoded() and doc() of `bytes`, each computed on first use. */
@@ -64,15 +74,6 @@ function lazyText(bytes: Buffer, fallback: 'latin1' | undefined): Pick<FileView,
     doc: () => (doc ??= toLineDoc(view.decoded().text)),
   };
   return view;
-}
-
-async function statIfExists(file: string): Promise<fs.Stats | undefined> {
-  try {
-    return await fsp.stat(file);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }
 
 function requireEditableFile(target: ResolvedPath, stat: fs.Stats, maxEditBytes: number): void {

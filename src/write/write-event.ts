@@ -25,4 +25,10 @@ export interface WriteEvent {
 export interface WriteRecorder {
   backup(path: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void>;
   commit(event: WriteEvent): Promise<void>;
+  /**
+   * After `commit`: someone else wrote `outside` to the file between editguard's final re-check and
+   * its write (it landed on the replaced inode, or was renamed in just before a delete). It must be
+   * kept as a version of its own, "changed outside editguard", before the committed one.
+   */
+  overwritten?(event: WriteEvent, outside: { bytes: Buffer; hash: string }): Promise<void>;
 }

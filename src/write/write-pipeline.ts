@@ -1,12 +1,14 @@
-// The one write path (DESIGN §1, §5): stat → read → plan (policy'd tool logic, stale check) → backup →
-// synchronous critical section (re-read, re-check, atomic write) → state update → history.
+// The one write path (DESIGN §1, §5): lock (this process, then every process of the state dir) → load
+// through the verified directory → plan (tool logic, stale check) → permission → backup → temp written
+// and synced → synchronous re-check + publish → state update → history → the replaced inode checked.
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { MESSAGES, ToolError, fsError } from '../errors.js';
-import { atomicWriteSync, removeFileSync, type AtomicWriteOps } from '../fs/atomic-write.js';
-import { digestInSlices } from '../fs/digest.js';
-import { isNotFound } from '../fs/errno.js';
+import { ToolError, fsError } from '../errors.js';
+import type { AtomicWriteOps } from '../fs/atomic-write.js';
+import { ConfinedDir } from '../fs/confined-dir.js';
+import { digest, digestInSlices } from '../fs/digest.js';
+import type { Release } from '../fs/dir-lock.js';
+import { errnoCode, isGone } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { Logger } from '../log.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -14,6 +16,7 @@ import type { Session } from '../session/session.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
+import { commitToDisk, type DiskCommit } from './commit-to-disk.js';
 import { loadCurrentFile, type CurrentFile } from './current-file.js';
 import { assertFresh, FreshnessDecision } from './freshness.js';
 import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
@@ -82,6 +85,11 @@ export interface WritePipelineOptions {
   fallbackEncoding?: 'latin1' | undefined;
   /** Fault-injection seam for the atomic writer. */
   ops?: AtomicWriteOps;
+  /**
+   * Serialises writes to one file across every process sharing the state dir (DESIGN §5): resolves
+   * with the release once this process holds the file's lock. @throws ToolError when it cannot.
+   */
+  fileLock?: ((realPath: string, display: string) => Promise<Release>) | undefined;
 }
 
 /** The one write path every writing tool goes through (DESIGN §1); one per process, shared by sessions. */
@@ -100,94 +108,121 @@ export class WritePipeline {
   }
 
   /**
-   * Runs one write under the file's lock: loads the file, lets the plan decide (its freshness
-   * decision included), then — unless it is a dry run or a plan without change — backs up, re-checks
-   * and writes atomically in one synchronous section, updates the session and tells history.
+   * Runs one write under the file's lock (this process's, then — unless a dry run — the state dir's,
+   * shared by every process): loads the file through its verified directory, lets the plan decide
+   * (its freshness decision included), then — unless it is a dry run or a plan without change —
+   * checks write permission, backs up, writes the temp, re-checks and publishes in one synchronous
+   * section, updates the session and tells history; an outside write caught on the replaced inode
+   * goes to history too and the result says so.
    * @throws ToolError IS_DIRECTORY, INVALID_PATH, TOO_LARGE, STALE (changed between plan and write),
-   *   the errno codes fsError maps, and whatever the plan throws.
+   *   PERMISSION_DENIED (not writable for the server's user, or no write bit), PATH_DENIED (a
+   *   directory or the file swapped mid-call), HISTORY_UNAVAILABLE and IO_ERROR (from the recorder and
+   *   the lock), DISK_FULL, READ_ONLY_FS and the other codes fsError maps, and whatever the plan throws.
    */
   async run(req: WriteRequest): Promise<ToolOutput> {
     const real = req.target.realPath;
     return this.locks.run(real, async () => {
+      let release: Release | undefined;
       try {
+        // A dry run writes nothing: other processes need not wait for it.
+        if (!req.dryRun) release = await this.#opts.fileLock?.(real, req.target.input);
         return await this.#run(req, real);
       } catch (err) {
         throw fsError(err, req.target.input) ?? err;
+      } finally {
+        await release?.().catch((err: unknown) => this.#opts.log.warn(`could not release the write lock of ${real}`, err));
       }
     });
   }
 
   async #run(req: WriteRequest, real: string): Promise<ToolOutput> {
-    const current = await loadCurrentFile(req.target, req.session.files.get(real), {
-      maxEditBytes: this.#opts.maxEditBytes,
-      fallbackEncoding: this.#opts.fallbackEncoding,
-    });
-    const made = new Set<FreshnessDecision>();
-    const decide = (how: 'checked' | 'waived') => {
-      const decision = new FreshnessDecision(how);
-      made.add(decision);
-      return decision;
-    };
-    const ctx: PlanContext = {
-      assertFresh: (opts) => {
-        assertFresh(current, req.target.input, opts?.fullView ?? false);
-        return decide('checked');
-      },
-      waiveFreshness: () => decide('waived'),
-    };
-    const plan = await req.plan(current, ctx);
-    if (plan.change === 'write') this.#requireEditableSize(plan.bytes);
-    if (plan.change === 'none' || req.dryRun) return plan.output;
-    // The invariant that makes this the only write path: no existing content is replaced unseen.
-    if (!made.has(plan.freshness)) throw new Error(`${req.tool} planned a write to ${real} without a freshness decision of its own`);
-
-    if (!current.exists) await fsp.mkdir(path.dirname(real), { recursive: true });
-    const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
-    const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestInSlices(plan.bytes) } : undefined;
-    const event: WriteEvent = {
-      path: real,
-      tool: req.tool,
-      session: req.session,
-      before,
-      after,
-      linesAdded: plan.linesAdded,
-      linesRemoved: plan.linesRemoved,
-      time: (this.#opts.clock ?? Date.now)(),
-    };
-    await this.#opts.recorder?.backup(real, before, event);
-    const postStat = this.#commitToDisk(req, current, plan);
-    if (plan.change === 'write' && after && postStat) {
-      rememberWrite(req.session, real, plan, after.hash, postStat);
-      plan.onCommitted?.(after.hash);
-    } else {
-      req.session.files.delete(real);
-    }
-    for (const l of this.#listeners) l(event);
+    const name = path.basename(real);
+    // Everything below goes through this descriptor, verified to be where policy resolved the file.
+    let dir = openDirIfExists(path.dirname(real));
+    let disk: DiskCommit | undefined;
     try {
-      await this.#opts.recorder?.commit(event);
-    } catch (err) {
-      // The file is written; a failed history record must not turn success into failure.
-      this.#opts.log.warn(`history record for ${real} failed (${req.tool}, session ${req.session.shortId})`, err);
+      const current = await loadCurrentFile(
+        req.target,
+        req.session.files.get(real),
+        { maxEditBytes: this.#opts.maxEditBytes, fallbackEncoding: this.#opts.fallbackEncoding },
+        dir,
+      );
+      const made = new Set<FreshnessDecision>();
+      const decide = (how: 'checked' | 'waived') => {
+        const decision = new FreshnessDecision(how);
+        made.add(decision);
+        return decision;
+      };
+      const ctx: PlanContext = {
+        assertFresh: (opts) => {
+          assertFresh(current, req.target.input, opts?.fullView ?? false);
+          return decide('checked');
+        },
+        waiveFreshness: () => decide('waived'),
+      };
+      const plan = await req.plan(current, ctx);
+      if (plan.change === 'write') this.#requireEditableSize(plan.bytes);
+      if (plan.change === 'none' || req.dryRun) return plan.output;
+      // The invariant that makes this the only write path: no existing content is replaced unseen.
+      if (!made.has(plan.freshness)) throw new Error(`${req.tool} planned a write to ${real} without a freshness decision of its own`);
+      if (current.exists) assertWritable(dir!, name, current.stat, req.target.input);
+      dir ??= ConfinedDir.openCreating(path.dirname(real));
+
+      const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
+      const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestInSlices(plan.bytes) } : undefined;
+      const event: WriteEvent = {
+        path: real,
+        tool: req.tool,
+        session: req.session,
+        before,
+        after,
+        linesAdded: plan.linesAdded,
+        linesRemoved: plan.linesRemoved,
+        time: (this.#opts.clock ?? Date.now)(),
+      };
+      await this.#opts.recorder?.backup(real, before, event);
+      disk = commitToDisk({
+        dir,
+        name,
+        display: req.target.input,
+        current,
+        change: plan.change === 'write' ? { kind: 'write', bytes: plan.bytes } : { kind: 'delete' },
+        ops: this.#opts.ops,
+      });
+      // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
+      dir.verify();
+      dir.fsync();
+      if (plan.change === 'write' && after && disk.stat) {
+        rememberWrite(req.session, real, plan, after.hash, disk.stat);
+        plan.onCommitted?.(after.hash);
+      } else {
+        req.session.files.delete(real);
+      }
+      for (const l of this.#listeners) l(event);
+      try {
+        await this.#opts.recorder?.commit(event);
+      } catch (err) {
+        // The file is written; a failed history record must not turn success into failure.
+        this.#opts.log.warn(`history record for ${real} failed (${req.tool}, session ${req.session.shortId})`, err);
+      }
+      // Checked after the history commit, so a writer that opened the old inode has had time to land.
+      const outside = disk.grabbed ?? disk.replaced?.landed();
+      if (outside === undefined) return plan.output;
+      await this.#keepOutsideWrite(event, outside);
+      return withOutsideWriteNote(plan.output, req.target.input, this.#opts.recorder !== undefined);
+    } finally {
+      disk?.replaced?.close();
+      dir?.close();
     }
-    return plan.output;
   }
 
-  /**
-   * The critical section: no await from the re-read to the rename (seed 001 "第二道防线").
-   * Returns the new stat after a write, undefined after a delete.
-   * @throws ToolError STALE when the bytes on disk are no longer those the plan was made from.
-   */
-  #commitToDisk(req: WriteRequest, current: CurrentFile, plan: WritePlan | DeletePlan): fs.Stats | undefined {
-    const real = req.target.realPath;
-    const now = readIfExists(real);
-    const unchanged = now === undefined ? !current.exists : current.exists && now.equals(current.bytes);
-    if (!unchanged) throw new ToolError('STALE', MESSAGES.STALE_IN_WRITE, { path: req.target.input });
-    if (plan.change === 'delete') {
-      if (current.exists) removeFileSync(real, this.#opts.ops);
-      return undefined;
+  /** An outside write our write replaced: into history as a version of its own (DESIGN §5 "Nothing lost"). */
+  async #keepOutsideWrite(event: WriteEvent, bytes: Buffer): Promise<void> {
+    try {
+      await this.#opts.recorder?.overwritten?.(event, { bytes, hash: digest(bytes) });
+    } catch (err) {
+      this.#opts.log.warn(`history could not keep an outside write to ${event.path} that editguard's ${event.tool} replaced`, err);
     }
-    atomicWriteSync(real, plan.bytes, { existing: current.exists ? fs.statSync(real) : undefined, ops: this.#opts.ops });
-    return fs.statSync(real);
   }
 
   /** Otherwise a write could produce a file editguard itself would refuse to read or edit. */
@@ -217,11 +252,48 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
   });
 }
 
-function readIfExists(p: string): Buffer | undefined {
+/** The verified directory `dir`, or undefined when it does not exist (yet). */
+function openDirIfExists(dir: string): ConfinedDir | undefined {
   try {
-    return fs.readFileSync(p);
+    return ConfinedDir.open(dir);
   } catch (err) {
-    if (isNotFound(err)) return undefined;
+    if (isGone(err)) return undefined;
     throw err;
   }
+}
+
+/**
+ * PERMISSION_DENIED for a file the server's user may not write, or that has no write bit at all
+ * (0444 — respected even by root): replacing it by rename would ignore its permission (issue 11).
+ */
+function assertWritable(dir: ConfinedDir, name: string, stat: fs.Stats, display: string): void {
+  let denied = (stat.mode & 0o222) === 0;
+  if (!denied) {
+    try {
+      fs.accessSync(dir.path(name), fs.constants.W_OK);
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === 'EACCES' || code === 'EPERM') denied = true;
+      else if (code === 'EROFS') throw err;
+    }
+  }
+  if (!denied) return;
+  const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
+  throw new ToolError(
+    'PERMISSION_DENIED',
+    `${display} is read-only for editguard (mode ${mode}, owner uid ${stat.uid}): the server's user may not write it, and editguard does not replace such a file by rename. Nothing was written. Make it writable (e.g. chmod u+w) if it should change, or leave it alone.`,
+    { path: display, mode },
+  );
+}
+
+/** The result of a write that replaced an outside write, saying where that one went. */
+function withOutsideWriteNote(output: ToolOutput, display: string, recorded: boolean): ToolOutput {
+  const where = recorded
+    ? 'Its content was saved in the file\'s history as a version "changed outside editguard", just before this one: call FileHistory to see it and RestoreFile or Read to merge it if it matters.'
+    : 'History is disabled, so its content was not kept.';
+  return {
+    ...output,
+    text: `${output.text}\n\nNote: another program wrote to ${display} while this change was being saved; the file now holds this change. ${where}`,
+    structured: { ...output.structured, outside_write: { replaced: true, in_history: recorded } },
+  };
 }

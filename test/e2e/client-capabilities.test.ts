@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { parseConfig, type ConfigInput } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
@@ -80,8 +80,9 @@ describe('MCP roots from the client', () => {
     const client = new Client({ name: 't', version: '0' }, { capabilities: { roots: { listChanged: true } } });
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(path.join(root, 'inner')).href }] }));
     const { session, call } = await connect(root, client);
-    await vi.waitFor(() => expect(session.policy.roots).toEqual([path.join(root, 'inner')]));
+    // No waiting here: the first call itself waits for the client's roots (issue 11).
     okOf(await call('Read', { file_path: path.join(root, 'inner', 'a.txt') }));
     expect(errorOf(await call('Read', { file_path: path.join(root, 'outer.txt') })).code).toBe('PATH_DENIED');
+    expect(session.policy.roots).toEqual([path.join(root, 'inner')]);
   });
 });

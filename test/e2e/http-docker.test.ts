@@ -188,7 +188,7 @@ describe('Dockerfile commands, replayed', () => {
     });
 
   /** ENTRYPOINT + CMD (or `args`, as after `docker run IMAGE`) with container paths mapped, as the runtime user, with the image's ENV. */
-  async function entrypoint(env: Record<string, string>, args?: string[]) {
+  async function entrypoint(env: Record<string, string>, args?: string[], as?: { uid: number; gid: number }) {
     const runtime = stages.at(-1)!;
     const [command, cli] = execForm(find(runtime, 'ENTRYPOINT')[0]!.args);
     const cmd = args ?? execForm(find(runtime, 'CMD')[0]!.args);
@@ -198,7 +198,7 @@ describe('Dockerfile commands, replayed', () => {
     const port = mapped.indexOf('--port');
     if (port !== -1 && !args) mapped[port + 1] = String(await freePort());
     expect(command).toBe('node');
-    const user = asRoot ? { uid: NODE_UID, gid: NODE_UID } : {};
+    const user = asRoot ? (as ?? { uid: NODE_UID, gid: NODE_UID }) : {};
     return startHttpServer(path.join(runtimeRoot, cli!), mapped, {
       exactArgs: true,
       cwd: path.join(runtimeRoot, find(runtime, 'WORKDIR').at(-1)!.args),
@@ -227,6 +227,8 @@ describe('Dockerfile commands, replayed', () => {
     await expect(fs.stat(path.join(runtimeRoot, 'app/node_modules/vitest'))).rejects.toMatchObject({ code: 'ENOENT' });
     await expect(fs.stat(path.join(runtimeRoot, 'app/node_modules/typescript'))).rejects.toMatchObject({ code: 'ENOENT' });
     if (asRoot) expect((await fs.stat(path.join(runtimeRoot, 'state'))).uid).toBe(NODE_UID);
+    // Sticky and world-writable: any --user can keep history in a fresh volume made from it.
+    expect((await fs.stat(path.join(runtimeRoot, 'state'))).mode & 0o7777).toBe(0o1777);
   });
 
   it('without EDITGUARD_TOKEN the default command refuses to start (it binds 0.0.0.0)', async () => {
@@ -257,6 +259,53 @@ describe('Dockerfile commands, replayed', () => {
     const exit = await server.stop();
     server = undefined;
     expect(exit).toEqual({ code: 0, signal: null });
+  });
+
+  it.runIf(asRoot)('with any --user (uid 4321, the README\'s "$(id -u):$(id -g)") it serves /workspace and keeps history in /state; another user on that volume gets a clear start-up error', async () => {
+    const state = path.join(runtimeRoot, 'state');
+    const workspace = path.join(runtimeRoot, 'workspace');
+    // The volume as a fresh named volume starts: a copy of the image's /state. The workspace is the user's own.
+    await fs.rm(state, { recursive: true, force: true });
+    await fs.mkdir(state);
+    await fs.chown(state, NODE_UID, NODE_UID);
+    await fs.chmod(state, 0o1777);
+    const stranger = { uid: 4321, gid: 4321 };
+    await fs.chown(workspace, stranger.uid, stranger.gid);
+    await fs.writeFile(path.join(workspace, 'mine.txt'), 'mine\n');
+    await fs.chown(path.join(workspace, 'mine.txt'), stranger.uid, stranger.gid);
+    try {
+      // No HOME and no passwd entry, as in a container run with an arbitrary --user.
+      server = await entrypoint({ EDITGUARD_TOKEN: 'docker-token', HOME: '' }, undefined, stranger);
+      const client = new Client({ name: 'docker-test', version: '0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), { requestInit: { headers: { Authorization: 'Bearer docker-token' } } }),
+      );
+      const file = path.join(workspace, 'mine.txt');
+      expect((await client.callTool({ name: 'Read', arguments: { file_path: file } })).isError).toBeFalsy();
+      const edit = await client.callTool({ name: 'Edit', arguments: { file_path: file, old_string: 'mine', new_string: 'ours' } });
+      expect(edit.isError, JSON.stringify(edit.content)).toBeFalsy();
+      await client.close();
+      expect(await fs.readFile(file, 'utf8')).toBe('ours\n');
+      expect((await fs.stat(path.join(state, 'history'))).uid).toBe(stranger.uid);
+      expect(await server.stop()).toEqual({ code: 0, signal: null });
+      server = undefined;
+
+      // The same volume for yet another uid: its history belongs to 4321, so start-up says what to do.
+      const refused = await entrypoint({ EDITGUARD_TOKEN: 'docker-token' }, undefined, { uid: 4322, gid: 4322 }).then(
+        (started) => started.stop().then(() => 'started'),
+        (err: Error) => err.message,
+      );
+      expect(refused).toContain('exited (2) before listening');
+      expect(refused).toContain(`state dir ${state} cannot be used`);
+      expect(refused).toContain('--state-dir');
+    } finally {
+      await fs.chown(workspace, NODE_UID, NODE_UID);
+      // Back to the image's /state for the tests after this one (they run as the image's user).
+      await fs.rm(state, { recursive: true, force: true });
+      await fs.mkdir(state);
+      await fs.chown(state, NODE_UID, NODE_UID);
+      await fs.chmod(state, 0o1777);
+    }
   });
 
   it('the HEALTHCHECK follows the port actually served: another --port after the image name, or a config file', async () => {

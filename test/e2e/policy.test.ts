@@ -1,6 +1,7 @@
 // Path policy end to end: what a real client can and cannot reach, over both transports, on real disk.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -57,6 +58,27 @@ describe.each(TRANSPORTS)('path policy over %s', (kind: TransportKind) => {
     expect(await fs.readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('outside secret\n');
     expect(await exists(path.join(outside, 'new.txt'))).toBe(false);
     expect((await fs.lstat(h.path('secret-link.txt'))).isSymbolicLink()).toBe(true);
+  });
+
+  it('denies the state dir to Read, Write and file:// resources even when it lies inside a root (it holds every file\'s history)', async () => {
+    const root = await tempDir();
+    const stateDir = path.join(root, '.editguard-state');
+    const h = await start({ root, stateDir, files: { 'a.txt': 'secret v1\n' } });
+    await h.call('Read', { file_path: h.path('a.txt') });
+    okOf(await h.call('Edit', { file_path: h.path('a.txt'), old_string: 'v1', new_string: 'v2' }));
+    const blobs = await fs.readdir(path.join(stateDir, 'blobs'), { recursive: true });
+    const blob = blobs.map((b) => path.join(stateDir, 'blobs', b)).find((b) => !b.endsWith('.tmp'))!;
+    const manifest = path.join(stateDir, 'history', (await fs.readdir(path.join(stateDir, 'history'))).find((m) => m.endsWith('.jsonl'))!);
+    for (const p of [blob, manifest, path.join(stateDir, 'history'), path.join(stateDir, 'new.txt')]) {
+      const r = await h.call('Read', { file_path: p });
+      const e = errorOf(r);
+      expect(e.code).toBe('PATH_DENIED');
+      expect(e.message).toContain("editguard's state directory");
+      expect(textOf(r)).not.toContain('secret');
+      expect(errorOf(await h.call('Write', { file_path: p, content: 'x' })).code).toBe('PATH_DENIED');
+    }
+    await expect(h.client.readResource({ uri: pathToFileURL(manifest).href })).rejects.toThrow(/state directory/);
+    expect(await exists(path.join(stateDir, 'new.txt'))).toBe(false);
   });
 
   it('denies a ".." escape, absolute or relative', async () => {

@@ -49,9 +49,13 @@ export interface HarnessOptions {
   root?: string;
   stateDir?: string;
   extraArgs?: string[];
+  /** A client of the test's own (with capabilities and request handlers); default: a plain one. */
+  client?: Client;
   /** Memory transport only: the server's logger (default silent) and a write recorder (fault seam). */
   log?: Logger;
   recorder?: WriteRecorder;
+  /** Spawned transports only: run the server as this uid/gid (the tests run as root in CI). */
+  user?: { uid: number; gid: number };
 }
 
 export async function writeFiles(root: string, files: Record<string, string | Buffer>): Promise<void> {
@@ -66,12 +70,13 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   const root = opts.root ?? (await tempDir());
   const stateDir = opts.stateDir ?? (await tempDir('eg-state-'));
   if (opts.files) await writeFiles(root, opts.files);
-  const client = new Client({ name: 'editguard-test', version: '0.0.0' });
+  const client = opts.client ?? new Client({ name: 'editguard-test', version: '0.0.0' });
   let app: App | undefined;
   let session: Session | undefined;
   let closeServer = async () => {};
   let url: string | undefined;
   if (kind === 'memory') {
+    if (opts.user) throw new Error('an in-memory server runs as the test process; use a spawned transport to change user');
     const config = parseConfig({ roots: [root], ...opts.config });
     app = await createApp(config, {
       cwd: root,
@@ -94,7 +99,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   } else if (kind === 'http') {
     const args = ['--root', root, '--state-dir', stateDir, '--log-level', 'warn', ...(opts.extraArgs ?? [])];
     if (opts.config) args.push('--config', await writeConfig(stateDir, opts.config));
-    const server = await startHttpServer(CLI, args, { cwd: root });
+    const server = await startHttpServer(CLI, args, { cwd: root, ...(opts.user ?? {}) });
     url = server.url;
     const transport = new StreamableHTTPClientTransport(new URL(server.url));
     await client.connect(transport);
@@ -109,7 +114,11 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
       await fs.writeFile(cfg, JSON.stringify(opts.config));
       args.push('--config', cfg);
     }
-    const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', cwd: root });
+    // setpriv (util-linux) drops to another user; StdioClientTransport has no uid option.
+    const user = opts.user;
+    const transport = user
+      ? new StdioClientTransport({ command: 'setpriv', args: ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', process.execPath, ...args], stderr: 'pipe', cwd: root })
+      : new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', cwd: root });
     await client.connect(transport);
   }
   return {

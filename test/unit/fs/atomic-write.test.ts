@@ -1,8 +1,17 @@
-// A fault at each step of an atomic write leaves the old bytes and no temp file.
+// The atomic write steps in a verified directory: a fault at each step leaves the old bytes and no temp file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { atomicWriteSync, isTempPath, realOps, type AtomicWriteOps } from '../../../src/fs/atomic-write.js';
+import {
+  createFromTempSync,
+  isTempPath,
+  realOps,
+  renameOverSync,
+  writeInPlaceSync,
+  writeTempSync,
+  type AtomicWriteOps,
+} from '../../../src/fs/atomic-write.js';
+import { ConfinedDir } from '../../../src/fs/confined-dir.js';
 import { tempDir } from '../../helpers/harness.js';
 
 type Step = keyof AtomicWriteOps;
@@ -20,47 +29,95 @@ function faultAt(step: Step, nth = 1): AtomicWriteOps {
 }
 
 let dir: string;
+let handle: ConfinedDir;
 beforeEach(async () => {
   dir = await tempDir('eg-aw-');
+  handle = ConfinedDir.open(dir);
 });
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  handle.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 const leftovers = () => fs.readdirSync(dir).filter(isTempPath);
 
-describe('atomicWriteSync()', () => {
-  it('replaces the bytes and keeps the mode', () => {
+/** Replace (existing file) or create, as the write pipeline composes the steps. */
+function replace(name: string, bytes: string, ops: AtomicWriteOps = realOps): 'rename' | 'in-place' | 'link' {
+  const p = path.join(dir, name);
+  const existing = fs.existsSync(p) ? fs.statSync(p) : undefined;
+  const temp = writeTempSync(handle, name, Buffer.from(bytes), existing, ops);
+  let published = false;
+  try {
+    if (!existing) {
+      createFromTempSync(handle, temp, name, ops);
+      published = true;
+      return 'link';
+    }
+    if (renameOverSync(handle, temp, name, ops)) {
+      published = true;
+      return 'rename';
+    }
+    const fd = fs.openSync(p, 'r+');
+    try {
+      writeInPlaceSync(fd, Buffer.from(bytes), ops);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return 'in-place';
+  } finally {
+    if (!published) fs.rmSync(path.join(dir, temp), { force: true });
+  }
+}
+
+describe('atomic write steps', () => {
+  it('writeTempSync() + renameOverSync() replace the bytes and keep the mode', () => {
     const f = path.join(dir, 'a.sh');
     fs.writeFileSync(f, 'old');
     fs.chmodSync(f, 0o751);
-    expect(atomicWriteSync(f, Buffer.from('new'), { existing: fs.statSync(f) })).toBe('rename');
+    expect(replace('a.sh', 'new')).toBe('rename');
     expect(fs.readFileSync(f, 'utf8')).toBe('new');
     expect(fs.statSync(f).mode & 0o777).toBe(0o751);
     expect(leftovers()).toEqual([]);
   });
 
-  it('creates a new file honouring the umask', () => {
+  it('createFromTempSync() creates a new file honouring the umask, by link (never replacing)', () => {
     const f = path.join(dir, 'new.txt');
-    atomicWriteSync(f, Buffer.from('x'));
+    expect(replace('new.txt', 'x')).toBe('link');
     expect(fs.statSync(f).mode & 0o777).toBe(0o666 & ~process.umask());
+    expect(fs.statSync(f).nlink).toBe(1);
+    expect(leftovers()).toEqual([]);
   });
 
-  it('writes a multiply-linked file in place so every name sees it', () => {
-    const f = path.join(dir, 'a');
-    const g = path.join(dir, 'b');
-    fs.writeFileSync(f, 'old old');
-    fs.linkSync(f, g);
-    expect(atomicWriteSync(f, Buffer.from('new'), { existing: fs.statSync(f) })).toBe('in-place');
-    expect(fs.readFileSync(g, 'utf8')).toBe('new');
-    expect(fs.statSync(f).ino).toBe(fs.statSync(g).ino);
+  it('createFromTempSync() refuses (EEXIST) when the name appeared meanwhile, and keeps that file', () => {
+    const temp = writeTempSync(handle, 'late.txt', Buffer.from('ours'), undefined);
+    fs.writeFileSync(path.join(dir, 'late.txt'), 'theirs');
+    expect(() => createFromTempSync(handle, temp, 'late.txt')).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(fs.readFileSync(path.join(dir, 'late.txt'), 'utf8')).toBe('theirs');
   });
 
-  it.each(['EXDEV', 'EBUSY', 'EPERM'])('falls back to an in-place write when rename fails with %s', (code) => {
+  it('createFromTempSync() falls back to rename on a filesystem without hard links', () => {
+    const ops = { ...realOps, linkSync: () => { throw Object.assign(new Error('EPERM'), { code: 'EPERM' }); } };
+    expect(replace('nolinks.txt', 'x', ops)).toBe('link');
+    expect(fs.readFileSync(path.join(dir, 'nolinks.txt'), 'utf8')).toBe('x');
+    expect(leftovers()).toEqual([]);
+  });
+
+  it.each(['EXDEV', 'EBUSY', 'EPERM'])('renameOverSync() reports %s as "write in place instead" and leaves the temp for the caller', (code) => {
     const f = path.join(dir, 'a');
     fs.writeFileSync(f, 'old');
     const ops = { ...realOps, renameSync: () => { throw Object.assign(new Error(code), { code }); } };
-    expect(atomicWriteSync(f, Buffer.from('new!'), { existing: fs.statSync(f), ops })).toBe('in-place');
+    expect(replace('a', 'new!', ops)).toBe('in-place');
     expect(fs.readFileSync(f, 'utf8')).toBe('new!');
     expect(leftovers()).toEqual([]);
+  });
+
+  it('writeTempSync() creates the temp exclusively and without following a symlink (O_CREAT|O_EXCL|O_NOFOLLOW)', () => {
+    const flags: number[] = [];
+    const ops = { ...realOps, openSync: ((p: fs.PathLike, f: number, m?: number) => (flags.push(f), realOps.openSync(p, f, m))) as typeof fs.openSync };
+    const temp = writeTempSync(handle, 't', Buffer.from('x'), undefined, ops);
+    const { O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+    expect(flags[0]! & (O_CREAT | O_EXCL | O_NOFOLLOW)).toBe(O_CREAT | O_EXCL | O_NOFOLLOW);
+    expect(isTempPath(temp)).toBe(true);
   });
 
   const steps: Array<[Step, number]> = [
@@ -74,16 +131,28 @@ describe('atomicWriteSync()', () => {
   it.each(steps)('a fault in %s leaves the old bytes and no temp file', (step, nth) => {
     const f = path.join(dir, 'target.txt');
     fs.writeFileSync(f, 'old bytes');
-    expect(() => atomicWriteSync(f, Buffer.from('new bytes, longer'), { existing: fs.statSync(f), ops: faultAt(step, nth) })).toThrow(/injected fault/);
+    expect(() => replace('target.txt', 'new bytes, longer', faultAt(step, nth))).toThrow(/injected fault/);
     expect(fs.readFileSync(f, 'utf8')).toBe('old bytes');
     expect(leftovers()).toEqual([]);
     expect(fs.readdirSync(dir)).toEqual(['target.txt']);
   });
 
-  // New files are not chmod-ed, so there is no fchmod fault to inject when creating.
-  it.each(steps.filter(([s]) => s !== 'fchmodSync'))('a fault in %s while creating leaves no file at all', (step, nth) => {
-    const f = path.join(dir, 'fresh.txt');
-    expect(() => atomicWriteSync(f, Buffer.from('new'), { ops: faultAt(step, nth) })).toThrow(/injected fault/);
-    expect(fs.readdirSync(dir)).toEqual([]);
+  it.each(steps.filter(([s]) => s !== 'openSync' && s !== 'renameSync'))('the temp descriptor is closed exactly once, also after a fault in %s', (step, nth) => {
+    // Closing a number twice can close a file another request opened meanwhile (the number is reused).
+    const closed: number[] = [];
+    const faulty = faultAt(step, nth);
+    const ops = { ...faulty, closeSync: ((fd: number) => (closed.push(fd), faulty.closeSync(fd))) as typeof fs.closeSync };
+    expect(() => writeTempSync(handle, 'target.txt', Buffer.from('new'), fs.statSync(dir), ops)).toThrow(/injected fault/);
+    expect(closed).toHaveLength(1);
+    expect(leftovers()).toEqual([]);
   });
+
+  // New files are not chmod-ed, so there is no fchmod fault to inject when creating.
+  it.each([...steps.filter(([s]) => s !== 'fchmodSync' && s !== 'renameSync'), ['linkSync', 1] as [Step, number]])(
+    'a fault in %s while creating leaves no file at all',
+    (step, nth) => {
+      expect(() => replace('fresh.txt', 'new', faultAt(step, nth))).toThrow(/injected fault/);
+      expect(fs.readdirSync(dir)).toEqual([]);
+    },
+  );
 });

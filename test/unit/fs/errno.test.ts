@@ -2,7 +2,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { digest, digestFile } from '../../../src/fs/digest.js';
+import { digestFile } from '../../../src/fs/confined-read.js';
+import { digest } from '../../../src/fs/digest.js';
 import { errnoCode, isAlreadyExists, isGone, isNotFound } from '../../../src/fs/errno.js';
 import { tempDir } from '../../helpers/harness.js';
 

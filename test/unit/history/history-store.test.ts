@@ -334,12 +334,15 @@ describe('HistoryStore retention', () => {
     await write(s, f, 'v1', { time: T0 });
     await write(s, f, 'v2', { time: T0 });
     now = T0 + 2 * DAY;
-    const lock = path.join(stateDir, 'history', '.prune.lock');
-    await fs.writeFile(lock, `${process.ppid} someone ${now}`);
+    // proper-lockfile's lock: a directory whose mtime its holder keeps fresh (issue 11).
+    const lock = path.join(stateDir, 'history', 'prune.lock');
+    await fs.mkdir(lock);
     expect((await s.prune()).skipped).toBe(true);
     expect((await s.history(f))!.versions).toHaveLength(3);
 
-    await fs.writeFile(lock, `4194305 crashed ${now}`); // above any pid_max: no such process
+    // A holder killed with -9 stops refreshing: a minute later its lock is stale and taken over.
+    const past = new Date(Date.now() - 60_000);
+    await fs.utimes(lock, past, past);
     expect((await s.prune()).skipped).toBe(false);
     expect((await s.history(f))!.versions).toHaveLength(1);
     await expect(fs.access(lock)).rejects.toThrow();

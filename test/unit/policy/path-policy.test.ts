@@ -185,7 +185,8 @@ describe('PathPolicy.authorizeRead()', () => {
   it('authorizeRead() names the roots when a path is outside them', async () => {
     const err = await errorOf(policy.authorizeRead('link-file'));
     expect(err.message).toContain(`is outside the allowed roots: ${root}. Use a path inside one of them.`);
-    expect(err.message).toContain(path.join(outside, 'secret.txt'));
+    // Where the link leads is not said (issue 11).
+    expect(err.message).not.toContain(outside);
     expect(err.details).toEqual({ path: 'link-file', roots: [root] });
   });
 });
@@ -232,6 +233,21 @@ describe('PathPolicy deny globs', () => {
     expect(err.code).toBe('PATH_DENIED');
     expect(err.message).toContain('resolves to');
     expect(err.details['rule']).toBe('secrets/**');
+  });
+
+  it('authorizeRead() never says where a symlink that leads outside the roots points (issue 11)', async () => {
+    const policy = await PathPolicy.create({ roots: [root], home, deny: ['**/secret.txt'] });
+    for (const link of ['link-dir', 'link-dir/secret.txt', 'link-file']) {
+      const err = await errorOf(policy.authorizeRead(link));
+      expect(err.code).toBe('PATH_DENIED');
+      expect(err.message).not.toContain(outside);
+      expect(JSON.stringify(err.details)).not.toContain(outside);
+    }
+    expect((await errorOf(policy.authorizeRead('link-file'))).message).toContain('through a symbolic link');
+    const plain = await PathPolicy.create({ roots: [root], home });
+    const err = await errorOf(plain.authorizeRead('link-dir/secret.txt'));
+    expect(err.message).not.toContain(outside);
+    expect(err.message).toContain('through a symbolic link that leads outside them');
   });
 
   it('authorizeRead() denies a path spelled under a denied glob even when it resolves elsewhere', async () => {
@@ -382,9 +398,21 @@ describe('PathPolicy.withClientRoots()', () => {
     expect(both.roots).toEqual([root, path.join(root, 'sub')]);
   });
 
-  it('withClientRoots() intersect keeps the current roots when nothing is left', async () => {
-    const same = await cli.withClientRoots([url(outside)], 'intersect');
-    expect(same.roots).toEqual([root]);
+  it('withClientRoots() intersect leaves nothing open when no client root overlaps a CLI root (issue 11)', async () => {
+    const closed = await cli.withClientRoots([url(outside)], 'intersect');
+    expect(closed.roots).toEqual([]);
+    for (const p of [path.join(root, 'a.txt'), 'a.txt', path.join(outside, 'secret.txt')]) {
+      const err = await errorOf(closed.authorizeRead(p));
+      expect(err.code).toBe('PATH_DENIED');
+      expect(err.message).toContain("Nothing is open: the client's roots");
+      expect(err.message).toContain(root);
+    }
+    expect((await errorOf(closed.authorizeWrite('new.txt'))).code).toBe('PATH_DENIED');
+  });
+
+  it('withClientRoots() with an empty list keeps the current roots (the client names no folder)', async () => {
+    expect((await cli.withClientRoots([], 'intersect')).roots).toEqual([root]);
+    expect((await cli.withClientRoots([], 'replace')).roots).toEqual([root]);
   });
 
   it('withClientRoots() intersects with the CLI roots, not the previous client roots', async () => {
@@ -392,11 +420,11 @@ describe('PathPolicy.withClientRoots()', () => {
     const widened = await narrowed.withClientRoots([url(root)], 'intersect');
     expect(widened.roots).toEqual([root]);
     const escaped = await narrowed.withClientRoots([url(outside)], 'intersect');
-    expect(escaped.roots).toEqual([path.join(root, 'sub')]);
+    expect(escaped.roots).toEqual([]);
   });
 
-  it('withClientRoots() ignores non-file, missing, non-directory and remote URIs', async () => {
-    const same = await cli.withClientRoots(
+  it('withClientRoots() ignores non-file, missing, non-directory and remote URIs: with nothing else, nothing is open', async () => {
+    const closed = await cli.withClientRoots(
       [
         'https://example.com/x',
         'untitled:1',
@@ -407,12 +435,17 @@ describe('PathPolicy.withClientRoots()', () => {
       ],
       'intersect',
     );
-    expect(same.roots).toEqual([root]);
+    expect(closed.roots).toEqual([]);
+    const usable = await cli.withClientRoots(['https://example.com/x', url(path.join(root, 'missing-dir')), url(path.join(root, 'sub'))], 'intersect');
+    expect(usable.roots).toEqual([path.join(root, 'sub')]);
   });
 
   it('withClientRoots() realpaths client roots before intersecting', async () => {
+    // root/link-dir leads outside: spelled inside the CLI root, it overlaps nothing.
     const viaLink = await cli.withClientRoots([url(path.join(root, 'link-dir'))], 'intersect');
-    expect(viaLink.roots).toEqual([root]);
+    expect(viaLink.roots).toEqual([]);
+    const viaRootLink = await cli.withClientRoots([url(path.join(base, 'root-link'))], 'intersect');
+    expect(viaRootLink.roots).toEqual([root]);
   });
 
   it('withClientRoots() replace makes the client roots the roots', async () => {
@@ -422,8 +455,10 @@ describe('PathPolicy.withClientRoots()', () => {
     expect((await errorOf(replaced.authorizeRead(path.join(root, 'a.txt')))).code).toBe('PATH_DENIED');
   });
 
-  it('withClientRoots() replace with no usable URI keeps the current roots', async () => {
-    expect((await cli.withClientRoots(['https://x'], 'replace')).roots).toEqual([root]);
+  it('withClientRoots() replace with no usable URI leaves nothing open, saying why', async () => {
+    const closed = await cli.withClientRoots(['https://x'], 'replace');
+    expect(closed.roots).toEqual([]);
+    expect((await errorOf(closed.authorizeRead(path.join(root, 'a.txt')))).message).toContain('Nothing is open');
   });
 
   it('withClientRoots() keeps deny globs and leaves the original policy unchanged', async () => {

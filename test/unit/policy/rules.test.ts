@@ -1,6 +1,6 @@
 // Unit tests for deny/protected glob matching (pure: no filesystem).
 import { describe, it, expect } from 'vitest';
-import { DEFAULT_PROTECTED, PathRules } from '../../../src/policy/rules.js';
+import { DEFAULT_PROTECTED, PathRules, SHELL_STARTUP_FILES } from '../../../src/policy/rules.js';
 
 const home = '/home/me';
 const roots = ['/work/proj', '/work/other'];
@@ -71,6 +71,18 @@ describe('PathRules.protectedBy() with DEFAULT_PROTECTED', () => {
     ['/home/me/.profile', '~/.profile'],
     ['/home/me/.bash_profile', '~/.bash_profile'],
     ['/home/me/.zprofile', '~/.zprofile'],
+    // Issue 11: every shell startup file, not only the rc files.
+    ['/home/me/.zshenv', '~/.zshenv'],
+    ['/home/me/.bash_login', '~/.bash_login'],
+    ['/home/me/.bash_logout', '~/.bash_logout'],
+    ['/home/me/.zlogin', '~/.zlogin'],
+    ['/home/me/.cshrc', '~/.cshrc'],
+    ['/home/me/.config/fish/config.fish', '~/.config/fish/**'],
+    ['/home/me/.config/fish/conf.d/path.fish', '~/.config/fish/**'],
+    ['/etc/profile', '/etc/profile'],
+    ['/etc/profile.d/editor.sh', '/etc/profile.d/**'],
+    ['/etc/zsh/zshrc', '/etc/zsh/**'],
+    ['/home/me/.config/other/config', undefined],
     ['/home/me/.ssh/id_ed25519', '~/.ssh/**'],
     ['/work/proj/deploy/.ssh/authorized_keys', '**/.ssh/**'],
     ['/work/proj/src/a.ts', undefined],
@@ -85,17 +97,11 @@ describe('PathRules.protectedBy() with DEFAULT_PROTECTED', () => {
     });
   }
 
-  it('DEFAULT_PROTECTED is the documented list', () => {
-    expect(DEFAULT_PROTECTED).toEqual([
-      '**/.git/**',
-      '~/.bashrc',
-      '~/.zshrc',
-      '~/.profile',
-      '~/.bash_profile',
-      '~/.zprofile',
-      '**/.ssh/**',
-      '~/.ssh/**',
-    ]);
+  it('DEFAULT_PROTECTED is .git, .ssh and every shell startup file', () => {
+    expect(DEFAULT_PROTECTED).toEqual(['**/.git/**', ...SHELL_STARTUP_FILES, '**/.ssh/**', '~/.ssh/**']);
+    for (const f of ['~/.bashrc', '~/.bash_profile', '~/.bash_login', '~/.profile', '~/.zshenv', '~/.zprofile', '~/.zshrc', '~/.zlogin', '~/.zlogout', '~/.cshrc', '~/.tcshrc', '~/.login']) {
+      expect(SHELL_STARTUP_FILES).toContain(f);
+    }
   });
 });
 

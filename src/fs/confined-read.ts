@@ -1,0 +1,104 @@
+// Reads confined by descriptor (DESIGN §5): the file opened with O_NOFOLLOW inside its verified
+// directory, then stat'ed and read through that one descriptor — Read, resources, history hashing.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { ConfinedDir, swappedError } from './confined-dir.js';
+import { digestInSlices } from './digest.js';
+import { errnoCode, isGone } from './errno.js';
+
+const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+
+/** A file opened by openConfined: its stat and handle; read it with readAll(), then close(). */
+export interface ConfinedFile {
+  readonly stat: fs.Stats;
+  readAll(): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the file at `realPath` (a path policy resolved: no symlink in it) for reading, through its
+ * verified directory and without following a symlink in its place. O_NONBLOCK: opening a FIFO
+ * does not hang (check stat.isFile() before reading). Resolves undefined when there is no file
+ * (ENOENT, ENOTDIR on the way).
+ * @throws ESWAPPED when the directory or the file was swapped for a symlink (or moved) since
+ *   policy resolved it; other errno errors (EACCES, …) as they come.
+ */
+export async function openConfined(realPath: string): Promise<ConfinedFile | undefined> {
+  let dir: ConfinedDir;
+  try {
+    dir = ConfinedDir.open(path.dirname(realPath));
+  } catch (err) {
+    if (isGone(err)) return undefined;
+    throw err;
+  }
+  let fh: fsp.FileHandle | undefined;
+  try {
+    fh = await openReadOnlyIn(dir, path.basename(realPath));
+  } finally {
+    dir.close();
+  }
+  if (fh === undefined) return undefined;
+  const handle = fh;
+  try {
+    const stat = await handle.stat();
+    return { stat, readAll: () => handle.readFile(), close: () => handle.close() };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/**
+ * Opens entry `name` of the verified `dir` read-only, without following a symlink there (O_NONBLOCK:
+ * a FIFO does not hang the open). Undefined when there is no such entry (ENOENT, ENOTDIR).
+ * The caller closes the handle (FileHandle.close() is safe to repeat: Node gives up the number once).
+ * @throws ESWAPPED when a symlink is there or (portable mode) the directory moved; other errno errors.
+ */
+export async function openReadOnlyIn(dir: ConfinedDir, name: string): Promise<fsp.FileHandle | undefined> {
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(dir.path(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (err) {
+    if (isGone(err)) return undefined;
+    if (errnoCode(err) === 'ELOOP') throw swappedError(path.join(dir.realDir, name));
+    throw err;
+  }
+  try {
+    // Portable mode opened by path: the directory must still be the one verified.
+    dir.verify();
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+  return fh;
+}
+
+/**
+ * The bytes of the regular file at `realPath`, confined as openConfined; undefined when there is no
+ * file. @throws as openConfined; EISDIR for a directory and EINVAL for a FIFO or device (something
+ * is there, so it is not "no file", and reading it would hang or never end).
+ */
+export async function readConfined(realPath: string): Promise<{ stat: fs.Stats; bytes: Buffer } | undefined> {
+  const file = await openConfined(realPath);
+  if (!file) return undefined;
+  try {
+    if (!file.stat.isFile()) {
+      const code = file.stat.isDirectory() ? 'EISDIR' : 'EINVAL';
+      throw Object.assign(new Error(`${code}: ${realPath} is not a regular file`), { code, path: realPath });
+    }
+    return { stat: file.stat, bytes: await file.readAll() };
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * The digest of the file at `realPath` (a path policy resolved) now, read confined — the one "hash
+ * this file or null" of editguard: null when no file is there (ENOENT, ENOTDIR).
+ * @throws as readConfined: unreadable, a directory or a swapped path is not "no file".
+ */
+export async function digestFile(realPath: string): Promise<string | null> {
+  const got = await readConfined(realPath);
+  return got === undefined ? null : digestInSlices(got.bytes);
+}

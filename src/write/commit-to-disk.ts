@@ -1,0 +1,250 @@
+// The write pipeline's disk step (DESIGN §5, seed 001 "第二道防线"): temp written and synced, then the
+// final re-check and the publish back to back with no await, the replaced inode held open to catch a
+// write that lands on it after all. Every path goes through one verified directory descriptor.
+import fs from 'node:fs';
+import { MESSAGES, ToolError } from '../errors.js';
+import {
+  createFromTempSync,
+  realOps,
+  removeQuietly,
+  renameOverSync,
+  tempNameFor,
+  writeInPlaceSync,
+  writeTempSync,
+  type AtomicWriteOps,
+} from '../fs/atomic-write.js';
+import type { ConfinedDir } from '../fs/confined-dir.js';
+import { Descriptor } from '../fs/descriptor.js';
+import { isAlreadyExists, isNotFound } from '../fs/errno.js';
+import type { CurrentFile } from './current-file.js';
+
+const { O_RDONLY, O_WRONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+
+/**
+ * File timestamps come from a coarse kernel clock (a jiffy, up to 10 ms): a change within one tick
+ * of the previous one can leave mtime unchanged. A pre-image modified less than this long before
+ * the re-check is therefore compared by content after the write, not by stat.
+ */
+const COARSE_CLOCK_MS = 25;
+
+const AS_ROOT = process.getuid?.() === 0;
+
+export type DiskChange = { kind: 'write'; bytes: Buffer } | { kind: 'delete' };
+
+export interface DiskCommitRequest {
+  dir: ConfinedDir;
+  name: string;
+  /** The path as the client spelled it, for errors. */
+  display: string;
+  current: CurrentFile;
+  change: DiskChange;
+  ops?: AtomicWriteOps | undefined;
+}
+
+export interface DiskCommit {
+  method: 'rename' | 'link' | 'in-place' | 'unlink';
+  /** The file's stat after a write (undefined after a delete). */
+  stat: fs.Stats | undefined;
+  /** The inode that was replaced or deleted, still open: `landed()` tells whether someone wrote to it. */
+  replaced: ReplacedInode | undefined;
+  /** A delete that took away a file someone else had just put in place: its bytes (they must not be lost). */
+  grabbed: Buffer | undefined;
+}
+
+/**
+ * The pre-image's inode after the publish, held open (DESIGN §5 "Nothing lost"): an outside writer
+ * that opened the file before the rename writes to this inode, not to the new file. `landed()`
+ * returns what such a write left there, if anything, and closes it. It owns the descriptor the
+ * re-check opened: closed once, by landed() or close(), whichever comes first.
+ */
+export class ReplacedInode {
+  readonly #file: Descriptor;
+  readonly #stat: fs.BigIntStats;
+  readonly #verified: Buffer;
+  readonly #checkedAt: number;
+
+  constructor(file: Descriptor, stat: fs.BigIntStats, verified: Buffer, checkedAt: number) {
+    this.#file = file;
+    this.#stat = stat;
+    this.#verified = verified;
+    this.#checkedAt = checkedAt;
+  }
+
+  /**
+   * The inode's bytes when they are no longer the ones verified at the re-check, else undefined.
+   * Closes the inode. @throws Error when already closed (a caller bug, never a read of another file).
+   */
+  landed(): Buffer | undefined {
+    try {
+      const now = fs.fstatSync(this.#file.fd, { bigint: true });
+      const recent = this.#checkedAt - Number(this.#stat.mtimeMs) < COARSE_CLOCK_MS;
+      // Unchanged size and mtime prove nothing was written only when mtime could have moved.
+      if (!recent && now.size === this.#stat.size && now.mtimeNs === this.#stat.mtimeNs) return undefined;
+      const bytes = readAllAt(this.#file.fd, Number(now.size));
+      return bytes.equals(this.#verified) ? undefined : bytes;
+    } finally {
+      this.#file.close();
+    }
+  }
+
+  /** Closes the inode unless landed() did; later calls do nothing. */
+  close(): void {
+    this.#file.close();
+  }
+}
+
+/**
+ * Temp → re-check → publish (see the file header). Synchronous: nothing else runs from the
+ * re-check to the publish.
+ * @throws ToolError STALE when the file is no longer the one the plan was made from (changed,
+ *   created, deleted, or replaced meanwhile); ESWAPPED when a symlink took its place; errno errors.
+ */
+export function commitToDisk(req: DiskCommitRequest): DiskCommit {
+  const ops = req.ops ?? realOps;
+  const { dir, name, current, change } = req;
+  const keep = current.exists ? current.stat : undefined;
+  // Several hard links: a rename would split them, so the file is written in place (no temp).
+  const inPlace = current.exists && current.stat.nlink > 1;
+  const temp = change.kind === 'write' && !inPlace ? writeTempSync(dir, name, change.bytes, keep, ops, AS_ROOT) : undefined;
+  let published = false;
+  try {
+    // ── from here to the publish: no await, nothing but the re-check ──
+    const checkedAt = Date.now();
+    const held = recheck(req);
+    try {
+      // Portable mode works by path: the directory must still be the verified one (a no-op on Linux).
+      dir.verify();
+      if (change.kind === 'delete') {
+        if (held === undefined) return { method: 'unlink', stat: undefined, replaced: undefined, grabbed: undefined };
+        const grabbed = deleteChecked(req, held, ops);
+        return { method: 'unlink', stat: undefined, replaced: held.inode(held.bytes, checkedAt), grabbed };
+      }
+      if (held === undefined) {
+        try {
+          createFromTempSync(dir, temp!, name, ops);
+        } catch (err) {
+          if (isAlreadyExists(err)) throw stale(req);
+          throw err;
+        }
+        published = true;
+        return { method: 'link', stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
+      }
+      if (temp !== undefined && held.nlink === 1 && renameOverSync(dir, temp, name, ops)) {
+        published = true;
+        return { method: 'rename', stat: statOf(dir, name), replaced: held.inode(held.bytes, checkedAt), grabbed: undefined };
+      }
+      writeInPlace(req, held, change.bytes, ops);
+      // Written in place: the inode is the file now, there is no replaced one to watch.
+      held.file.close();
+      return { method: 'in-place', stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
+    } catch (err) {
+      // Whoever got the descriptor (a ReplacedInode not returned after all) shares this one flag.
+      held?.file.closeAfterError();
+      throw err;
+    }
+  } finally {
+    if (temp !== undefined && !published) removeQuietly(dir, temp, ops);
+  }
+}
+
+/**
+ * The file as found at the re-check: its descriptor (read-only), identity and bytes. The descriptor
+ * has one owner at a time: commitToDisk until it hands it to the ReplacedInode it returns.
+ */
+interface Held {
+  file: Descriptor;
+  stat: fs.BigIntStats;
+  nlink: number;
+  bytes: Buffer;
+  inode(verified: Buffer, checkedAt: number): ReplacedInode;
+}
+
+/**
+ * The second line of defence: the bytes at `name` now must be the bytes the plan was made from
+ * (or there must still be no file). Opened without following a symlink, inside the verified
+ * directory. Returns the held file, or undefined when it (rightly) does not exist.
+ */
+function recheck(req: DiskCommitRequest): Held | undefined {
+  const { dir, name, current } = req;
+  let file: Descriptor;
+  try {
+    file = new Descriptor(dir.openFile(name, O_RDONLY | O_NONBLOCK));
+  } catch (err) {
+    if (isNotFound(err) && !current.exists) return undefined;
+    if (isNotFound(err)) throw stale(req);
+    throw err;
+  }
+  try {
+    if (!current.exists) throw stale(req);
+    const stat = fs.fstatSync(file.fd, { bigint: true });
+    if (!stat.isFile() || Number(stat.size) !== current.bytes.length) throw stale(req);
+    const bytes = readAllAt(file.fd, current.bytes.length + 1);
+    if (!bytes.equals(current.bytes)) throw stale(req);
+    return { file, stat, nlink: Number(stat.nlink), bytes, inode: (verified, at) => new ReplacedInode(file, stat, verified, at) };
+  } catch (err) {
+    file.closeAfterError();
+    throw err;
+  }
+}
+
+/** In place, into the very inode re-checked (never a file that took its name meanwhile). */
+function writeInPlace(req: DiskCommitRequest, held: Held, bytes: Buffer, ops: AtomicWriteOps): void {
+  const file = new Descriptor(req.dir.openFile(req.name, O_WRONLY), ops.closeSync);
+  try {
+    const st = fs.fstatSync(file.fd, { bigint: true });
+    if (st.ino !== held.stat.ino || st.dev !== held.stat.dev) throw stale(req);
+    writeInPlaceSync(file.fd, bytes, ops);
+  } catch (err) {
+    file.closeAfterError();
+    throw err;
+  }
+  // In-place data is durable (fdatasync'ed); a close error is still reported, as for any write.
+  file.close();
+}
+
+/**
+ * Deletes `name` by first renaming it to a private name — atomically taking whatever is there —
+ * then unlinking that. If what was taken is not the inode re-checked (an editor's rename landed in
+ * between), its bytes are returned so that history keeps them.
+ */
+function deleteChecked(req: DiskCommitRequest, held: Held, ops: AtomicWriteOps): Buffer | undefined {
+  const { dir, name } = req;
+  const grab = tempNameFor(name);
+  ops.renameSync(dir.path(name), dir.path(grab));
+  let grabbed: Buffer | undefined;
+  try {
+    const file = new Descriptor(dir.openFile(grab, O_RDONLY | O_NONBLOCK));
+    try {
+      const st = fs.fstatSync(file.fd, { bigint: true });
+      if (st.ino !== held.stat.ino || st.dev !== held.stat.dev) grabbed = st.isFile() ? readAllAt(file.fd, Number(st.size)) : undefined;
+    } finally {
+      file.close();
+    }
+  } finally {
+    ops.unlinkSync(dir.path(grab));
+  }
+  return grabbed;
+}
+
+function statOf(dir: ConfinedDir, name: string): fs.Stats {
+  return fs.lstatSync(dir.path(name));
+}
+
+function stale(req: DiskCommitRequest): ToolError {
+  return new ToolError('STALE', MESSAGES.STALE_IN_WRITE, { path: req.display });
+}
+
+/** Everything in `fd` from offset 0 (pread: the file position is not used), `hint` bytes expected. */
+function readAllAt(fd: number, hint: number): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let buf = Buffer.allocUnsafe(Math.max(hint, 8192));
+  for (;;) {
+    const n = fs.readSync(fd, buf, 0, buf.length, total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    buf = Buffer.allocUnsafe(Math.max(8192, Math.min(hint, 1 << 20)));
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
