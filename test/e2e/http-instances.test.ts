@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HistoryListing } from '../../src/history/history-listing.js';
 import { CLI, okOf, tempDir, textOf } from '../helpers/harness.js';
 import { openRawSession, rawRequest, startHttpServer, type HttpServerProcess } from '../helpers/http-server.js';
@@ -47,7 +47,8 @@ describe('--instance-id', () => {
   it('prefixes every session id, and /healthz and /readyz report the instance', async () => {
     const { root, stateDir } = await dirsFor();
     const server = await start(root, stateDir, ['--instance-id', 'web-1']);
-    expect(server.stderr()).toMatch(/over HTTP as instance web-1/);
+    // Logged just after the listening line, so it may still be on its way.
+    await vi.waitFor(() => expect(server.stderr()).toMatch(/over HTTP as instance web-1/), { timeout: 10_000, interval: 20 });
     const health = await rawRequest(server.port, { method: 'GET', path: '/healthz' });
     expect(health).toMatchObject({ status: 200, json: { status: 'ok', instance: 'web-1' } });
     const ready = await rawRequest(server.port, { method: 'GET', path: '/readyz' });

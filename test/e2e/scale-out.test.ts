@@ -3,17 +3,20 @@
 // restarted; clients start over on 404. Afterwards every file is a state some writer intended, every
 // acknowledged edit is on disk or in history, no write was made from a state another replica had
 // already replaced (each version is its predecessor with one line changed), and history names both
-// instances. Bounded (seconds); the seed (EG_SCALE_SEED to replay) is printed with every failure.
+// instances. Then a drain through the proxy: new sessions land on the other replica, the drained one's
+// sessions are told to start over, then get 404. Bounded (seconds); the seed (EG_SCALE_SEED to replay)
+// is printed with every failure.
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HistoryListing } from '../../src/history/history-listing.js';
 import { HistoryStore } from '../../src/history/history-store.js';
 import { CLI, tempDir, textOf } from '../helpers/harness.js';
-import { rawRequest, startHttpServer, type HttpServerProcess } from '../helpers/http-server.js';
+import { INITIALIZE, MCP_HEADERS, openRawSession, rawRequest, startHttpServer, waitForHealth, type HttpServerProcess } from '../helpers/http-server.js';
 import { findNginx, freePort, NGINX_RECIPE, renderRecipe, startNginx, type NginxProcess } from '../helpers/nginx.js';
 
 const NGINX = findNginx();
@@ -385,11 +388,58 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     expect(tally.reinitialized, summary).toBeGreaterThan(0);
     expect(afterRestart, summary).toBeGreaterThanOrEqual(REJOINED_ACKS);
 
-    // Both replicas drain and exit 0 on SIGTERM.
     for (const instance of INSTANCES) {
-      const r = replicas.get(instance)!;
-      expect((await rawRequest(r.port, { method: 'GET', path: '/readyz' })).json).toMatchObject({ status: 'ready', instance });
-      expect(await r.stop(), instance).toEqual({ code: 0, signal: null });
+      expect((await rawRequest(replicas.get(instance)!.port, { method: 'GET', path: '/readyz' })).json).toMatchObject({ status: 'ready', instance });
     }
   }, 120_000);
+
+  it('a draining replica: new sessions through the proxy land on the other one, its own sessions are told to start over, then 404', async () => {
+    const drained = replicas.get(VICTIM)!;
+    const port = nginx!.port;
+    const viaProxy = (headers: Record<string, string>, body: unknown) => rawRequest(port, { headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
+    // A session on the replica about to drain, opened through the proxy (round robin: a few tries at most).
+    let sid = '';
+    for (let i = 0; i < 10 && !sid.startsWith(`${VICTIM}.`); i++) sid = await openRawSession(port);
+    expect(sid).toMatch(new RegExp(`^${VICTIM}\\.`));
+    // Keep the drain open: a Write whose body arrives only when the test says so.
+    const direct = await openRawSession(drained.port);
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'Write', arguments: { file_path: path.join(root, 'drain.txt'), content: 'drained\n' } } }));
+    let finish!: () => void;
+    const slow = new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: drained.port, method: 'POST', path: '/mcp', agent: false, headers: { ...MCP_HEADERS, 'Mcp-Session-Id': direct, 'Content-Length': body.length } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.subarray(0, 10));
+      finish = () => req.end(body.subarray(10));
+    });
+    await waitForHealth(drained.port, (h) => (h.inflight ?? 0) >= 1);
+    drained.child.kill('SIGTERM');
+    await vi.waitFor(async () => expect((await rawRequest(drained.port, { method: 'GET', path: '/readyz' })).status).toBe(503), { timeout: 10_000, interval: 50 });
+
+    // nginx retries a draining replica's 503 on the other one: every new session lands there.
+    for (let i = 0; i < 4; i++) {
+      const init = await viaProxy({}, INITIALIZE);
+      expect(init.status).toBe(200);
+      expect(init.headers['mcp-session-id']).toMatch(new RegExp(`^${INSTANCES[1]}\\.`));
+    }
+    // A request of a session on the draining replica is not retried elsewhere: it is told to start over.
+    const late = await viaProxy({ 'Mcp-Session-Id': sid }, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(late.status).toBe(503);
+    expect(late.headers['retry-after']).toBe('2');
+    expect(late.text).toContain('shutting down and this session ends with it');
+
+    finish();
+    expect(await slow).toBe(200);
+    expect(await drained.exited()).toEqual({ code: 0, signal: null });
+    expect(await fs.readFile(path.join(root, 'drain.txt'), 'utf8')).toBe('drained\n');
+    // Gone: the proxy answers 404 for its sessions, which makes a client initialize again.
+    const gone = await viaProxy({ 'Mcp-Session-Id': sid }, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
+    expect(gone.status).toBe(404);
+    expect(gone.json).toMatchObject({ error: { code: -32001, message: expect.stringMatching(/^Session not found: the editguard instance that held it is gone/) } });
+  }, 60_000);
 });
