@@ -18,6 +18,7 @@ const APPEND_WAIT_MS = 5000;
 /** Listing files reads only the start of each manifest, where its header line is. */
 const HEADER_BYTES = 16 * 1024;
 
+/** The manifests of one state dir; safe to share between processes (appends survive compaction). */
 export class ManifestStore {
   readonly dir: string;
 

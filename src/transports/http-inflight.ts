@@ -1,5 +1,6 @@
 // InflightTracker: requests being served now, so shutdown can wait for them (bounded).
 
+/** Counts requests from arrival to the close of their response. */
 export class InflightTracker {
   #count = 0;
   readonly #idleWaiters = new Set<() => void>();

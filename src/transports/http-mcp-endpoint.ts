@@ -34,6 +34,11 @@ export interface McpEndpointDeps {
 /** Serves one /mcp request; `late`: it arrived after shutdown began (one that arrived before is served in full). */
 export type McpEndpoint = (req: IncomingMessage, res: ServerResponse, late: boolean) => Promise<void>;
 
+/**
+ * The handler of /mcp: POST/GET/DELETE with a live Mcp-Session-Id go to that session's transport;
+ * a POST initialize without one opens a session (up to http.maxSessions). Answers 404/400/405/413/
+ * 415/503 itself, as JSON-RPC errors.
+ */
 export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   const { registry, log } = deps;
   return async (req, res, late) => {

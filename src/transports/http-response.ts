@@ -18,10 +18,12 @@ export function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** Content-Type is application/json (parameters such as charset aside). */
 export function isJsonContentType(ct: string | undefined): boolean {
   return ct !== undefined && ct.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
+/** A JSON answer with Content-Length; `close` ends the connection after it. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, close = false): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {

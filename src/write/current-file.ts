@@ -33,6 +33,7 @@ export interface PresentFile extends FileView {
   readonly hash: string;
 }
 
+/** The file a plan is made from: missing, or present with stat, bytes and hash read together. */
 export type CurrentFile = MissingFile | PresentFile;
 
 export interface LoadOptions {

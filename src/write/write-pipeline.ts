@@ -62,6 +62,7 @@ export interface DeletePlan extends ChangePlanBase {
   change: 'delete';
 }
 
+/** What a tool's plan decides: no change, new bytes, or no file. */
 export type Plan = NoChangePlan | WritePlan | DeletePlan;
 
 export interface WriteRequest {
@@ -83,6 +84,7 @@ export interface WritePipelineOptions {
   ops?: AtomicWriteOps;
 }
 
+/** The one write path every writing tool goes through (DESIGN §1); one per process, shared by sessions. */
 export class WritePipeline {
   readonly locks = new PathLock();
   readonly #opts: WritePipelineOptions;
@@ -97,6 +99,13 @@ export class WritePipeline {
     this.#listeners.push(listener);
   }
 
+  /**
+   * Runs one write under the file's lock: loads the file, lets the plan decide (its freshness
+   * decision included), then — unless it is a dry run or a plan without change — backs up, re-checks
+   * and writes atomically in one synchronous section, updates the session and tells history.
+   * @throws ToolError IS_DIRECTORY, INVALID_PATH, TOO_LARGE, STALE (changed between plan and write),
+   *   the errno codes fsError maps, and whatever the plan throws.
+   */
   async run(req: WriteRequest): Promise<ToolOutput> {
     const real = req.target.realPath;
     return this.locks.run(real, async () => {
