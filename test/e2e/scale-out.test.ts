@@ -109,6 +109,8 @@ class Agent {
   #client: Client | undefined;
   #sessionId = '';
   #inflight: AbortController | undefined;
+  /** What the transport reported when it gave up the call in flight. */
+  #abortedBy = '';
   #seq = 0;
   #sinceRotation = 0;
   #rotateAt: number;
@@ -144,9 +146,9 @@ class Agent {
     const abs = path.join(this.root, file);
     const read = await this.#call(client, 'Read', { file_path: abs });
     if (!read) return false;
-    if (read.isError) throw new Error(`client ${this.id}: Read ${file} failed: ${textOf(read)}`);
+    if (read.isError) throw new Error(`client ${this.id} (session ${this.#sessionId}): Read ${file} failed: ${textOf(read)}`);
     const mine = new RegExp(`${owner(this.id)}=\\[(${owner(this.id)}-e\\d{4})\\]`).exec(textOf(read));
-    if (!mine) throw new Error(`client ${this.id}: its line is missing from ${file}: ${textOf(read).slice(0, 400)}`);
+    if (!mine) throw new Error(`client ${this.id} (session ${this.#sessionId}): its line is missing from ${file}: ${textOf(read).slice(0, 400)}`);
     const next = token(this.id, ++this.#seq);
     let intended = this.tally.intended.get(file);
     if (!intended) this.tally.intended.set(file, (intended = new Set()));
@@ -156,7 +158,7 @@ class Agent {
     if (edit.isError) {
       const code = (edit.structuredContent as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
       // Another client (on either replica) wrote the file between this Read and Edit.
-      if (code !== 'STALE') throw new Error(`client ${this.id}: Edit ${file} failed with ${code}: ${textOf(edit)}`);
+      if (code !== 'STALE') throw new Error(`client ${this.id} (session ${this.#sessionId}): Edit ${file} failed with ${code}: ${textOf(edit)}`);
       bump(this.tally.refused, code);
       return false;
     }
@@ -171,7 +173,7 @@ class Agent {
     try {
       return (await client.callTool({ name, arguments: args }, undefined, { signal: abort.signal, timeout: CALL_TIMEOUT_MS })) as CallToolResult;
     } catch (err) {
-      bump(this.tally.lost, failureKind(err));
+      bump(this.tally.lost, abort.signal.aborted ? `aborted by "${this.#abortedBy}"` : failureKind(err));
       await this.#drop(false);
       return undefined;
     } finally {
@@ -185,7 +187,11 @@ class Agent {
       const client = new Client({ name: `scale-${this.id}`, version: '0' });
       const transport = new StreamableHTTPClientTransport(new URL(this.url));
       // A broken event stream (its replica died) leaves a call unanswered: give it up at once.
-      client.onerror = () => this.#inflight?.abort();
+      client.onerror = (err) => {
+        if (!this.#inflight) return;
+        this.#abortedBy = err.message.slice(0, 40);
+        this.#inflight.abort();
+      };
       try {
         await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
         this.#client = client;
@@ -296,7 +302,10 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
 
     await Promise.all(running);
     const runMs = Date.now() - started;
-    if (failure !== undefined) throw new Error(`a client failed (${context()}): ${String((failure as Error).stack ?? failure)}`);
+    if (failure !== undefined) {
+      const logs = [...replicas].map(([instance, r]) => `--- ${instance} stderr (last 3000 chars) ---\n${r.stderr().slice(-3000)}`).join('\n');
+      throw new Error(`a client failed (${context()}): ${String((failure as Error).stack ?? failure)}\n${logs}`);
+    }
     expect(Date.now() - started, `the run did not reach its targets within ${RUN_BUDGET_MS} ms; ${context()}`).toBeLessThanOrEqual(RUN_BUDGET_MS);
 
     // ── What history and the disk say ──────────────────────────────────────────────────────────
