@@ -104,6 +104,15 @@ async function ioFloor(bytes, runs) {
   return median(times);
 }
 
+// Sections in their own modules (bench/<name>.mjs): `--only bounded` runs just that one.
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
+if (only === 'bounded') {
+  const { runBoundedBench } = await import('./bounded.mjs');
+  process.stdout.write(`${(await runBoundedBench({ quick })).join('\n')}\n`);
+  process.exit(0);
+}
+
 const runsSmall = quick ? 15 : 60;
 const runsBig = quick ? 5 : 15;
 const rows = [];
@@ -128,4 +137,6 @@ const out = [
   `read + sha256 + write of the same 5 MB in-process: ${ms(floor)}`,
   `20 parallel Edits of distinct lines, surviving on disk: editguard ${par[0]}/20, reference ${par[1]}/20`,
 ];
+const { runBoundedBench } = await import('./bounded.mjs');
+out.push(...(await runBoundedBench({ quick })));
 process.stdout.write(out.join('\n') + '\n');

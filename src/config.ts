@@ -23,7 +23,13 @@ export const ConfigSchema = z
       .object({
         maxLines: z.number().int().positive().default(2000),
         maxLineChars: z.number().int().positive().default(2000),
-        outputBudgetBytes: z.number().int().positive().default(256 * 1024),
+        /**
+         * Bytes of text one Read returns, footer and notes included. 32 KiB fits Claude Code's default MCP
+         * limit (25,000 tokens) with margin even for the densest text measured (random base64: 1.43 bytes
+         * a token → 23k tokens; source code ≈ 3.2 bytes a token → 10k). Raise it for clients with a
+         * larger limit (Claude Code: MAX_MCP_OUTPUT_TOKENS).
+         */
+        outputBudgetBytes: z.number().int().positive().default(32 * 1024),
         maxImageBytes: z.number().int().positive().default(5 * MiB),
         maxPdfBytes: z.number().int().positive().default(20 * MiB),
         /** Text outputs shown per notebook cell before they are elided (a single-cell Read gets outputBudgetBytes). */

@@ -39,6 +39,8 @@ export interface NotebookEditResult {
 }
 
 const CELL_INDEX = /^cell-(\d+)$/;
+/** Cell ids in answers are cut here: a 1 MB cell_id is not echoed back (issue 12). */
+const clipName = (name: string) => (name.length > 80 ? `${name.slice(0, 80)}… (${name.length} chars)` : name);
 const MAX_ID_TRIES = 1000;
 
 /** Lines as nbformat stores them: each keeps its "\n"; "" is an empty list. */
@@ -60,13 +62,13 @@ export function locateCell(nb: ParsedNotebook, cellId: string, mode: EditMode): 
     if (index < n) return { index, append: false };
     if (index === n && mode === 'replace') return { index, append: true };
   }
-  const names = nb.cells.slice(0, 12).map((c, i) => cellName(c, i));
+  const names = nb.cells.slice(0, 12).map((c, i) => clipName(cellName(c, i)));
   const list = n === 0 ? '' : ` (${names.join(', ')}${n > names.length ? ', …' : ''})`;
   const hint =
     n === 0
       ? 'The notebook has no cells: add one with edit_mode "insert" and no cell_id.'
       : `Use an id shown by Read (<cell id="…">) or cell-N with N from 0 to ${n - 1}${mode === 'replace' ? ` (cell-${n} appends a cell)` : ''}.`;
-  throw new ToolError('CELL_NOT_FOUND', `Cell "${cellId}" was not found: the notebook has ${n} cell${n === 1 ? '' : 's'}${list}. ${hint}`, { cell_id: cellId, cell_count: n });
+  throw new ToolError('CELL_NOT_FOUND', `Cell "${clipName(cellId)}" was not found: the notebook has ${n} cell${n === 1 ? '' : 's'}${list}. ${hint}`, { cell_id: clipName(cellId), cell_count: n });
 }
 
 /**

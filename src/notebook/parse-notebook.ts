@@ -57,6 +57,14 @@ export interface ParsedNotebook {
   format: JsonFormat;
 }
 
+/**
+ * Notebooks above this size are not parsed as notebooks (JSON.parse cannot yield, and 16 MiB takes
+ * about 0.2 s; a 1e6-cell, 157 MB notebook took 3–19 s and 1 GB): Read shows them as text.
+ */
+export const MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024;
+/** NotebookEdit's cap: locating spans and re-checking every other cell cost ≈ 30 µs a cell (10,000 cells ≈ 0.3 s). */
+export const MAX_EDIT_CELLS = 10_000;
+
 const invalid = (why: string, details: Record<string, unknown> = {}) =>
   new ToolError('NOTEBOOK_INVALID', `Notebook is not valid: ${why} Fix the file (for example with Write, after reading it) or restore it from history; NotebookEdit only edits well-formed nbformat 4 notebooks.`, details);
 
@@ -93,18 +101,23 @@ export function parseNotebook(text: string): ParsedNotebook {
     }
   });
 
-  const top = scanObject(text, skipWhitespace(text, 0));
-  const cellsMember = lastMember(top.members, 'cells')!;
-  const arr = scanArray(text, cellsMember.value.start);
-  const cellLayouts: CellLayout[] = arr.elements.map((e) => ({ ...e, members: scanObject(text, e.start).members }));
-  const format = detectFormat(text, top.members, cellLayouts, cells as NotebookCell[]);
-  const cellsKeyIndent = indentBefore(text, cellsMember.keyStart) ?? '';
-  const first = cellLayouts[0];
-  const cellIndent = (first && indentBefore(text, first.start)) ?? cellsKeyIndent + (format.unit ?? '');
   const metadata = isObject(value.metadata) ? value.metadata : {};
   const kernelspec = isObject(metadata.kernelspec) ? metadata.kernelspec : {};
   const languageInfo = isObject(metadata.language_info) ? metadata.language_info : {};
   const language = typeof kernelspec.language === 'string' ? kernelspec.language : typeof languageInfo.name === 'string' ? languageInfo.name : 'python';
+  // Spans and format cost a scan of every cell: only an edit needs them, so a Read of a huge notebook never pays.
+  let shape: { layout: NotebookLayout; format: JsonFormat } | undefined;
+  const measure = () => {
+    const top = scanObject(text, skipWhitespace(text, 0));
+    const cellsMember = lastMember(top.members, 'cells')!;
+    const arr = scanArray(text, cellsMember.value.start);
+    const cellLayouts: CellLayout[] = arr.elements.map((e) => ({ ...e, members: scanObject(text, e.start).members }));
+    const format = detectFormat(text, top.members, cellLayouts, cells as NotebookCell[]);
+    const cellsKeyIndent = indentBefore(text, cellsMember.keyStart) ?? '';
+    const first = cellLayouts[0];
+    const cellIndent = (first && indentBefore(text, first.start)) ?? cellsKeyIndent + (format.unit ?? '');
+    return { layout: { cellsArray: { start: cellsMember.value.start, end: arr.end }, cellsKeyIndent, cellIndent, cells: cellLayouts }, format };
+  };
   return {
     text,
     value,
@@ -112,8 +125,12 @@ export function parseNotebook(text: string): ParsedNotebook {
     nbformat: 4,
     nbformatMinor: minor,
     language: language.toLowerCase(),
-    layout: { cellsArray: { start: cellsMember.value.start, end: arr.end }, cellsKeyIndent, cellIndent, cells: cellLayouts },
-    format,
+    get layout() {
+      return (shape ??= measure()).layout;
+    },
+    get format() {
+      return (shape ??= measure()).format;
+    },
   };
 }
 

@@ -2,7 +2,9 @@
 import { ToolError, MESSAGES } from '../errors.js';
 import type { Splice } from './line-endings.js';
 import { findNearMisses, visibleWhitespace } from './near-miss.js';
-import { lineNumbersOf, planMatch, type MatchKind } from './match.js';
+import { lineNumbersOf, planMatchSteps, type MatchKind } from './match.js';
+import { runSteps, STEP, type Steps } from './steps.js';
+import { stripTrailingWhitespace } from './trailing-whitespace.js';
 
 export interface EditSpec {
   old_string: string;
@@ -20,6 +22,9 @@ export interface AppliedEdit {
 const MAX_LISTED_LINES = 20;
 const MAX_ECHO = 500;
 
+// replaceAll copies even when nothing matches; most inputs have no CR at all.
+const toLf = (s: string) => (s.indexOf('\r') === -1 ? s : s.replaceAll('\r\n', '\n'));
+
 const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
 
 /**
@@ -28,9 +33,9 @@ const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
  * trailing spaces are a hard break.
  */
 export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T {
-  const old_string = spec.old_string.replaceAll('\r\n', '\n');
-  let new_string = spec.new_string.replaceAll('\r\n', '\n');
-  if (!isMarkdown(filePath)) new_string = new_string.replace(/[ \t]+$/gm, '');
+  const old_string = toLf(spec.old_string);
+  let new_string = toLf(spec.new_string);
+  if (!isMarkdown(filePath)) new_string = stripTrailingWhitespace(new_string);
   return { ...spec, old_string, new_string };
 }
 
@@ -39,17 +44,27 @@ export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string)
  * lines of every match). Replacement text is literal: "$&" stays "$&".
  */
 export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
-  const plan = planMatch(text, spec.old_string, spec.new_string);
+  return runSteps(applyEditSteps(text, spec));
+}
+
+/** applyEdit() with pause points (see steps.ts): a replace_all can make millions of splices. */
+export function* applyEditSteps(text: string, spec: EditSpec): Steps<AppliedEdit> {
+  const plan = yield* planMatchSteps(text, spec.old_string, spec.new_string);
   if (!plan) throw noMatch(text, spec.old_string);
   if (plan.positions.length > 1 && !spec.replace_all) throw ambiguous(text, spec.old_string, plan.positions);
 
   // A deletion swallows the line break after each occurrence, so deleting a line leaves no blank line.
   const deleting = spec.new_string === '' && !spec.old_string.endsWith('\n');
-  const splices: Splice[] = plan.positions.map((start) => {
+  const splices: Splice[] = [];
+  const { positions } = plan;
+  for (let k = 0; k < positions.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const start = positions[k]!;
     let end = start + plan.length;
-    if (deleting && text.charCodeAt(end) === 10) end++;
-    return { start, end, replacement: plan.replacementAt(start) };
-  });
+    // Not when the next occurrence starts at that break: the splices would overlap.
+    if (deleting && text.charCodeAt(end) === 10 && positions[k + 1] !== end) end++;
+    splices.push({ start, end, replacement: plan.replacementAt(start) });
+  }
   return { splices, replacements: splices.length, kind: plan.kind };
 }
 
@@ -74,7 +89,7 @@ function noMatch(text: string, oldString: string): ToolError {
   if (misses.length > 0) {
     message += '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
     for (const m of misses) {
-      const shown = m.text.split('\n').slice(0, 6).map(visibleWhitespace);
+      const shown = m.text.split('\n').map(visibleWhitespace);
       message += `\n- line ${m.line}:\n    ${shown.join('\n    ')}`;
       for (const h of m.hints) message += `\n  differs: ${h}`;
     }

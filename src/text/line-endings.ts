@@ -4,6 +4,8 @@
 // search strings behave the same on CRLF and LF files, but they are applied to the raw text so a
 // mixed CRLF/LF file stays exactly as mixed as it was everywhere the edit did not reach.
 
+import { runSteps, STEP, type Steps } from './steps.js';
+
 /** Line breaks present in a document. `none` means no LF or CRLF at all (a lone "\r" does not count). */
 export type LineEndingStyle = 'LF' | 'CRLF' | 'mixed' | 'none';
 
@@ -124,8 +126,15 @@ export function toRawOffset(doc: LineDoc, offset: number): number {
  * @throws RangeError on unsorted, overlapping or out-of-range splices
  */
 export function spliceLineDoc(doc: LineDoc, splices: readonly Splice[]): LineDoc {
+  return runSteps(spliceLineDocSteps(doc, splices));
+}
+
+/** spliceLineDoc() with pause points every STEP splices (see steps.ts); same result, same errors. */
+export function* spliceLineDocSteps(doc: LineDoc, splices: readonly Splice[]): Steps<LineDoc> {
   let prevEnd = 0;
+  let n = 0;
   for (const s of splices) {
+    if (++n % STEP === 0) yield;
     checkOffset(doc, s.start, 'splice start');
     checkOffset(doc, s.end, 'splice end');
     if (s.end < s.start) throw new RangeError(`splice end ${s.end} is before its start ${s.start}`);
@@ -137,9 +146,16 @@ export function spliceLineDoc(doc: LineDoc, splices: readonly Splice[]): LineDoc
   if (splices.length === 0) return doc;
 
   const { raw, text } = doc;
+  // Joined a slice at a time: one join of millions of tiny parts is a long pause of its own.
+  const chunks: string[] = [];
   const parts: string[] = [];
   let rawPos = 0;
   for (const s of splices) {
+    if (++n % STEP === 0) {
+      chunks.push(parts.join(''));
+      parts.length = 0;
+      yield;
+    }
     const rawStart = toRawOffset(doc, s.start);
     const rawEnd = toRawOffset(doc, s.end);
     parts.push(raw.slice(rawPos, rawStart));
@@ -158,7 +174,8 @@ export function spliceLineDoc(doc: LineDoc, splices: readonly Splice[]): LineDoc
     rawPos = rawEnd;
   }
   parts.push(raw.slice(rawPos));
-  const joined = parts.join('');
+  chunks.push(parts.join(''));
+  const joined = chunks.length === 1 ? chunks[0]! : chunks.join('');
   // An LF document spliced with CR-free text stays CR-free: skip the full rescan (hot path on 5 MB files).
   if (crFree.has(doc) && !splices.some((s) => s.replacement.includes('\r'))) {
     const style: LineEndingStyle = joined.indexOf('\n') === -1 ? 'none' : 'LF';

@@ -34,7 +34,9 @@ export function unseenRanges(seen: readonly LineRange[], total: number): LineRan
   return out;
 }
 
-/** "1–3, 7" for messages; "none" for no ranges. */
-export function describeRanges(ranges: readonly LineRange[]): string {
-  return ranges.length === 0 ? 'none' : ranges.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
+/** "1–3, 7" for messages, at most `max` ranges then how many more (answers stay small, issue 12); "none" for no ranges. */
+export function describeRanges(ranges: readonly LineRange[], max = 20): string {
+  if (ranges.length === 0) return 'none';
+  const shown = ranges.slice(0, max).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`));
+  return ranges.length > max ? `${shown.join(', ')}, … (${ranges.length - max} more ranges)` : shown.join(', ');
 }

@@ -1,6 +1,7 @@
 // Locating old_string in a file: findActualString's fallbacks (seeds 000/002), every match, and near misses.
 import { desanitize } from './desanitize.js';
 import { normalizeQuotes, preserveQuoteStyle } from './quotes.js';
+import { runSteps, STEP, type Steps } from './steps.js';
 
 export type MatchKind = 'exact' | 'quotes' | 'desanitized' | 'desanitized+quotes';
 
@@ -17,11 +18,16 @@ export interface MatchPlan {
 
 /** Non-overlapping occurrences of `needle` in `haystack`, left to right; stops after `cap`. */
 export function findAll(haystack: string, needle: string, cap = Infinity): number[] {
+  return runSteps(findAllSteps(haystack, needle, cap));
+}
+
+function* findAllSteps(haystack: string, needle: string, cap = Infinity): Steps<number[]> {
   const out: number[] = [];
   if (needle === '') return out;
   let i = haystack.indexOf(needle);
   while (i !== -1 && out.length < cap) {
     out.push(i);
+    if (out.length % STEP === 0) yield;
     i = haystack.indexOf(needle, i + needle.length);
   }
   return out;
@@ -33,7 +39,12 @@ export function findAll(haystack: string, needle: string, cap = Infinity): numbe
  * Returns undefined when nothing matches.
  */
 export function planMatch(file: string, oldString: string, newString: string): MatchPlan | undefined {
-  const exact = findAll(file, oldString);
+  return runSteps(planMatchSteps(file, oldString, newString));
+}
+
+/** planMatch() with pause points while it collects occurrences (see steps.ts). */
+export function* planMatchSteps(file: string, oldString: string, newString: string): Steps<MatchPlan | undefined> {
+  const exact = yield* findAllSteps(file, oldString);
   if (exact.length > 0) {
     return { kind: 'exact', positions: exact, length: oldString.length, replacementAt: () => newString };
   }

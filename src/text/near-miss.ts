@@ -1,5 +1,6 @@
 // NO_MATCH diagnosis: the regions of the file that old_string most likely meant, and what differs.
 import { normalizeQuotes } from './quotes.js';
+import { trailingBlankStart } from './trailing-whitespace.js';
 
 export interface NearMiss {
   /** 1-based first line of the region. */
@@ -12,14 +13,28 @@ export interface NearMiss {
 
 const MAX_SCAN_LINES = 200_000;
 const MAX_ANCHORS = 20;
+// Bounds that keep the diagnosis cheap and its answer small whatever the sizes (issue 12).
+const MAX_OLD_LINES = 200;
+const MAX_KEY_CHARS = 1_000;
+const MAX_STARTS_PER_ANCHOR = 1_000;
+const MAX_SIMILAR_CHARS = 200;
+const MAX_SIMILAR_LINES = 50_000;
+/** What a near miss shows: its first lines, each cut. */
+export const SHOWN_LINES = 6;
+export const SHOWN_LINE_CHARS = 200;
 
-const squash = (s: string) => normalizeQuotes(s).replace(/\s+/g, ' ').trim();
+const squash = (s: string) => normalizeQuotes(s.length > MAX_KEY_CHARS ? s.slice(0, MAX_KEY_CHARS) : s).replace(/\s+/g, ' ').trim();
+
+/** A line as a diagnosis shows it: cut past SHOWN_LINE_CHARS, saying how long it was. */
+export function shownLine(line: string): string {
+  return line.length > SHOWN_LINE_CHARS ? `${line.slice(0, SHOWN_LINE_CHARS)}… (${line.length} chars)` : line;
+}
 
 /** Makes whitespace visible: tab → "→", trailing spaces → "·". */
 export function visibleWhitespace(line: string): string {
-  const trail = /[ \t]+$/.exec(line);
-  const body = trail ? line.slice(0, trail.index) : line;
-  const tail = trail ? trail[0].replace(/ /g, '·').replace(/\t/g, '→') : '';
+  const cut = trailingBlankStart(line);
+  const body = line.slice(0, cut);
+  const tail = line.slice(cut).replace(/ /g, '·').replace(/\t/g, '→');
   return body.replace(/\t/g, '→') + tail;
 }
 
@@ -29,8 +44,9 @@ export function visibleWhitespace(line: string): string {
  */
 export function findNearMisses(file: string, oldString: string, max = 3): NearMiss[] {
   const fileLines = file.split('\n', MAX_SCAN_LINES);
-  const oldLines = oldString.split('\n');
-  if (oldLines.length > 1 && oldLines[oldLines.length - 1] === '') oldLines.pop();
+  const oldLines = oldString.split('\n', MAX_OLD_LINES + 1);
+  if (oldLines.length > MAX_OLD_LINES) oldLines.length = MAX_OLD_LINES;
+  else if (oldLines.length > 1 && oldLines[oldLines.length - 1] === '') oldLines.pop();
   const oldKeys = oldLines.map(squash);
   const fileKeys = new Map<number, string>();
   const keyAt = (i: number) => {
@@ -45,8 +61,10 @@ export function findNearMisses(file: string, oldString: string, max = 3): NearMi
     const key = oldKeys[a]!;
     if (key.length < 3) continue;
     anchors++;
-    for (let i = 0; i < fileLines.length; i++) {
+    let starts = 0;
+    for (let i = 0; i < fileLines.length && starts < MAX_STARTS_PER_ANCHOR; i++) {
       if (keyAt(i) !== key) continue;
+      starts++;
       const start = i - a;
       if (start < 0 || scores.has(start)) continue;
       let score = 0;
@@ -59,7 +77,7 @@ export function findNearMisses(file: string, oldString: string, max = 3): NearMi
 
   return starts.slice(0, max).map((start) => {
     const region = fileLines.slice(start, start + oldLines.length);
-    return { line: start + 1, text: region.join('\n'), hints: diffHints(region, oldLines) };
+    return { line: start + 1, text: region.slice(0, SHOWN_LINES).map(shownLine).join('\n'), hints: diffHints(region, oldLines) };
   });
 }
 
@@ -67,10 +85,10 @@ export function findNearMisses(file: string, oldString: string, max = 3): NearMi
 function similarLines(fileLines: string[], oldLines: string[], max: number): number[] {
   const a = oldLines.findIndex((l) => l.trim().length >= 3);
   if (a === -1) return [];
-  const target = bigrams(squash(oldLines[a]!));
+  const target = bigrams(squash(oldLines[a]!.slice(0, MAX_SIMILAR_CHARS)));
   const scored: Array<[number, number]> = [];
-  for (let i = 0; i < fileLines.length; i++) {
-    const line = fileLines[i]!;
+  for (let i = 0; i < fileLines.length && i < MAX_SIMILAR_LINES; i++) {
+    const line = fileLines[i]!.slice(0, MAX_SIMILAR_CHARS);
     if (line.trim().length < 3) continue;
     const s = dice(target, bigrams(squash(line)));
     if (s >= 0.5 && i - a >= 0) scored.push([i - a, s]);
@@ -135,7 +153,7 @@ export function diffHints(region: string[], oldLines: string[]): string[] {
     hints.push(
       f === undefined
         ? `old_string has more lines than this region (from its line ${firstOther + 1})`
-        : `line ${firstOther + 1} of old_string differs: file has "${visibleWhitespace(f)}", old_string has "${visibleWhitespace(o ?? '')}"`,
+        : `line ${firstOther + 1} of old_string differs: file has "${shownLine(visibleWhitespace(f))}", old_string has "${shownLine(visibleWhitespace(o ?? ''))}"`,
     );
   }
   return hints;

@@ -2,10 +2,13 @@
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { countBreaks } from './count-lines.js';
 import type { Splice } from './line-endings.js';
+import { runSteps, STEP, type Steps } from './steps.js';
 
 export const CONTEXT_LINES = 3;
 const SNIPPET_CONTEXT = 4;
 const MAX_SNIPPET_LINES = 60;
+/** Snippet lines are cut shorter than Read's: the snippet is a confirmation, ≤ 60 × 500 characters. */
+const SNIPPET_LINE_CHARS = 500;
 const MAX_LINE_CHARS = 2000;
 
 /** Offset of the start of the line `n` lines above the line containing `off`. */
@@ -31,16 +34,21 @@ interface Cluster {
   newTo: number;
   oldLine: number; // 1-based line of oldFrom
   newLine: number;
+  /** Indexes of its first and last splice. */
+  first: number;
+  last: number;
 }
 
 /** Groups splices whose context windows touch, mapping each group into old and new coordinates. */
-function clusters(oldText: string, splices: readonly Splice[], context: number): Cluster[] {
+function* clusters(oldText: string, splices: readonly Splice[], context: number): Steps<Cluster[]> {
   const out: Cluster[] = [];
   let delta = 0; // new − old offset before the current splice
   let lineDelta = 0;
   let lineAt = 0; // offset up to which old line numbers are counted
   let line = 1;
-  for (const s of splices) {
+  for (let k = 0; k < splices.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const s = splices[k]!;
     const lastChar = s.end > s.start ? s.end - 1 : s.start;
     const from = lineStartBefore(oldText, s.start, context);
     const to = lineEndAfter(oldText, lastChar, context);
@@ -50,10 +58,11 @@ function clusters(oldText: string, splices: readonly Splice[], context: number):
     if (prev && from <= prev.oldTo) {
       prev.oldTo = Math.max(prev.oldTo, to);
       prev.newTo = prev.oldTo + delta + d;
+      prev.last = k;
     } else {
       line += countBreaks(oldText, lineAt, from);
       lineAt = from;
-      out.push({ oldFrom: from, oldTo: to, newFrom: from + delta, newTo: to + delta + d, oldLine: line, newLine: line + lineDelta });
+      out.push({ oldFrom: from, oldTo: to, newFrom: from + delta, newTo: to + delta + d, oldLine: line, newLine: line + lineDelta, first: k, last: k });
     }
     delta += d;
     lineDelta += ld;
@@ -61,27 +70,141 @@ function clusters(oldText: string, splices: readonly Splice[], context: number):
   return out;
 }
 
-/** structuredPatch of the edited regions only, with file-level line numbers. */
-export function regionPatch(oldText: string, newText: string, splices: readonly Splice[], context = CONTEXT_LINES): StructuredPatchHunk[] {
-  const hunks: StructuredPatchHunk[] = [];
-  for (const c of clusters(oldText, splices, context)) {
-    const patch = structuredPatch('a', 'b', oldText.slice(c.oldFrom, c.oldTo), newText.slice(c.newFrom, c.newTo), undefined, undefined, { context });
-    for (const h of patch.hunks) {
-      hunks.push({ ...h, oldStart: h.oldStart + c.oldLine - 1, newStart: h.newStart + c.newLine - 1 });
-    }
-  }
-  return hunks;
+/** What a result may carry of a patch: the hunks stop past this many lines, each line cut past lineChars. */
+export const PATCH_BUDGET = { lines: 400, lineChars: 500 };
+/** Clusters up to this size are diffed line by line (minimal hunks); larger ones are shown splice by splice. */
+const MYERS_MAX_LINES = 2000;
+const MYERS_MAX_CHARS = 256 * 1024;
+const NO_NEWLINE = '\\ No newline at end of file';
+
+/** A structuredPatch of the edited regions, bounded for a tool result, with the full line counts. */
+export interface BoundedPatch {
+  hunks: StructuredPatchHunk[];
+  /** Lines added and removed by the whole change (not only the hunks shown). */
+  added: number;
+  removed: number;
+  /** Hunks or lines were left out (or lines cut) to stay within the budget. */
+  truncated: boolean;
 }
 
-/** Lines added and removed by a patch. */
-export function countChanges(hunks: readonly StructuredPatchHunk[]): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const h of hunks) for (const l of h.lines) {
-    if (l.startsWith('+')) added++;
-    else if (l.startsWith('-')) removed++;
+/**
+ * structuredPatch of the edited regions only, with file-level line numbers. Work and size follow the
+ * edited regions, never the file: a cluster too large to diff line by line (a replace_all touching
+ * every line, a rewritten 50 MB file) is shown as its changed lines removed and added, and the hunks
+ * stop at `budget.lines` lines while the counts still cover everything.
+ */
+export function regionPatch(oldText: string, newText: string, splices: readonly Splice[], context = CONTEXT_LINES, budget = PATCH_BUDGET): BoundedPatch {
+  return runSteps(regionPatchSteps(oldText, newText, splices, context, budget));
+}
+
+/** regionPatch() with pause points (see steps.ts): for a replace_all of millions of occurrences. */
+export function* regionPatchSteps(oldText: string, newText: string, splices: readonly Splice[], context = CONTEXT_LINES, budget = PATCH_BUDGET): Steps<BoundedPatch> {
+  const out: BoundedPatch = { hunks: [], added: 0, removed: 0, truncated: false };
+  let shown = 0;
+  const push = (hunk: StructuredPatchHunk) => {
+    if (shown >= budget.lines) {
+      out.truncated = true;
+      return;
+    }
+    let lines = hunk.lines;
+    if (shown + lines.length > budget.lines) {
+      lines = lines.slice(0, budget.lines - shown);
+      out.truncated = true;
+    }
+    shown += lines.length;
+    out.hunks.push({ ...hunk, lines: lines.map((l) => clipLine(l, budget.lineChars, out)) });
+  };
+  const groups = yield* clusters(oldText, splices, context);
+  let n = 0;
+  for (const c of groups) {
+    if (++n % STEP === 0) yield;
+    const oldSize = c.oldTo - c.oldFrom;
+    const newSize = c.newTo - c.newFrom;
+    const small = oldSize + newSize <= MYERS_MAX_CHARS && countBreaks(oldText, c.oldFrom, c.oldTo) + countBreaks(newText, c.newFrom, c.newTo) <= MYERS_MAX_LINES;
+    if (small && shown < budget.lines) {
+      const patch = structuredPatch('a', 'b', oldText.slice(c.oldFrom, c.oldTo), newText.slice(c.newFrom, c.newTo), undefined, undefined, { context });
+      for (const h of patch.hunks) {
+        for (const l of h.lines) {
+          if (l.startsWith('+')) out.added++;
+          else if (l.startsWith('-')) out.removed++;
+        }
+        push({ ...h, oldStart: h.oldStart + c.oldLine - 1, newStart: h.newStart + c.newLine - 1 });
+      }
+    } else {
+      yield* spliceHunk(oldText, newText, c, splices.slice(c.first, c.last + 1), shown < budget.lines ? budget.lines - shown : 0, out, push);
+    }
   }
-  return { added, removed };
+  return out;
+}
+
+function clipLine(line: string, max: number, out: BoundedPatch): string {
+  if (line.length <= max) return line;
+  out.truncated = true;
+  return `${line.slice(0, max)}… [line cut: ${line.length - 1} chars]`;
+}
+
+/** Counts the lines of text.slice(from, to) and materialises at most `room` lines into `into`, as diff writes them. */
+function linesOf(text: string, from: number, to: number, room: number, prefix: string, into: string[]): number {
+  let n = 0;
+  let at = from;
+  while (at < to) {
+    const nl = text.indexOf('\n', at);
+    const end = nl === -1 || nl >= to ? to : nl;
+    if (into.length < room) {
+      into.push(prefix + text.slice(at, end));
+      // diff marks a last line without a line break.
+      if (end === text.length && into.length < room) into.push(NO_NEWLINE);
+    }
+    n++;
+    at = end + 1;
+  }
+  return n;
+}
+
+/** One hunk for a cluster, splice group by splice group: changed lines out, new lines in, unchanged lines as context. */
+function* spliceHunk(oldText: string, newText: string, c: Cluster, mine: readonly Splice[], room: number, out: BoundedPatch, push: (h: StructuredPatchHunk) => void): Steps<void> {
+  const lines: string[] = [];
+  let delta = c.newFrom - c.oldFrom;
+  let oldAt = c.oldFrom;
+  let oldLines = 0;
+  let newLines = 0;
+  const group = { oldA: -1, oldB: -1, d: 0 };
+  const flush = () => {
+    if (group.oldA < 0) return;
+    const ctx = linesOf(oldText, oldAt, group.oldA, room, ' ', lines);
+    const removed = linesOf(oldText, group.oldA, group.oldB, room, '-', lines);
+    const added = linesOf(newText, group.oldA + delta, group.oldB + delta + group.d, room, '+', lines);
+    out.removed += removed;
+    out.added += added;
+    oldLines += ctx + removed;
+    newLines += ctx + added;
+    delta += group.d;
+    oldAt = group.oldB;
+    group.oldA = -1;
+  };
+  let n = 0;
+  for (const s of mine) {
+    if (++n % STEP === 0) yield;
+    const a = lineStartBefore(oldText, s.start, 0);
+    const b = Math.max(lineEndAfter(oldText, s.end > s.start ? s.end - 1 : s.start, 0), a);
+    const d = s.replacement.length - (s.end - s.start);
+    if (group.oldA >= 0 && a < group.oldB) {
+      group.oldB = Math.max(group.oldB, b);
+      group.d += d;
+      continue;
+    }
+    flush();
+    group.oldA = a;
+    group.oldB = b;
+    group.d = d;
+  }
+  flush();
+  const tail = linesOf(oldText, oldAt, c.oldTo, room, ' ', lines);
+  oldLines += tail;
+  newLines += tail;
+  if (lines.length >= room) out.truncated = true;
+  if (room > 0) push({ oldStart: c.oldLine, oldLines, newStart: c.newLine, newLines, lines });
+  else out.truncated = true;
 }
 
 /** `N\t<line>` numbering (compact Claude Code format) or the legacy `%6d→` form. */
@@ -94,12 +217,15 @@ export function numberLine(n: number, line: string, style: LineNumberStyle, maxC
 
 /** cat -n snippet of the new text around the first splice (±4 lines, capped). */
 export function editSnippet(oldText: string, newText: string, splices: readonly Splice[], style: LineNumberStyle = 'compact'): string {
-  const [c] = clusters(oldText, splices.slice(0, 1), SNIPPET_CONTEXT);
+  const [c] = runSteps(clusters(oldText, splices.slice(0, 1), SNIPPET_CONTEXT));
   if (!c) return '';
-  const lines = newText.slice(c.newFrom, c.newTo).split('\n');
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  const shown = lines.slice(0, MAX_SNIPPET_LINES).map((l, i) => numberLine(c.newLine + i, l, style));
-  if (lines.length > MAX_SNIPPET_LINES) shown.push(`… ${lines.length - MAX_SNIPPET_LINES} more lines`);
+  const region = newText.slice(c.newFrom, c.newTo);
+  // Split only what is shown; the rest is counted.
+  const lines = region.split('\n', MAX_SNIPPET_LINES + 1);
+  const total = countBreaks(region, 0, region.length) + (region.endsWith('\n') ? 0 : 1);
+  if (lines.length > total) lines.length = total;
+  const shown = lines.slice(0, MAX_SNIPPET_LINES).map((l, i) => numberLine(c.newLine + i, l, style, SNIPPET_LINE_CHARS));
+  if (total > MAX_SNIPPET_LINES) shown.push(`… ${total - MAX_SNIPPET_LINES} more lines`);
   return shown.join('\n');
 }
 
@@ -113,7 +239,7 @@ export function wholeTextSplice(a: string, b: string): Splice {
   return { start, end: a.length - tail, replacement: b.slice(start, b.length - tail) };
 }
 
-/** The diff between two whole texts, computed over their changed middle only. */
-export function wholeTextPatch(a: string, b: string): StructuredPatchHunk[] {
+/** The diff between two whole texts, computed over their changed middle only (bounded like regionPatch). */
+export function wholeTextPatch(a: string, b: string): BoundedPatch {
   return regionPatch(a, b, [wholeTextSplice(a, b)]);
 }

@@ -3,11 +3,14 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { FileState } from '../session/file-state-store.js';
-import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { applyEditSteps, normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { yieldToOthers } from '../fs/yield-to-others.js';
 import { encodeText } from '../text/codec.js';
 import { countBreaks, countLines } from '../text/count-lines.js';
-import { spliceLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
-import { countChanges, editSnippet, regionPatch } from '../text/patch.js';
+import { formatBytes } from '../text/format-bytes.js';
+import { spliceLineDocSteps, type LineDoc, type Splice } from '../text/line-endings.js';
+import { editSnippet, regionPatchSteps } from '../text/patch.js';
+import { runStepsWithPauses, STEP } from '../text/steps.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
@@ -15,14 +18,15 @@ import { describeText, requireEncodable } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-export const EditInput = z.object({
+export const EditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with (must be different from old_string)'),
-  replace_all: z.boolean().default(false).describe('Replace all occurrences of old_string (default false)'),
-  dry_run: z.boolean().default(false).describe('Validate and return the patch without writing'),
+  replace_all: semanticBoolean(z.boolean()).default(false).describe('Replace all occurrences of old_string (default false)'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
 });
 export type EditInput = z.input<typeof EditInput>;
 
@@ -34,7 +38,7 @@ export const EDIT_DESCRIPTION = `Performs exact string replacements in files.
 - Line endings, encoding and every byte outside the replaced text are kept. dry_run returns the patch without writing.`;
 
 /** Edit's success text, snippet and structuredContent. */
-function editOutput(args: {
+async function editOutput(args: {
   display: string;
   oldDoc: LineDoc;
   newDoc: LineDoc;
@@ -45,10 +49,9 @@ function editOutput(args: {
   replacements: number;
   deps: ToolDeps;
   extra?: Record<string, unknown>;
-}): { output: ToolOutput; added: number; removed: number } {
+}): Promise<{ output: ToolOutput; added: number; removed: number }> {
   const { oldDoc, newDoc, splices, deps } = args;
-  const patch = regionPatch(oldDoc.text, newDoc.text, splices);
-  const { added, removed } = countChanges(patch);
+  const { hunks, added, removed, truncated } = await runStepsWithPauses(regionPatchSteps(oldDoc.text, newDoc.text, splices), yieldToOthers);
   const snippet = editSnippet(oldDoc.text, newDoc.text, splices, deps.config.read.lineNumbers);
   const facts = args.current.exists ? describeText(args.current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const head = args.dryRun ? `Dry run: nothing was written. ${args.headline.replace('has been updated', 'would be updated')}` : args.headline;
@@ -59,7 +62,8 @@ function editOutput(args: {
       structured: {
         file_path: args.display,
         replacements: args.replacements,
-        structuredPatch: patch,
+        structuredPatch: hunks,
+        ...(truncated ? { patch_truncated: true } : {}),
         dry_run: args.dryRun,
         already_applied: false,
         ...facts,
@@ -75,7 +79,7 @@ const inputKey = (spec: EditSpec) => JSON.stringify([spec.old_string, spec.new_s
 
 /** Edit as a plain function: policy → the one write pipeline. Throws ToolError (DESIGN §3 codes). */
 export async function edit(raw: EditInput, deps: ToolDeps): Promise<ToolOutput> {
-  const input = EditInput.parse(raw);
+  const input = parseToolInput(EditInput, raw);
   const spec = normalizeEditSpec({ old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }, input.file_path);
   if (spec.old_string === spec.new_string) throw new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE);
   return authorizedWrite(deps, 'Edit', input.file_path, input.dry_run, (current, ctx) => planEdit(current, ctx, spec, input, deps));
@@ -87,22 +91,34 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
   const oldDoc = prepared.doc;
   requireEncodable(spec.new_string, prepared.encoding, display);
   const key = inputKey(spec);
-  if (spec.old_string !== '' && isAlreadyApplied(current, deps.session, key, [spec.new_string])) {
+  if (spec.old_string !== '' && isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'this edit', input.dry_run, {}) };
   }
   const { splices, replacements } =
-    spec.old_string === '' ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 } : applyEdit(oldDoc.text, spec);
+    spec.old_string === ''
+      ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 }
+      : await runStepsWithPauses(applyEditSteps(oldDoc.text, spec), yieldToOthers);
 
-  const newDoc = spliceLineDoc(oldDoc, splices);
+  // A character is at least one byte: refuse a result over maxEditBytes before building it (replace_all of
+  // a short string with a long one can ask for gigabytes).
+  let length = oldDoc.text.length;
+  for (const sp of splices) length += sp.replacement.length - (sp.end - sp.start);
+  if (length > deps.config.maxEditBytes) {
+    throw new ToolError('TOO_LARGE', `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(deps.config.maxEditBytes)}.`, { size: length, max: deps.config.maxEditBytes });
+  }
+  // A replace_all of millions of occurrences pauses every few thousand splices: other sessions are answered meanwhile.
+  const newDoc = await runStepsWithPauses(spliceLineDocSteps(oldDoc, splices), yieldToOthers);
+  const bytes = encodeText(newDoc.raw, prepared.encoding);
+  if (splices.length > STEP) await yieldToOthers();
   const headline = input.replace_all
     ? `The file ${display} has been updated successfully. All occurrences were successfully replaced.`
     : prepared.create
       ? `File created successfully at: ${display}`
       : `The file ${display} has been updated successfully.`;
-  const { output, added, removed } = editOutput({ display, oldDoc, newDoc, splices, headline, dryRun: input.dry_run, current, replacements, deps });
+  const { output, added, removed } = await editOutput({ display, oldDoc, newDoc, splices, headline, dryRun: input.dry_run, current, replacements, deps });
   return {
     change: 'write',
-    bytes: encodeText(newDoc.raw, prepared.encoding),
+    bytes,
     freshness: prepared.freshness,
     text: newDoc.text,
     totalLines: linesAfter(current, oldDoc, newDoc, splices),
@@ -128,9 +144,11 @@ export function linesAfter(current: { readonly state: FileState | undefined; rea
 }
 
 export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'Edit',
-    { description: EDIT_DESCRIPTION, inputSchema: EditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => edit(input, deps), { ...deps, tool: 'Edit' }, decorate),
+    { description: EDIT_DESCRIPTION, input: EditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input) => edit(input, deps),
   );
 }

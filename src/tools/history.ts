@@ -13,24 +13,25 @@ import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
-import { countChanges, wholeTextPatch } from '../text/patch.js';
+import { wholeTextPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-export const FileHistoryInput = z.object({
+export const FileHistoryInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file whose recorded versions to list'),
 });
 export type FileHistoryInput = z.input<typeof FileHistoryInput>;
 
-export const RestoreFileInput = z.object({
+export const RestoreFileInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file to restore'),
-  version: z.number().int().min(0).describe('The version to restore, as listed by FileHistory'),
-  dry_run: z.boolean().default(false).describe('Return the diff the restore would make without writing'),
-  force: z.boolean().default(false).describe('Restore even though the file changed outside editguard since its last recorded version'),
+  version: semanticNumber(z.number().int().min(0)).describe('The version to restore, as listed by FileHistory'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Return the diff the restore would make without writing (default false)'),
+  force: semanticBoolean(z.boolean()).default(false).describe('Restore even though the file changed outside editguard since its last recorded version (default false)'),
 });
 export type RestoreFileInput = z.input<typeof RestoreFileInput>;
 
@@ -106,7 +107,7 @@ async function currentHashOf(target: ResolvedPath): Promise<string | null> {
 
 /** FileHistory as a plain function. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
 export async function fileHistory(raw: FileHistoryInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
-  const input = FileHistoryInput.parse(raw);
+  const input = parseToolInput(FileHistoryInput, raw);
   const store = requireStore(history);
   const target = await deps.session.policy.authorizeRead(input.file_path);
   // Under the file's write lock: the listing never shows a write of this process half done.
@@ -157,7 +158,7 @@ function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
  *   missing blob), STALE (changed outside editguard since the latest version, without force).
  */
 export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
-  const input = RestoreFileInput.parse(raw);
+  const input = parseToolInput(RestoreFileInput, raw);
   const store = requireStore(history);
   let restored: { realPath: string; hash: string | null } | undefined;
   const output = await authorizedWrite(deps, 'RestoreFile', input.file_path, input.dry_run, (current, ctx) =>
@@ -215,7 +216,7 @@ async function planRestore(
   restoring(wanted.hash);
   const change = restoreChange(current, bytes, deps.config.fallbackEncoding);
   const action = bytes === null ? `delete ${display} (it did not exist in version ${wanted.version})` : `restore ${display} to version ${wanted.version}`;
-  const structured = { ...base, already_current: false, deleted: bytes === null, structuredPatch: change.patch, lines_added: change.added, lines_removed: change.removed, new_version: null };
+  const structured = { ...base, already_current: false, deleted: bytes === null, structuredPatch: change.patch, ...(change.truncated ? { patch_truncated: true } : {}), lines_added: change.added, lines_removed: change.removed, new_version: null };
   const text = input.dry_run
     ? `Dry run: nothing was written. RestoreFile would ${action}:\n${change.diff}`
     : bytes === null
@@ -257,21 +258,25 @@ function restoreChange(current: CurrentFile, bytes: Buffer | null, fallback: 'la
   const newText = textOf(bytes, fallback);
   if (oldText === undefined || newText === undefined) {
     const oldSize = current.exists ? current.bytes.length : 0;
-    return { patch: [] as StructuredPatchHunk[], added: 0, removed: 0, newText, diff: `(binary content: ${formatBytes(oldSize)} → ${formatBytes(bytes?.length ?? 0)})` };
+    return { patch: [] as StructuredPatchHunk[], added: 0, removed: 0, truncated: false, newText, diff: `(binary content: ${formatBytes(oldSize)} → ${formatBytes(bytes?.length ?? 0)})` };
   }
-  const patch = wholeTextPatch(oldText, newText);
-  return { patch, ...countChanges(patch), newText, diff: renderPatch(patch) };
+  const { hunks, added, removed, truncated } = wholeTextPatch(oldText, newText);
+  return { patch: hunks, added, removed, truncated, newText, diff: `${renderPatch(hunks)}${truncated ? '\n… (diff cut to stay within the result budget)' : ''}` };
 }
 
 export function registerHistoryTools(server: McpServer, deps: ToolDeps, history: HistoryStore | undefined, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'FileHistory',
-    { description: FILE_HISTORY_DESCRIPTION, inputSchema: FileHistoryInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => fileHistory(input, deps, history), { ...deps, tool: 'FileHistory' }, decorate),
+    { description: FILE_HISTORY_DESCRIPTION, input: FileHistoryInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input) => fileHistory(input, deps, history),
   );
-  server.registerTool(
+  registerStrictTool(
+    server,
     'RestoreFile',
-    { description: RESTORE_FILE_DESCRIPTION, inputSchema: RestoreFileInput.shape, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => restoreFile(input, deps, history), { ...deps, tool: 'RestoreFile' }, decorate),
+    { description: RESTORE_FILE_DESCRIPTION, input: RestoreFileInput, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input) => restoreFile(input, deps, history),
   );
 }

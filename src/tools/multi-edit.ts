@@ -2,32 +2,39 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
-import { applyEdit, normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import { encodeText, type TextEncodingName } from '../text/codec.js';
-import { composeSplices } from '../text/compose-splices.js';
+import { yieldToOthers } from '../fs/yield-to-others.js';
+import { buildMatcher } from '../text/aho-corasick.js';
+import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { encodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
-import { spliceLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
+import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
+import { spliceLineDoc } from '../text/line-endings.js';
 import { lineNumbersOf } from '../text/match.js';
-import { countChanges, regionPatch } from '../text/patch.js';
+import { regionPatch } from '../text/patch.js';
+import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, requireEncodable } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-const EditItem = z.object({
+/** Edits per call: 10,000 take about a second (linear); a client with more should split them. */
+export const MAX_EDITS = 10_000;
+
+const EditItem = z.strictObject({
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with'),
-  replace_all: z.boolean().default(false).describe('Replace all occurrences of old_string (default false)'),
+  replace_all: semanticBoolean(z.boolean()).default(false).describe('Replace all occurrences of old_string (default false)'),
 });
 
-export const MultiEditInput = z.object({
+export const MultiEditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
-  edits: z.array(EditItem).min(1).describe('Edits to apply in order; each one sees the result of the previous ones'),
-  dry_run: z.boolean().default(false).describe('Validate and return the patch without writing'),
+  edits: z.array(EditItem).min(1).max(MAX_EDITS).describe(`Edits to apply in order; each one sees the result of the previous ones (at most ${MAX_EDITS})`),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
 });
 export type MultiEditInput = z.input<typeof MultiEditInput>;
 
@@ -40,6 +47,9 @@ export const MULTI_EDIT_DESCRIPTION = `Makes several exact string replacements i
 - Line endings, encoding and every byte outside the replaced text are kept. dry_run returns the patch without writing.`;
 
 const PREVIEW_CHARS = 60;
+/** Edits listed in the text answer and in structuredContent.edits (the rest are counted). */
+const MAX_LISTED_EDITS = 50;
+const MAX_REPORTED_EDITS = 1000;
 
 /** The failing edit's index, in the message and in details.edit_index (0-based, as in the array). */
 function atEdit(err: unknown, index: number, count: number): unknown {
@@ -51,9 +61,13 @@ function atEdit(err: unknown, index: number, count: number): unknown {
 /**
  * Input-only checks, before any I/O: NO_CHANGE for an edit that changes nothing, INVALID_INPUT for
  * an empty old_string after the first edit, CASCADE when an old_string (trailing newlines ignored)
- * lies inside an earlier edit's new_string (seed 000 "级联编辑保护").
+ * lies inside an earlier edit's new_string (seed 000 "级联编辑保护"). The first failing edit wins.
+ * Linear: one Aho–Corasick pass over the new_strings finds, for every old_string, the first
+ * new_string holding it (comparing every pair was quadratic in the number of edits).
  */
 export function checkEditList(specs: readonly EditSpec[]): void {
+  const probes = specs.map((spec) => trimTrailingNewlines(spec.old_string));
+  const firstHolder = cascadeHolders(specs, probes);
   specs.forEach((spec, i) => {
     if (spec.old_string === spec.new_string) throw atEdit(new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE), i, specs.length);
     if (i > 0 && spec.old_string === '') {
@@ -63,24 +77,42 @@ export function checkEditList(specs: readonly EditSpec[]): void {
         specs.length,
       );
     }
-    const probe = spec.old_string.replace(/\n+$/, '');
-    if (probe === '') return;
-    for (let j = 0; j < i; j++) {
-      if (specs[j]!.new_string.includes(probe)) {
-        throw new ToolError(
-          'CASCADE',
-          `Cannot edit file: old_string of edits[${i}] is a substring of the new_string of edits[${j}], so edits[${i}] would edit text that edits[${j}] inserted. ` +
-            `Merge the two into one edit (change edits[${j}]'s new_string directly), or give edits[${i}] an old_string that only matches the original text. Nothing was written.`,
-          { edit_index: i, earlier_edit_index: j },
-        );
-      }
+    const j = firstHolder[i];
+    if (j !== undefined && j < i) {
+      throw new ToolError(
+        'CASCADE',
+        `Cannot edit file: old_string of edits[${i}] is a substring of the new_string of edits[${j}], so edits[${i}] would edit text that edits[${j}] inserted. ` +
+          `Merge the two into one edit (change edits[${j}]'s new_string directly), or give edits[${i}] an old_string that only matches the original text. Nothing was written.`,
+        { edit_index: i, earlier_edit_index: j },
+      );
     }
   });
 }
 
+/** Hits the cascade scan may report before the request is refused (only pathological inputs get near it). */
+const CASCADE_HIT_BUDGET = 1 << 24;
+
+/** For each edit, the first earlier edit whose new_string contains its probe (undefined: none). */
+function cascadeHolders(specs: readonly EditSpec[], probes: readonly string[]): Array<number | undefined> {
+  const holder: Array<number | undefined> = new Array<number | undefined>(specs.length);
+  if (specs.length < 2) return holder;
+  const matcher = buildMatcher(probes.map((p, i) => (i === 0 ? '' : p)));
+  let hits = 0;
+  for (let j = 0; j < specs.length - 1; j++) {
+    const text = specs[j]!.new_string;
+    matcher.scan(text, 0, text.length, (i) => {
+      if (++hits > CASCADE_HIT_BUDGET) {
+        throw new ToolError('INVALID_INPUT', `These ${specs.length} edits cannot be checked for cascades in reasonable time: their old_strings occur very often inside other edits' new_strings. Send fewer edits per MultiEdit. Nothing was written.`);
+      }
+      if (i > j && holder[i] === undefined) holder[i] = j;
+    });
+  }
+  return holder;
+}
+
 /** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
 export async function multiEdit(raw: MultiEditInput, deps: ToolDeps): Promise<ToolOutput> {
-  const input = MultiEditInput.parse(raw);
+  const input = parseToolInput(MultiEditInput, raw);
   const specs = input.edits.map((e) => normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
   checkEditList(specs);
   return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, ctx) => planMultiEdit(current, ctx, specs, input, deps));
@@ -95,14 +127,6 @@ interface EditReport {
   line: number;
 }
 
-/** Where an edit's first replacement started, in the text it was applied to, and the splices applied after it. */
-interface FirstReplacement {
-  index: number;
-  at: number;
-  replacements: number;
-  later: Splice[][];
-}
-
 async function planMultiEdit(
   current: CurrentFile,
   ctx: PlanContext,
@@ -114,19 +138,39 @@ async function planMultiEdit(
   const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
   const original = prepared.doc;
   const key = inputKey(specs);
-  if (isAlreadyApplied(current, deps.session, key, specs.map((s) => s.new_string))) {
+  if (isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }) };
   }
-  const { doc: finalDoc, composed, firsts } = applyEdits(original, specs, prepared.encoding, display);
-  const patch = regionPatch(original.text, finalDoc.text, composed);
-  const { added, removed } = countChanges(patch);
-  const reports = lineReports(finalDoc.text, firsts);
+  let sequence;
+  try {
+    sequence = await applyEditSequence(original.text, specs, {
+      before: (i) => {
+        try {
+          requireEncodable(specs[i]!.new_string, prepared.encoding, display);
+        } catch (err) {
+          throw atEdit(err, i, specs.length);
+        }
+      },
+      // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
+      maxLength: deps.config.maxEditBytes,
+      tick: yieldToOthers,
+    });
+  } catch (err) {
+    throw err instanceof EditFailure ? atEdit(err.error, err.index, specs.length) : err;
+  }
+  const finalDoc = spliceLineDoc(original, sequence.splices);
+  await yieldToOthers();
+  const bytes = encodeText(finalDoc.raw, prepared.encoding);
+  const { hunks, added, removed, truncated } = regionPatch(original.text, sequence.text, sequence.splices);
+  const reports = lineReports(sequence.text, sequence.edits);
   const verb = input.dry_run ? 'Dry run: nothing was written. Would apply' : 'Applied';
-  const lines = reports.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);
+  const shown = reports.slice(0, MAX_LISTED_EDITS);
+  const lines = shown.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);
+  if (reports.length > shown.length) lines.push(`… and ${reports.length - shown.length} more edits (structuredContent.edits lists the first ${MAX_REPORTED_EDITS})`);
   const facts = current.exists ? describeText(current.decoded(), finalDoc) : { encoding: 'utf-8', bom: false, line_endings: finalDoc.style };
   return {
     change: 'write',
-    bytes: encodeText(finalDoc.raw, prepared.encoding),
+    bytes,
     freshness: prepared.freshness,
     text: finalDoc.text,
     totalLines: countLines(finalDoc.text),
@@ -141,8 +185,10 @@ async function planMultiEdit(
         file_path: display,
         edits_applied: specs.length,
         replacements: reports.reduce((n, r) => n + r.replacements, 0),
-        edits: reports,
-        structuredPatch: patch,
+        edits: reports.slice(0, MAX_REPORTED_EDITS),
+        ...(reports.length > MAX_REPORTED_EDITS ? { edits_truncated: true } : {}),
+        structuredPatch: hunks,
+        ...(truncated ? { patch_truncated: true } : {}),
         dry_run: input.dry_run,
         already_applied: false,
         created: prepared.create,
@@ -152,63 +198,31 @@ async function planMultiEdit(
   };
 }
 
-/**
- * Applies the edits in order, each to the text the previous ones left.
- * @throws ToolError of the failing edit, with its index (see atEdit).
- */
-function applyEdits(original: LineDoc, specs: readonly EditSpec[], encoding: TextEncodingName, display: string): { doc: LineDoc; composed: Splice[]; firsts: FirstReplacement[] } {
-  let doc = original;
-  let composed: Splice[] = [];
-  const firsts: FirstReplacement[] = [];
-  specs.forEach((spec, i) => {
-    let applied: { splices: Splice[]; replacements: number };
-    try {
-      requireEncodable(spec.new_string, encoding, display);
-      applied = spec.old_string === '' ? { splices: [{ start: 0, end: doc.text.length, replacement: spec.new_string }], replacements: 1 } : applyEdit(doc.text, spec);
-    } catch (err) {
-      throw atEdit(err, i, specs.length);
-    }
-    const next = spliceLineDoc(doc, applied.splices);
-    composed = composeSplices(composed, applied.splices, next.text);
-    for (const f of firsts) f.later.push(applied.splices);
-    firsts.push({ index: i, at: applied.splices[0]?.start ?? 0, replacements: applied.replacements, later: [] });
-    doc = next;
-  });
-  return { doc, composed, firsts };
-}
-
-/** Maps each edit's first position through the later edits and numbers its line in the final text. */
-function lineReports(finalText: string, firsts: readonly FirstReplacement[]): EditReport[] {
-  const positions = firsts.map((f) => f.later.reduce((pos, splices) => mapForward(pos, splices), f.at));
-  const order = positions.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
+/** Numbers the line of each edit's first replacement in the final text: one pass over it. */
+function lineReports(finalText: string, edits: ReadonlyArray<{ replacements: number; at: number }>): EditReport[] {
+  const order = edits.map((e, i) => [e.at, i] as const).sort((a, b) => a[0] - b[0]);
   const numbers = lineNumbersOf(finalText, order.map(([p]) => p));
-  const lines = new Array<number>(positions.length);
+  const lines = new Array<number>(edits.length);
   order.forEach(([, i], k) => (lines[i] = numbers[k]!));
-  return firsts.map((f, i) => ({ index: f.index, replacements: f.replacements, line: lines[i]! }));
-}
-
-/** A position after `splices` were applied; inside a replaced span it moves to the span's start. */
-function mapForward(pos: number, splices: readonly Splice[]): number {
-  let shift = 0;
-  for (const s of splices) {
-    if (s.end <= pos && s.start < pos) shift += s.replacement.length - (s.end - s.start);
-    else if (s.start < pos) return s.start + shift;
-    else break;
-  }
-  return pos + shift;
+  return edits.map((e, i) => ({ index: i, replacements: e.replacements, line: lines[i]! }));
 }
 
 function preview(s: string): string {
-  const first = s.split('\n', 1)[0] ?? '';
+  const nl = s.indexOf('\n');
+  const first = s.slice(0, Math.min(nl === -1 ? s.length : nl, PREVIEW_CHARS + 1));
   const cut = first.length > PREVIEW_CHARS ? `${first.slice(0, PREVIEW_CHARS)}…` : first;
-  const more = s.includes('\n') ? ` (+${s.split('\n').length - 1} lines)` : '';
+  let breaks = 0;
+  for (let i = nl; i !== -1; i = s.indexOf('\n', i + 1)) breaks++;
+  const more = breaks > 0 ? ` (+${breaks} lines)` : '';
   return s === '' ? '(empty)' : `${JSON.stringify(cut)}${more}`;
 }
 
 export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'MultiEdit',
-    { description: MULTI_EDIT_DESCRIPTION, inputSchema: MultiEditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => multiEdit(input, deps), { ...deps, tool: 'MultiEdit' }, decorate),
+    { description: MULTI_EDIT_DESCRIPTION, input: MultiEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input) => multiEdit(input, deps),
   );
 }

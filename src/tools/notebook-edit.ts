@@ -3,32 +3,32 @@ import { randomBytes } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
-import { editNotebook, type CellType, type EditMode } from '../notebook/edit-notebook.js';
-import { hasCellIds, parseNotebook } from '../notebook/parse-notebook.js';
+import { editNotebook, type EditMode } from '../notebook/edit-notebook.js';
+import { hasCellIds, MAX_EDIT_CELLS, MAX_NOTEBOOK_BYTES, parseNotebook } from '../notebook/parse-notebook.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { encodeText } from '../text/codec.js';
 import { spliceLineDoc } from '../text/line-endings.js';
 import { coversAll, describeRanges, unseenRanges } from '../text/line-ranges.js';
-import { countChanges, regionPatch } from '../text/patch.js';
+import { regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
 import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-// Mode and type are plain strings on the wire so a bad value is an INVALID_INPUT the model can act
-// on, not a protocol error.
-export const NotebookEditInput = z.object({
+export const NotebookEditInput = z.strictObject({
   notebook_path: z.string().describe('The absolute path to the Jupyter notebook file to edit (.ipynb)'),
   cell_id: z
     .string()
     .optional()
     .describe('The id of the cell to edit, as Read shows it in <cell id="…">, or cell-N for the N-th cell (0-based). For insert, the new cell goes after this cell, or first when omitted.'),
   new_source: z.string().describe('The new source for the cell (ignored by delete)'),
-  cell_type: z.string().optional().describe('"code" or "markdown" ("raw" also works). Defaults to the current type for replace; required for insert.'),
-  edit_mode: z.string().optional().describe('"replace" (default), "insert" or "delete"'),
-  dry_run: z.boolean().default(false).describe('Validate and report without writing'),
+  cell_type: z.enum(['code', 'markdown', 'raw']).optional().describe('The type of the cell. Defaults to the current type for replace; required for insert.'),
+  edit_mode: z.enum(['replace', 'insert', 'delete']).optional().describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and report without writing (default false)'),
 });
 export type NotebookEditInput = z.input<typeof NotebookEditInput>;
 
@@ -40,8 +40,6 @@ export const NOTEBOOK_EDIT_DESCRIPTION = `Replaces, inserts or deletes one cell 
 - delete removes the cell.
 - Only the edited cell's JSON changes: indentation, key order, line endings, encoding and every other cell are kept byte for byte.`;
 
-const MODES = new Set<string>(['replace', 'insert', 'delete']);
-const CELL_TYPES = new Set<string>(['code', 'markdown', 'raw']);
 const ECHO_CHARS = 1000;
 
 /** A cell id as Jupyter makes them (uuid4().hex[:8]). */
@@ -49,31 +47,33 @@ export const randomCellId = (): string => randomBytes(4).toString('hex');
 
 /** NotebookEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
 export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId: () => string = randomCellId): Promise<ToolOutput> {
-  const input = NotebookEditInput.parse(raw);
+  const input = parseToolInput(NotebookEditInput, raw);
   if (!isNotebookPath(input.notebook_path)) {
     throw new ToolError('INVALID_INPUT', 'File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.', { path: input.notebook_path });
   }
-  const mode = input.edit_mode ?? 'replace';
-  if (!MODES.has(mode)) throw new ToolError('INVALID_INPUT', `Edit mode must be replace, insert, or delete (got ${JSON.stringify(mode)}).`, { edit_mode: mode });
-  if (input.cell_type !== undefined && !CELL_TYPES.has(input.cell_type)) {
-    throw new ToolError('INVALID_INPUT', `Cell type must be code or markdown (or raw) (got ${JSON.stringify(input.cell_type)}).`, { cell_type: input.cell_type });
-  }
+  const mode: EditMode = input.edit_mode ?? 'replace';
   if (mode === 'insert' && input.cell_type === undefined) throw new ToolError('INVALID_INPUT', 'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".');
   if (mode !== 'insert' && input.cell_id === undefined) {
     throw new ToolError('INVALID_INPUT', 'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).');
   }
-  return authorizedWrite(deps, 'NotebookEdit', input.notebook_path, input.dry_run, (current, ctx) => planNotebookEdit(current, ctx, input, mode as EditMode, deps, newId));
+  return authorizedWrite(deps, 'NotebookEdit', input.notebook_path, input.dry_run, (current, ctx) => planNotebookEdit(current, ctx, input, mode, deps, newId));
 }
 
 async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z.output<typeof NotebookEditInput>, mode: EditMode, deps: ToolDeps, newId: () => string): Promise<Plan> {
   const display = input.notebook_path;
   if (!current.exists) throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   const decoded = requireEditableText(current);
-  const freshness = ctx.assertFresh();
-  requireFullNotebookView(current, display);
+  if (current.bytes.length > MAX_NOTEBOOK_BYTES) {
+    throw new ToolError('TOO_LARGE', `Notebook is too large for NotebookEdit (${formatBytes(current.bytes.length)}; the limit is ${formatBytes(MAX_NOTEBOOK_BYTES)}). Split the notebook, or Read it and rewrite it with Write.`, { size: current.bytes.length, max: MAX_NOTEBOOK_BYTES });
+  }
   const doc = current.doc();
   const nb = parseNotebook(doc.text);
-  const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type as CellType | undefined, mode }, newId);
+  if (nb.cells.length > MAX_EDIT_CELLS) {
+    throw new ToolError('TOO_LARGE', `Notebook has ${nb.cells.length} cells; NotebookEdit edits notebooks of at most ${MAX_EDIT_CELLS} cells. Split the notebook, or Read it and rewrite it with Write.`, { cells: nb.cells.length, max: MAX_EDIT_CELLS });
+  }
+  const freshness = ctx.assertFresh();
+  requireFullNotebookView(current, display);
+  const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type, mode }, newId);
   if (result.mode !== 'delete') requireEncodable(input.new_source, decoded.encoding, display);
   const newDoc = spliceLineDoc(doc, result.splices);
 
@@ -87,8 +87,7 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
   }
   if (notes.length > 0) text += `\n${notes.join('\n')}`;
   // A diff of the edited region of the JSON text: what history and the watcher report as lines changed.
-  const patch = regionPatch(doc.text, newDoc.text, result.splices);
-  const { added, removed } = countChanges(patch);
+  const { hunks, added, removed, truncated } = regionPatch(doc.text, newDoc.text, result.splices);
   const output: ToolOutput = {
     text,
     structured: {
@@ -103,7 +102,8 @@ async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z
       nbformat_minor: nb.nbformatMinor,
       changed: result.changed,
       dry_run: input.dry_run,
-      structuredPatch: patch,
+      structuredPatch: hunks,
+      ...(truncated ? { patch_truncated: true } : {}),
       ...describeText(decoded, newDoc),
     },
   };
@@ -131,7 +131,7 @@ function requireFullNotebookView(current: CurrentFile, display: string): void {
     'NOT_READ',
     `${MESSAGES.NOT_READ} Only part of this notebook has been read: cell${unseen.length === 1 && unseen[0]![0] === unseen[0]![1] ? '' : 's'} ${describeRanges(unseen)} (1-based) ` +
       `of ${entry.totalLines} were not shown in full (cut by the read budget, or outputs elided). Read them first: for notebooks Read's offset and limit count cells, and offset=N limit=1 shows cell N with all its outputs.`,
-    { path: display, partial: true, unseen_cells: unseen },
+    { path: display, partial: true, unseen_cells: unseen.slice(0, 20) },
   );
 }
 
@@ -140,9 +140,11 @@ function echo(s: string): string {
 }
 
 export function registerNotebookEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'NotebookEdit',
-    { description: NOTEBOOK_EDIT_DESCRIPTION, inputSchema: NotebookEditInput.shape, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
-    (input) => toToolResult(() => notebookEdit(input, deps), { ...deps, tool: 'NotebookEdit' }, decorate),
+    { description: NOTEBOOK_EDIT_DESCRIPTION, input: NotebookEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input) => notebookEdit(input, deps),
   );
 }

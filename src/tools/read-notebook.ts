@@ -1,7 +1,8 @@
 // Read's .ipynb branch: cells rendered with their outputs, the view recorded by cell (partial while cells or outputs are unseen).
 import { ToolError } from '../errors.js';
 import { digest } from '../fs/digest.js';
-import { parseNotebook } from '../notebook/parse-notebook.js';
+import { MAX_NOTEBOOK_BYTES, parseNotebook } from '../notebook/parse-notebook.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { renderNotebook } from '../notebook/render-notebook.js';
 import { decodeText } from '../text/codec.js';
 import { toLineDoc } from '../text/line-endings.js';
@@ -22,6 +23,9 @@ export type NotebookReadRequest = ReadRequest;
  */
 export function readNotebook(req: NotebookReadRequest, deps: ToolDeps): { output: ToolOutput } | { notice: string } {
   const { config } = deps;
+  if (req.bytes.length > MAX_NOTEBOOK_BYTES) {
+    return { notice: `Note: ${req.display} is ${formatBytes(req.bytes.length)}, over the ${formatBytes(MAX_NOTEBOOK_BYTES)} editguard renders as a notebook, so it is shown as plain text (NotebookEdit refuses it too).` };
+  }
   const decoded = decodeText(req.bytes, config.fallbackEncoding);
   const doc = toLineDoc(decoded.text);
   let nb;

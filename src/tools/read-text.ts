@@ -1,5 +1,5 @@
 // Read's text branch: numbered lines from an offset within the output budget, the view recorded by line.
-import { digest } from '../fs/digest.js';
+import { digestInSlices } from '../fs/digest.js';
 import { decodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { toLineDoc } from '../text/line-endings.js';
@@ -15,8 +15,11 @@ export interface TextReadRequest extends ReadRequest {
   notices: string[];
 }
 
+/** Room kept in the output budget for the continue footer (its longest form is about 100 bytes). */
+const FOOTER_RESERVE = 160;
+
 /** Numbered lines of a text file from `offset` (1-based), at most `limit` or what the output budget allows. */
-export function readText(req: TextReadRequest, deps: ToolDeps): ToolOutput {
+export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<ToolOutput> {
   const { config } = deps;
   const { display, bytes } = req;
   const decoded = decodeText(bytes, config.fallbackEncoding);
@@ -25,7 +28,7 @@ export function readText(req: TextReadRequest, deps: ToolDeps): ToolOutput {
   const total = countLines(text);
   const start = Math.max(1, req.offset ?? 1);
   const base = { file_path: display, ...describeText(decoded, doc), total_lines: total };
-  const view = { text, hash: digest(bytes), mtimeMs: req.mtimeMs, size: bytes.length, total, offset: req.offset, limit: req.limit };
+  const view = { text, hash: await digestInSlices(bytes), mtimeMs: req.mtimeMs, size: bytes.length, total, offset: req.offset, limit: req.limit };
   const record = (shown: LineRange[], ranged: boolean) => recordRead(deps.session, req.realPath, { ...view, shown, ranged });
   const notices = [...req.notices];
   if (!decoded.lossless) {
@@ -49,7 +52,7 @@ export function readText(req: TextReadRequest, deps: ToolDeps): ToolOutput {
       structured: { ...base, start_line: start, num_lines: 0, truncated: false },
     };
   }
-  const out = numberedLines(text, start, total, req.limit ?? config.read.maxLines, deps.config);
+  const out = numberedLines(text, start, total, req.limit ?? config.read.maxLines, deps.config, notices);
   const end = start + out.length - 1;
   const truncated = end < total;
   if (truncated) out.push(`… showing lines ${start}–${end} of ${total}. Call Read with offset=${end + 1} to continue.`);
@@ -61,9 +64,11 @@ export function readText(req: TextReadRequest, deps: ToolDeps): ToolOutput {
 }
 
 /** Lines start.. rendered with numbers, at most `limit`, within the output budget (at least one line). */
-function numberedLines(text: string, start: number, total: number, limit: number, config: ToolDeps['config']): string[] {
+function numberedLines(text: string, start: number, total: number, limit: number, config: ToolDeps['config'], notices: readonly string[]): string[] {
   const out: string[] = [];
-  let budget = config.read.outputBudgetBytes;
+  // The budget covers the whole answer: the footer and the notes come out of it too (Claude Code
+  // drops an MCP answer over its limit).
+  let budget = config.read.outputBudgetBytes - FOOTER_RESERVE - notices.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
   // Walk lines from `start` without splitting the whole file.
   let pos = 0;
   for (let line = 1; line < start; line++) pos = text.indexOf('\n', pos) + 1;

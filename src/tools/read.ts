@@ -14,15 +14,18 @@ import { isPdf, readImage, readPdf } from './read-media.js';
 import { readNotebook } from './read-notebook.js';
 import { readText } from './read-text.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, registerStrictTool, semanticNumber } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-export const ReadInput = z.object({
+export const ReadInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to read (relative paths resolve against the first root)'),
-  offset: z.number().int().min(0).optional().describe('The line number to start reading from (1-based). Only provide if the file is too large to read at once'),
-  limit: z.number().int().positive().optional().describe('The number of lines to read. Only provide if the file is too large to read at once.'),
+  offset: semanticNumber(z.number().int().min(0))
+    .optional()
+    .describe('The line number to start reading from (1-based; 0 also means the first line). Only provide if the file is too large to read at once'),
+  limit: semanticNumber(z.number().int().min(1)).optional().describe('The number of lines to read. Only provide if the file is too large to read at once.'),
   pages: z.string().optional().describe('Page range for PDF files (e.g. "1-5"). Needs a PDF tool on the server.'),
 });
-export type ReadInput = z.infer<typeof ReadInput>;
+export type ReadInput = z.input<typeof ReadInput>;
 
 export const READ_DESCRIPTION = `Reads a file from the local filesystem.
 - file_path should be an absolute path (relative paths resolve against the first allowed root).
@@ -38,7 +41,8 @@ export const READ_DESCRIPTION = `Reads a file from the local filesystem.
  * notebooks by cell, images and PDFs as attachments, everything else as numbered text lines.
  * @throws ToolError PATH_DENIED, FILE_NOT_FOUND, IS_DIRECTORY, INVALID_PATH, TOO_LARGE, BINARY_FILE, INVALID_INPUT.
  */
-export async function read(input: ReadInput, deps: ToolDeps): Promise<ToolOutput> {
+export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> {
+  const input = parseToolInput(ReadInput, raw);
   const target = await deps.session.policy.authorizeRead(input.file_path);
   const display = input.file_path;
   const { stat, bytes } = await readWhole(target, display, deps);
@@ -84,9 +88,11 @@ async function readWhole(target: ResolvedPath, display: string, deps: ToolDeps):
 }
 
 export function registerReadTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'Read',
-    { description: READ_DESCRIPTION, inputSchema: ReadInput.shape, annotations: { readOnlyHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => read(input, deps), { ...deps, tool: 'Read' }, decorate),
+    { description: READ_DESCRIPTION, input: ReadInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input) => read(input, deps),
   );
 }

@@ -38,14 +38,15 @@ export async function prepareTextEdit(current: CurrentFile, ctx: PlanContext, de
 
 /**
  * The already-applied retry rule: a retried call whose first attempt succeeded (its response
- * lost) finds the file exactly as that attempt left it. Checked before matching, so an edit whose
- * new_string contains its old_string (foo → foo()) is not applied twice. A Read in between clears
- * the record (the repeat is then deliberate).
+ * lost) finds the file exactly as that attempt left it (same bytes: the hash proves it, so the
+ * file is not searched once per new_string, which made a 10,000-edit retry quadratic). Checked
+ * before matching, so an edit whose new_string contains its old_string (foo → foo()) is not
+ * applied twice. A Read in between clears the record (the repeat is then deliberate).
  */
-export function isAlreadyApplied(current: CurrentFile, session: Session, inputKey: string, newStrings: readonly string[]): boolean {
+export function isAlreadyApplied(current: CurrentFile, session: Session, inputKey: string): boolean {
   if (!current.exists) return false;
   const last = session.lastEdits.get(current.target.realPath);
-  return last?.inputKey === inputKey && last.resultHash === current.hash && newStrings.every((s) => current.doc().text.includes(s));
+  return last?.inputKey === inputKey && last.resultHash === current.hash;
 }
 
 /** Records a committed edit for the retry rule. */

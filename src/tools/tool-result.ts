@@ -4,16 +4,17 @@ import { ToolError } from '../errors.js';
 import { withContext, type Logger } from '../log.js';
 import type { Session } from '../session/session.js';
 import type { ToolOutput } from '../tool-output.js';
+import { boundedError, boundNotices } from './result-budget.js';
 
 export type ToolResultDecorator = (result: CallToolResult) => CallToolResult;
 
 /** Turns a ToolError (or anything else) into an isError result; never leaks a stack (it goes to `log`). */
 export function errorResult(err: unknown, log: Logger): CallToolResult {
-  const toolError = asToolError(err, log);
+  const { message, structured } = boundedError(asToolError(err, log));
   return {
     isError: true,
-    content: [{ type: 'text', text: toolError.message }],
-    structuredContent: { error: toolError.toJSON() },
+    content: [{ type: 'text', text: message }],
+    structuredContent: { error: structured },
   };
 }
 
@@ -55,8 +56,9 @@ export async function toToolResult(body: () => Promise<ToolOutput>, call: ToolCa
 /** Appends and clears the session's pending notices. */
 export function noticeDecorator(session: Session): ToolResultDecorator {
   return (result) => {
-    const notices = session.takeNotices();
-    if (notices.length === 0) return result;
+    const taken = session.takeNotices();
+    if (taken.length === 0) return result;
+    const notices = boundNotices(taken);
     return {
       ...result,
       content: [...result.content, { type: 'text', text: notices.join('\n\n') }],

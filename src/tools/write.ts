@@ -6,7 +6,7 @@ import { encodeText, type TextEncodingName } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
-import { countChanges, wholeTextPatch } from '../text/patch.js';
+import { wholeTextPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
@@ -14,12 +14,13 @@ import type { PlanContext, WritePlan } from '../write/write-pipeline.js';
 import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
 import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
-import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
 
-export const WriteInput = z.object({
+export const WriteInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to write (relative paths resolve against the first root)'),
   content: z.string().describe('The content to write to the file'),
-  dry_run: z.boolean().default(false).describe('Validate and return the patch without writing'),
+  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
 });
 export type WriteInput = z.input<typeof WriteInput>;
 
@@ -33,7 +34,7 @@ export const WRITE_DESCRIPTION = `Writes a file to the local filesystem, replaci
  * @throws ToolError TOO_LARGE, PATH_DENIED, NOT_READ, STALE, BINARY_FILE, ENCODING_UNSUPPORTED (DESIGN §3).
  */
 export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput> {
-  const input = WriteInput.parse(raw);
+  const input = parseToolInput(WriteInput, raw);
   if (Buffer.byteLength(input.content) > deps.config.maxEditBytes) {
     throw new ToolError('TOO_LARGE', `Content is too large to write (${formatBytes(Buffer.byteLength(input.content))}). Maximum file size is ${formatBytes(deps.config.maxEditBytes)}.`);
   }
@@ -55,8 +56,7 @@ function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output<typeo
   requireEncodable(input.content, encoding, display);
   const newDoc = toLineDoc(input.content);
   // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
-  const patch = current.exists ? wholeTextPatch(oldText, newDoc.text) : [];
-  const { added, removed } = current.exists ? countChanges(patch) : { added: countLines(newDoc.text), removed: 0 };
+  const { hunks, added, removed, truncated } = current.exists ? wholeTextPatch(oldText, newDoc.text) : { hunks: [], added: countLines(newDoc.text), removed: 0, truncated: false };
   const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
   return {
@@ -70,15 +70,17 @@ function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output<typeo
     linesRemoved: removed,
     output: {
       text: input.dry_run ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated').replace('File created', 'File would be created')}` : headline,
-      structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: patch, dry_run: input.dry_run, ...facts },
+      structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: hunks, ...(truncated ? { patch_truncated: true } : {}), dry_run: input.dry_run, ...facts },
     },
   };
 }
 
 export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  server.registerTool(
+  registerStrictTool(
+    server,
     'Write',
-    { description: WRITE_DESCRIPTION, inputSchema: WriteInput.shape, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
-    (input) => toToolResult(() => write(input, deps), { ...deps, tool: 'Write' }, decorate),
+    { description: WRITE_DESCRIPTION, input: WriteInput, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input) => write(input, deps),
   );
 }

@@ -1,17 +1,9 @@
 // Reads a JSON request body under a byte limit, so the SDK never buffers an unbounded body itself.
 import type { IncomingMessage } from 'node:http';
+import { defaultMessageLimit } from './message-limit.js';
 
-const MiB = 1024 * 1024;
-/** V8 cannot hold one string much longer than 2^29 characters; JSON.parse needs the body as one. */
-export const MAX_BODY_CEILING = 512 * MiB;
-
-/**
- * The default body limit: a Write of the largest editable file must fit after JSON escaping (a
- * newline or quote doubles), plus room for the envelope; capped below V8's string limit.
- */
-export function defaultBodyLimit(maxEditBytes: number): number {
-  return Math.min(2 * maxEditBytes + MiB, MAX_BODY_CEILING);
-}
+/** The default body limit: the same as every transport's message limit (see message-limit.ts). */
+export const defaultBodyLimit = defaultMessageLimit;
 
 export type BodyResult =
   | { kind: 'ok'; value: unknown }

@@ -2,7 +2,7 @@
 import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { ToolError } from '../errors.js';
-import { digest } from '../fs/digest.js';
+import { digestInSlices } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
@@ -52,7 +52,7 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
   if (stat === undefined) return { target, state, exists: false, ...lazyText(Buffer.alloc(0), opts.fallbackEncoding) };
   requireEditableFile(target, stat, opts.maxEditBytes);
   const bytes = await fsp.readFile(target.realPath);
-  return { target, state, exists: true, stat, bytes, hash: digest(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
+  return { target, state, exists: true, stat, bytes, hash: await digestInSlices(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
 }
 
 /** decoded() and doc() of `bytes`, each computed on first use. */

@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { MESSAGES, ToolError, fsError } from '../errors.js';
 import { atomicWriteSync, removeFileSync, type AtomicWriteOps } from '../fs/atomic-write.js';
-import { digest } from '../fs/digest.js';
+import { digestInSlices } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { Logger } from '../log.js';
@@ -143,7 +143,7 @@ export class WritePipeline {
 
     if (!current.exists) await fsp.mkdir(path.dirname(real), { recursive: true });
     const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
-    const after = plan.change === 'write' ? { bytes: plan.bytes, hash: digest(plan.bytes) } : undefined;
+    const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestInSlices(plan.bytes) } : undefined;
     const event: WriteEvent = {
       path: real,
       tool: req.tool,

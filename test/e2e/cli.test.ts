@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, tempDir } from '../helpers/harness.js';
+import { RawPeer } from '../helpers/raw-peer.js';
 
 interface Exit {
   code: number | null;
@@ -44,68 +45,6 @@ async function run(args: string[], cwd?: string): Promise<Exit> {
   const done = exited(child);
   child.stdin.end();
   return done;
-}
-
-/** A hand-driven JSON-RPC peer over a spawned server's stdio; records every stdout line. */
-class RawPeer {
-  readonly lines: string[] = [];
-  stderr = '';
-  #buf = '';
-  #waiters = new Map<number, (msg: Record<string, unknown>) => void>();
-  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    child.stdout.on('data', (d: Buffer) => {
-      this.#buf += d.toString('utf8');
-      let nl: number;
-      while ((nl = this.#buf.indexOf('\n')) !== -1) {
-        const line = this.#buf.slice(0, nl);
-        this.#buf = this.#buf.slice(nl + 1);
-        this.lines.push(line);
-        let msg: Record<string, unknown>;
-        try {
-          msg = JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          continue; // asserted on later, from `lines`
-        }
-        if (typeof msg.id === 'number') this.#waiters.get(msg.id)?.(msg);
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString('utf8')));
-    this.exit = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-  }
-
-  /** Bytes left on stdout that did not end in a newline. */
-  get partial(): string {
-    return this.#buf;
-  }
-
-  send(msg: Record<string, unknown>): void {
-    this.child.stdin.write(JSON.stringify(msg) + '\n');
-  }
-
-  request(id: number, method: string, params: Record<string, unknown>, ms = 10_000): Promise<Record<string, unknown>> {
-    const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no reply to ${method} #${id}; stderr: ${this.stderr}`)), ms);
-      this.#waiters.set(id, (msg) => {
-        clearTimeout(timer);
-        this.#waiters.delete(id);
-        resolve(msg);
-      });
-    });
-    this.send({ jsonrpc: '2.0', id, method, params });
-    return reply;
-  }
-
-  async initialize(): Promise<Record<string, unknown>> {
-    const init = await this.request(0, 'initialize', {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'raw-test', version: '0.0.0' },
-    });
-    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    return init;
-  }
 }
 
 type ToolReply = { content: Array<{ type: string; text?: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };

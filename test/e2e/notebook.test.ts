@@ -316,9 +316,10 @@ describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
     });
 
     it.each([
-      ['a bad edit_mode', { cell_id: 'cell-0', edit_mode: 'append' }, 'Edit mode must be replace, insert, or delete'],
+      // Enums in the schema (issue 12): the refusal names the parameter and every allowed value.
+      ['a bad edit_mode', { cell_id: 'cell-0', edit_mode: 'append' }, 'Parameter "edit_mode" must be one of "replace", "insert", "delete" (got the string "append")'],
       ['insert without cell_type', { edit_mode: 'insert' }, 'Cell type is required when using edit_mode=insert'],
-      ['an unknown cell_type', { cell_id: 'cell-0', cell_type: 'sql' }, 'Cell type must be code or markdown'],
+      ['an unknown cell_type', { cell_id: 'cell-0', cell_type: 'sql' }, 'Parameter "cell_type" must be one of "code", "markdown", "raw" (got the string "sql")'],
       ['replace without cell_id', {}, 'Cell ID must be specified when not inserting a new cell'],
       ['delete without cell_id', { edit_mode: 'delete' }, 'Cell ID must be specified when not inserting a new cell'],
     ])('%s is INVALID_INPUT', async (_n, args, message) => {

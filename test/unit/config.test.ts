@@ -5,7 +5,7 @@ describe('parseConfig()', () => {
   it('fills every default from an empty object', () => {
     const c = parseConfig({});
     expect(c.read.maxLines).toBe(2000);
-    expect(c.read.outputBudgetBytes).toBe(256 * 1024);
+    expect(c.read.outputBudgetBytes).toBe(32 * 1024);
     expect(c.state).toEqual({ maxEntries: 100, maxBytes: 25 * 1024 * 1024 });
     expect(c.http.port).toBe(3333);
     expect(c.history.enabled).toBe(true);

@@ -1,0 +1,219 @@
+// Strict tool inputs (DESIGN §3): one zod object per tool, published with additionalProperties: false and parsed here, so an unknown or mistyped argument is refused before anything happens.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { ToolError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Session } from '../session/session.js';
+import type { ToolOutput } from '../tool-output.js';
+import { toToolResult, type ToolResultDecorator } from './tool-result.js';
+
+/** A tool's input: a strict zod object (nested objects strict too). */
+export type StrictInput = z.ZodObject<z.ZodRawShape, z.core.$strict>;
+
+const MAX_SHOWN_NAME = 60;
+const MAX_SHOWN_VALUE = 40;
+const MAX_LISTED_ISSUES = 3;
+const MAX_SUGGEST_NAME = 64;
+
+/**
+ * Claude Code's semanticBoolean: the strings "true" and "false" are accepted for a boolean
+ * parameter (models sometimes quote them). Published as a plain boolean.
+ */
+export function semanticBoolean<T extends z.ZodType>(inner: T) {
+  return z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), inner);
+}
+
+const NUMERIC = /^-?\d+(?:\.\d+)?$/;
+
+/** Claude Code's semanticNumber: a decimal numeric string ("10", "-1.5") is accepted for a number parameter. */
+export function semanticNumber<T extends z.ZodType>(inner: T) {
+  return z.preprocess((v) => (typeof v === 'string' && v.length <= 32 && NUMERIC.test(v) ? Number(v) : v), inner);
+}
+
+/** The JSON Schema clients see: the strict object's input side, additionalProperties false at every level. */
+export function publishedJsonSchema(input: StrictInput): Record<string, unknown> {
+  const json = z.toJSONSchema(input, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+/**
+ * The schema handed to the SDK. It publishes `publishedJsonSchema(input)` (zod metadata is merged
+ * into the generated JSON Schema) but accepts any object, so arguments reach our own parse and a
+ * refusal is an INVALID_INPUT tool error naming the parameter, not the SDK's generic -32602 text.
+ */
+export function wireSchema(input: StrictInput) {
+  return z.looseObject({}).meta(publishedJsonSchema(input));
+}
+
+/**
+ * Parses a tool's raw arguments. @throws ToolError INVALID_INPUT naming the first bad parameters
+ * (an unknown one with the nearest valid name), bounded in size whatever the input.
+ */
+export function parseToolInput<S extends StrictInput>(input: S, raw: unknown): z.output<S> {
+  const result = input.safeParse(raw ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  throw inputError(input, result.error.issues);
+}
+
+interface IssueView {
+  sentence: string;
+  parameter: string;
+  suggestion?: string | undefined;
+}
+
+function inputError(input: StrictInput, issues: readonly z.core.$ZodIssue[]): ToolError {
+  // Unknown names first: they are the typos that would otherwise have changed what the call does.
+  const ordered = [...issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+  const views = ordered.slice(0, MAX_LISTED_ISSUES).map((issue) => describeIssue(input, issue));
+  const more = issues.length > views.length ? ` (and ${issues.length - views.length} more problem${issues.length - views.length === 1 ? '' : 's'})` : '';
+  const message = `${views.map((v) => v.sentence).join(' ')}${more} Nothing was read or written; fix the arguments and call again.`;
+  const first = views[0]!;
+  return new ToolError('INVALID_INPUT', message, {
+    parameter: first.parameter,
+    ...(first.suggestion ? { suggestion: first.suggestion } : {}),
+    issues: views.map((v) => ({ parameter: v.parameter, ...(v.suggestion ? { suggestion: v.suggestion } : {}) })),
+  });
+}
+
+function describeIssue(input: StrictInput, issue: z.core.$ZodIssue): IssueView {
+  const at = showPath(issue.path);
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const valid = Object.keys(objectAt(input, issue.path)?.shape ?? {});
+      const key = issue.keys[0] ?? '';
+      const name = at ? `${at}.${key}` : key;
+      const suggestion = nearestName(key, valid);
+      const others = issue.keys.length > 1 ? ` (also unknown: ${issue.keys.slice(1, 4).map((k) => quote(k)).join(', ')}${issue.keys.length > 4 ? ', …' : ''})` : '';
+      const hint = suggestion ? `; did you mean ${quote(suggestion)}?` : `. Valid parameters${at ? ` of ${at}` : ''}: ${valid.join(', ')}.`;
+      return { sentence: `Unknown parameter ${quote(name)}${hint}${others}`, parameter: clip(name, MAX_SHOWN_NAME), suggestion };
+    }
+    case 'invalid_type': {
+      const expected = issue.expected === 'int' ? 'a whole number' : article(String(issue.expected));
+      if (issue.input === undefined) return { sentence: `Missing required parameter ${quote(at)} (${expected}).`, parameter: at };
+      return { sentence: `Parameter ${quote(at)} must be ${expected} (got ${showValue(issue.input)}).`, parameter: at };
+    }
+    case 'invalid_value':
+      return { sentence: `Parameter ${quote(at)} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} (got ${showValue(issue.input)}).`, parameter: at };
+    case 'too_small':
+    case 'too_big': {
+      const bound = issue.code === 'too_small' ? 'at least' : 'at most';
+      const limit = Number(issue.code === 'too_small' ? issue.minimum : issue.maximum);
+      const what = issue.origin === 'array' ? `${limit} item${limit === 1 ? '' : 's'}` : issue.origin === 'string' ? `${limit} characters` : `${limit}`;
+      const verb = issue.origin === 'array' || issue.origin === 'string' ? 'have' : 'be';
+      const got = issue.origin === 'array' && Array.isArray(issue.input) ? ` (got ${issue.input.length})` : issue.origin === 'number' ? ` (got ${showValue(issue.input)})` : '';
+      return { sentence: `Parameter ${quote(at)} must ${verb} ${bound} ${what}${got}.`, parameter: at };
+    }
+    default:
+      return { sentence: `Parameter ${quote(at || '(arguments)')}: ${clip(issue.message, 200)}.`, parameter: at };
+  }
+}
+
+/** The strict object schema at `path` (through arrays, optionals, defaults and preprocessing). */
+function objectAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodObject | undefined {
+  let node: z.ZodType | undefined = schema;
+  for (const seg of path) {
+    node = unwrap(node);
+    if (node instanceof z.ZodObject && typeof seg === 'string') node = node.shape[seg] as z.ZodType | undefined;
+    else if (node instanceof z.ZodArray && typeof seg === 'number') node = node.element as z.ZodType;
+    else return undefined;
+  }
+  node = unwrap(node);
+  return node instanceof z.ZodObject ? node : undefined;
+}
+
+function unwrap(node: z.ZodType | undefined): z.ZodType | undefined {
+  for (let i = 0; i < 10 && node; i++) {
+    if (node instanceof z.ZodOptional || node instanceof z.ZodDefault || node instanceof z.ZodNullable) node = node.unwrap() as z.ZodType;
+    else if (node instanceof z.ZodPipe) node = node.out as z.ZodType;
+    else break;
+  }
+  return node;
+}
+
+const normalizeName = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** The valid name a typo most likely meant: same letters ignoring case and separators, else within a small edit distance. */
+export function nearestName(name: string, valid: readonly string[]): string | undefined {
+  if (name.length > MAX_SUGGEST_NAME) return undefined;
+  const n = normalizeName(name);
+  const same = valid.find((v) => normalizeName(v) === n);
+  if (same) return same;
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const v of valid) {
+    const d = editDistance(n, normalizeName(v));
+    if (d < bestDistance) {
+      best = v;
+      bestDistance = d;
+    }
+  }
+  const allowed = Math.max(2, Math.floor(n.length / 3));
+  return best !== undefined && bestDistance <= allowed ? best : undefined;
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
+function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[] = new Array<number>(rows * cols).fill(0);
+  for (let i = 0; i < rows; i++) d[i * cols] = i;
+  for (let j = 0; j < cols; j++) d[j] = j;
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[(i - 1) * cols + j]! + 1, d[i * cols + j - 1]! + 1, d[(i - 1) * cols + j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
+      d[i * cols + j] = v;
+    }
+  }
+  return d[rows * cols - 1]!;
+}
+
+function showPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? String(seg) : `.${String(seg)}`;
+  return clip(out, MAX_SHOWN_NAME);
+}
+
+/** A value as the message shows it: its type and a short preview, never the whole of a large input. */
+function showValue(v: unknown): string {
+  if (typeof v === 'string') return v.length > MAX_SHOWN_VALUE ? `a string of ${v.length} characters starting ${JSON.stringify(v.slice(0, MAX_SHOWN_VALUE))}` : `the string ${JSON.stringify(v)}`;
+  if (Array.isArray(v)) return `an array of ${v.length} item${v.length === 1 ? '' : 's'}`;
+  if (v === null) return 'null';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  return clip(String(v), MAX_SHOWN_VALUE);
+}
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+const quote = (name: string) => JSON.stringify(clip(name, MAX_SHOWN_NAME));
+
+function clip(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
+}
+
+export interface StrictToolSpec<S extends StrictInput> {
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+}
+
+/**
+ * Registers a tool whose arguments are parsed strictly before `run` sees them; the refusal (and any
+ * ToolError `run` throws) becomes an isError result, decorated with the session's notices.
+ */
+export function registerStrictTool<S extends StrictInput>(
+  server: McpServer,
+  name: string,
+  spec: StrictToolSpec<S>,
+  ctx: { log: Logger; session: Session; decorate?: ToolResultDecorator | undefined },
+  run: (input: z.output<S>) => Promise<ToolOutput>,
+): void {
+  server.registerTool(
+    name,
+    { description: spec.description, inputSchema: wireSchema(spec.input), annotations: spec.annotations },
+    (raw: unknown): Promise<CallToolResult> => toToolResult(async () => run(parseToolInput(spec.input, raw)), { tool: name, log: ctx.log, session: ctx.session }, ctx.decorate),
+  );
+}
