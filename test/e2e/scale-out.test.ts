@@ -28,6 +28,8 @@ const SHARED_FILES = 2;
 /** Acknowledged edits (all clients) before the run may end; the kill comes after a third of them. */
 const TARGET_ACKS = 120;
 const KILL_AFTER_ACKS = 40;
+/** Clients of the victim parked between two calls when it is killed (their next call gets the proxy's 404). */
+const PARKED = 3;
 /** Acknowledged edits through sessions of the restarted replica before the run may end: it rejoined. */
 const REJOINED_ACKS = 5;
 /** The run fails past this (normally it takes a few seconds). */
@@ -95,10 +97,10 @@ function bump(m: Map<string, number>, k: string): void {
   m.set(k, (m.get(k) ?? 0) + 1);
 }
 
-/** What a failed call says: "404", "503", "aborted", "timeout", or the message's start. */
+/** What a failed call says: "HTTP 404", "HTTP 503", "aborted", "timeout", or the message's start. */
 function failureKind(err: unknown): string {
   const e = err as { code?: unknown; message?: string; name?: string };
-  if (typeof e.code === 'number' && e.code >= 400) return String(e.code);
+  if (typeof e.code === 'number' && e.code >= 400) return `HTTP ${e.code}`;
   if (e.name === 'AbortError' || /aborted/i.test(e.message ?? '')) return 'aborted';
   if (/timed out/i.test(e.message ?? '')) return 'timeout';
   return (e.message ?? String(err)).slice(0, 60);
@@ -112,6 +114,12 @@ class Agent {
   /** What the transport reported when it gave up the call in flight. */
   #abortedBy = '';
   #seq = 0;
+  /** Every call the transport gave up: the session it was on and why (see failureKind). */
+  readonly losses: Array<{ session: string; kind: string }> = [];
+  /** Errors the transport reported, in a call or between calls (a broken event stream). */
+  transportErrors = 0;
+  /** Calls answered on the current session. */
+  answeredOnSession = 0;
   #sinceRotation = 0;
   #rotateAt: number;
   readonly #rng: () => number;
@@ -123,6 +131,8 @@ class Agent {
     readonly tally: Tally,
     seed: number,
     readonly restarted: () => boolean,
+    /** Awaited between two Read/Edit pairs with the session the next pair will use (the test parks clients here). */
+    readonly between: (agent: Agent, session: string) => Promise<void>,
   ) {
     this.#rng = prng(seed);
     this.#rotateAt = this.#nextRotation();
@@ -133,6 +143,8 @@ class Agent {
     while (!stop()) {
       const client = await this.#session(stop);
       if (!client) return;
+      await this.between(this, this.#sessionId);
+      if (stop()) break;
       const file = this.#pickFile();
       const ok = await this.#readThenEdit(client, file);
       // CI agents come and go: now and then a client ends its session and starts another, so new
@@ -171,9 +183,13 @@ class Agent {
     const abort = new AbortController();
     this.#inflight = abort;
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, { signal: abort.signal, timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+      const result = (await client.callTool({ name, arguments: args }, undefined, { signal: abort.signal, timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+      this.answeredOnSession++;
+      return result;
     } catch (err) {
-      bump(this.tally.lost, abort.signal.aborted ? `aborted by "${this.#abortedBy}"` : failureKind(err));
+      const kind = abort.signal.aborted ? `aborted by ${this.#abortedBy}` : failureKind(err);
+      this.losses.push({ session: this.#sessionId, kind });
+      bump(this.tally.lost, kind);
       await this.#drop(false);
       return undefined;
     } finally {
@@ -188,8 +204,9 @@ class Agent {
       const transport = new StreamableHTTPClientTransport(new URL(this.url));
       // A broken event stream (its replica died) leaves a call unanswered: give it up at once.
       client.onerror = (err) => {
+        this.transportErrors++;
         if (!this.#inflight) return;
-        this.#abortedBy = err.message.slice(0, 40);
+        this.#abortedBy = failureKind(err);
         this.#inflight.abort();
       };
       try {
@@ -212,6 +229,7 @@ class Agent {
     this.#client = undefined;
     if (!client) return;
     if (!voluntary) this.tally.reinitialized++;
+    this.answeredOnSession = 0;
     this.#sinceRotation = 0;
     this.#rotateAt = this.#nextRotation();
     if (voluntary) await (client.transport as StreamableHTTPClientTransport | undefined)?.terminateSession().catch(() => {});
@@ -287,18 +305,51 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
       failure !== undefined ||
       Date.now() - started > RUN_BUDGET_MS ||
       (restartedAt !== undefined && tally.acks.length >= TARGET_ACKS && tally.acks.filter((a) => a.afterRestart && a.instance === VICTIM).length >= REJOINED_ACKS);
-    const agents = Array.from({ length: CLIENTS }, (_, c) => new Agent(c, url, root, tally, seed * 100 + c, () => restartedAt !== undefined));
+    // A few clients of the victim are parked between two calls at the kill: their next call goes to a
+    // session whose replica is gone, and the proxy answers 404 — the MCP spec's "initialize again".
+    // (The others have calls in flight when it dies: their streams break and they start over at once.)
+    const parked = new Map<Agent, { session: string; errorsBefore: number }>();
+    let parking = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const between = async (agent: Agent, session: string) => {
+      // Parked only once its session's event stream is surely open (two calls answered on it).
+      if (!parking || parked.size >= PARKED || !session.startsWith(`${VICTIM}.`) || agent.answeredOnSession < 2) return;
+      parked.set(agent, { session, errorsBefore: agent.transportErrors });
+      await released;
+    };
+    const agents = Array.from({ length: CLIENTS }, (_, c) => new Agent(c, url, root, tally, seed * 100 + c, () => restartedAt !== undefined, between));
     const running = agents.map((a) => a.run(done).catch((err: unknown) => (failure ??= err)));
+    const until = async (what: () => boolean, ms: number) => {
+      for (const end = Date.now() + ms; !what() && !done() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
+    };
 
     // The kill: mid-run, with calls in flight on both replicas.
-    while (tally.acks.length < KILL_AFTER_ACKS && !done()) await new Promise((r) => setTimeout(r, 10));
-    const victim = replicas.get(VICTIM)!;
-    const victimAcksBefore = tally.acks.filter((a) => a.instance === VICTIM).length;
-    victim.child.kill('SIGKILL');
-    expect((await victim.exited()).signal, context()).toBe('SIGKILL');
-    const killedAt = Date.now();
-    await startReplica(VICTIM);
-    restartedAt = Date.now();
+    let killedAt = 0;
+    let victimAcksBefore = 0;
+    let acksAtKill = 0;
+    try {
+      await until(() => tally.acks.length >= KILL_AFTER_ACKS, RUN_BUDGET_MS);
+      parking = true;
+      await until(() => parked.size >= PARKED, 10_000);
+      parking = false;
+      expect(parked.size, `no client of ${VICTIM} could be parked before the kill; ${context()}`).toBeGreaterThan(0);
+      const victim = replicas.get(VICTIM)!;
+      victimAcksBefore = tally.acks.filter((a) => a.instance === VICTIM).length;
+      acksAtKill = tally.acks.length;
+      victim.child.kill('SIGKILL');
+      expect((await victim.exited()).signal, context()).toBe('SIGKILL');
+      killedAt = Date.now();
+      // Let the parked clients notice their broken event streams first, so their next call meets the 404
+      // rather than racing the stream's end (bounded: a session without a stream has nothing to notice).
+      await until(() => [...parked].every(([a, p]) => a.transportErrors > p.errorsBefore), 3_000);
+      release();
+      await startReplica(VICTIM);
+      restartedAt = Date.now();
+    } catch (err) {
+      failure ??= err;
+      release();
+    }
 
     await Promise.all(running);
     const runMs = Date.now() - started;
@@ -385,7 +436,7 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     const afterRestart = tally.acks.filter((a) => a.afterRestart && a.instance === VICTIM).length;
     const summary =
       `${CLIENTS} clients, ${tally.acks.length} edits acknowledged, ${ackedFound} found on disk/in history, ${writeVersions} write versions ` +
-      `(${JSON.stringify(Object.fromEntries(byInstance))}), ${VICTIM} killed after ${killedAt - started} ms with ${victimAcksBefore} of its edits acknowledged, ` +
+      `(${JSON.stringify(Object.fromEntries(byInstance))}), ${VICTIM} killed after ${killedAt - started} ms with ${victimAcksBefore} of its edits acknowledged and ${parked.size} of its clients parked, ` +
       `${afterRestart} acknowledged by it after its restart; run ${runMs} ms; ${context()}`;
     console.log(`scale-out: ${summary}`);
     expect(problems, `${problems.length} problems; ${summary}`).toEqual([]);
@@ -395,6 +446,12 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     for (const [file, set] of sharedByInstance) expect([...set].sort(), `${file}; ${summary}`).toEqual([...INSTANCES]);
     // The kill cost its clients a new session, never an error they could not act on.
     expect(tally.reinitialized, summary).toBeGreaterThan(0);
+    // The parked ones: their next call on the dead replica's session got 404, they initialized again and carried on.
+    for (const [agent, { session }] of parked) {
+      expect(agent.losses.find((l) => l.session === session)?.kind, `client ${agent.id}, parked on ${session}; ${summary}`).toMatch(/\bHTTP 404$/);
+      const later = tally.acks.slice(acksAtKill).filter((a) => a.client === agent.id);
+      expect(later.length, `client ${agent.id} made no edit after the 404; ${summary}`).toBeGreaterThan(0);
+    }
     expect(afterRestart, summary).toBeGreaterThanOrEqual(REJOINED_ACKS);
 
     for (const instance of INSTANCES) {
