@@ -125,6 +125,8 @@ class Agent {
   transportErrors = 0;
   /** Calls answered on the current session. */
   answeredOnSession = 0;
+  /** Every session on which a call was answered. */
+  readonly answeredSessions = new Set<string>();
   #sinceRotation = 0;
   #rotateAt: number;
   readonly #rng: () => number;
@@ -190,6 +192,7 @@ class Agent {
     try {
       const result = (await client.callTool({ name, arguments: args }, undefined, { signal: abort.signal, timeout: CALL_TIMEOUT_MS })) as CallToolResult;
       this.answeredOnSession++;
+      this.answeredSessions.add(this.#sessionId);
       return result;
     } catch (err) {
       const kind = abort.signal.aborted ? `aborted by ${this.#abortedBy}` : failureKind(err);
@@ -313,14 +316,14 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     // A few clients of the victim are parked between two calls at the kill: their next call goes to a
     // session whose replica is gone, and the proxy answers 404 — the MCP spec's "initialize again".
     // (The others have calls in flight when it dies: their streams break and they start over at once.)
-    const parked = new Map<Agent, { session: string; errorsBefore: number }>();
+    const parked = new Map<Agent, { session: string; errorsBefore: number; sessionsBefore: Set<string> }>();
     let parking = false;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const between = async (agent: Agent, session: string) => {
       // Parked only once its session's event stream is surely open (two calls answered on it).
       if (!parking || parked.size >= PARKED || !session.startsWith(`${VICTIM}.`) || agent.answeredOnSession < 2) return;
-      parked.set(agent, { session, errorsBefore: agent.transportErrors });
+      parked.set(agent, { session, errorsBefore: agent.transportErrors, sessionsBefore: new Set(agent.answeredSessions) });
       await released;
     };
     const agents = Array.from({ length: CLIENTS }, (_, c) => new Agent(c, url, root, tally, seed * 100 + c, () => restartedAt !== undefined, between));
@@ -332,7 +335,6 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     // The kill: mid-run, with calls in flight on both replicas.
     let killedAt = 0;
     let victimAcksBefore = 0;
-    let acksAtKill = 0;
     try {
       await until(() => tally.acks.length >= KILL_AFTER_ACKS, RUN_BUDGET_MS);
       parking = true;
@@ -341,7 +343,6 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
       expect(parked.size, `no client of ${VICTIM} could be parked before the kill; ${context()}`).toBeGreaterThan(0);
       const victim = replicas.get(VICTIM)!;
       victimAcksBefore = tally.acks.filter((a) => a.instance === VICTIM).length;
-      acksAtKill = tally.acks.length;
       victim.child.kill('SIGKILL');
       expect((await victim.exited()).signal, context()).toBe('SIGKILL');
       killedAt = Date.now();
@@ -461,10 +462,12 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     // The kill cost its clients a new session, never an error they could not act on.
     expect(tally.reinitialized, summary).toBeGreaterThan(0);
     // The parked ones: their next call on the dead replica's session got 404, they initialized again and carried on.
-    for (const [agent, { session }] of parked) {
+    for (const [agent, { session, sessionsBefore }] of parked) {
       expect(agent.losses.find((l) => l.session === session)?.kind, `client ${agent.id}, parked on ${session}; ${summary}`).toMatch(/\bHTTP 404\b/);
-      const later = tally.acks.slice(acksAtKill).filter((a) => a.client === agent.id);
-      expect(later.length, `client ${agent.id} made no edit after the 404; ${summary}`).toBeGreaterThan(0);
+      // Carried on: calls answered on a session it opened after the 404 (whether its edits then got
+      // through depends on the other clients' edits to the shared files, STALE being a fine answer).
+      const newer = [...agent.answeredSessions].filter((s) => !sessionsBefore.has(s));
+      expect(newer.length, `client ${agent.id} had no call answered after the 404; ${summary}`).toBeGreaterThan(0);
     }
     expect(afterRestart, summary).toBeGreaterThanOrEqual(REJOINED_ACKS);
 
