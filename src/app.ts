@@ -6,7 +6,7 @@ import { HistoryStore, daysToMs } from './history/history-store.js';
 import type { Logger } from './log.js';
 import { ChangeTracker, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
-import { DEFAULT_PROTECTED } from './policy/rules.js';
+import { protectedGlobs } from './policy/protected-globs.js';
 import { SearchPool } from './search/search-pool.js';
 import { Session } from './session/session.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
@@ -58,10 +58,9 @@ export interface App {
 
 export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
-  const protectedGlobs = [...DEFAULT_PROTECTED, ...config.protected, path.join(env.stateDir, '**')];
-  if (env.configFile) protectedGlobs.push(path.resolve(env.cwd, env.configFile));
+  const protect = protectedGlobs({ configured: config.protected, stateDir: env.stateDir, configFile: env.configFile, cwd: env.cwd });
   const instanceId = config.http.instanceId ?? randomInstanceId();
-  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs, hidden: [env.stateDir], home: env.home });
+  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protect, hidden: [env.stateDir], home: env.home });
   // history.enabled: false means nothing of a file's content is copied into the state dir.
   const history = config.history.enabled
     ? new HistoryStore({ stateDir: env.stateDir, instance: instanceId, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })

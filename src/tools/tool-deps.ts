@@ -13,3 +13,6 @@ export interface ToolDeps {
   /** Worker threads for Glob, Grep and LS. */
   search: SearchPool;
 }
+
+/** What the file tools need without the search workers: `editguard restore` runs RestoreFile with no pool. */
+export type FileToolDeps = Omit<ToolDeps, 'search'>;
