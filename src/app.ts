@@ -14,6 +14,7 @@ import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
 import { SearchPool } from './search/search-pool.js';
 import { Session } from './session/session.js';
+import { newSessionId, randomInstanceId } from './session/session-id.js';
 import type { WriteEvent, WriteRecorder } from './write/write-event.js';
 import { WritePipeline } from './write/write-pipeline.js';
 
@@ -46,8 +47,11 @@ export interface App {
   /** File history (FileHistory, RestoreFile, history:// resources); undefined when history.enabled is false. */
   history: HistoryStore | undefined;
   stateDir: string;
+  /** Names this process in session ids (`ID.<uuid>`) and history records: http.instanceId, else a short random id. */
+  instanceId: string;
   /** Whether the CLI named roots (client roots then narrow them) or not (client roots replace them). */
   rootsMode: 'intersect' | 'replace';
+  /** A new session; its id defaults to a fresh `instanceId.<uuid>`. */
   newSession(id?: string): Session;
   /** Watches the files live sessions hold (DESIGN §7); `watcher.count` is the number of watched files. */
   watcher: FileWatcher;
@@ -63,12 +67,13 @@ export interface App {
 export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
   const protect = protectedGlobs({ configured: config.protected, stateDir: env.stateDir, configFile: env.configFile, cwd: env.cwd });
+  const instanceId = config.http.instanceId ?? randomInstanceId();
   const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protect, hidden: [env.stateDir], home: env.home });
   // A state dir that cannot be written would fail every write later, blamed on the user's file.
   if (config.history.enabled) await assertStateDir(env.stateDir);
   // history.enabled: false means nothing of a file's content is copied into the state dir.
   const history = config.history.enabled
-    ? new HistoryStore({ stateDir: env.stateDir, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
+    ? new HistoryStore({ stateDir: env.stateDir, instance: instanceId, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
     : undefined;
   const writes = new WritePipeline({
     maxEditBytes: config.maxEditBytes,
@@ -91,10 +96,11 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     search,
     history,
     stateDir: env.stateDir,
+    instanceId,
     rootsMode: config.roots.length > 0 ? 'intersect' : 'replace',
     newSession: (id) => {
       const session: Session = new Session({
-        id,
+        id: id ?? newSessionId(instanceId),
         policy,
         maxEntries: config.state.maxEntries,
         maxBytes: config.state.maxBytes,

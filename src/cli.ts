@@ -37,6 +37,8 @@ Server options:
   --json-response   HTTP: answer each POST with one JSON object instead of SSE
   --allowed-host H  HTTP: also accept this Host header (repeatable; loopback names always pass)
   --allowed-origin O  HTTP: also accept this Origin (repeatable; loopback origins always pass)
+  --instance-id ID  names this process in session ids (ID.<uuid>) and history, for routing by a proxy
+                    (or EDITGUARD_INSTANCE_ID; default a short random id)
   --log-level LVL   debug | info | warn | error | silent (default info)
   --version, --help
 `;
@@ -67,6 +69,7 @@ function parseCliArgs(argv: string[]) {
         'json-response': { type: 'boolean' },
         'allowed-host': { type: 'string', multiple: true },
         'allowed-origin': { type: 'string', multiple: true },
+        'instance-id': { type: 'string' },
         'log-level': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -90,7 +93,7 @@ function readConfigFile(file: string | undefined): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Config file, then flags (and EDITGUARD_TOKEN) over it. */
+/** Config file, then flags (and EDITGUARD_TOKEN, EDITGUARD_INSTANCE_ID) over it. */
 function configFrom(args: CliArgs, env: NodeJS.ProcessEnv): Config {
   const v = args.values;
   const cliRoots = [...(v.root ?? []), ...args.positionals];
@@ -102,6 +105,9 @@ function configFrom(args: CliArgs, env: NodeJS.ProcessEnv): Config {
   if (v['json-response']) http.jsonResponse = true;
   if (v['allowed-host']) http.allowedHosts = v['allowed-host'];
   if (v['allowed-origin']) http.allowedOrigins = v['allowed-origin'];
+  // The env var is how a Kubernetes pod passes its own name (fieldRef metadata.name).
+  const instanceId = v['instance-id'] ?? (env.EDITGUARD_INSTANCE_ID || undefined);
+  if (instanceId !== undefined) http.instanceId = instanceId;
   try {
     return parseConfig(
       mergeConfig(readConfigFile(v.config), {
@@ -235,9 +241,9 @@ async function serveOverHttp(app: App, config: Config, log: Logger): Promise<nev
     throw new CliExit(2);
   }
   if (config.logLevel !== 'silent') process.stderr.write(`editguard listening on ${server.url}\n`);
-  log.info(`serving ${app.policy.roots.join(', ')} over HTTP${config.http.token ? ' (bearer token required)' : ''}`);
+  log.info(`serving ${app.policy.roots.join(', ')} over HTTP as instance ${app.instanceId}${config.http.token ? ' (bearer token required)' : ''}`);
   const stop = (signal: string) => {
-    log.info(`${signal}: finishing in-flight requests, then exiting`);
+    log.info(`${signal}: finishing in-flight requests, then exiting (draining: not ready, new sessions refused)`);
     void server.close();
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -5,6 +5,9 @@ import { z } from 'zod';
 
 const MiB = 1024 * 1024;
 
+/** An instance id: a DNS-label-like name (Kubernetes pod names fit) without a dot, the session id's separator. */
+export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+
 export const ConfigSchema = z
   .object({
     roots: z.array(z.string().min(1)).default([]),
@@ -86,6 +89,14 @@ export const ConfigSchema = z
         idleTimeoutMs: z.number().int().positive().default(30 * 60_000),
         /** Request body limit; default 2 × maxEditBytes + 1 MiB (JSON escaping), capped at 512 MiB. */
         maxBodyBytes: z.number().int().positive().optional(),
+        /**
+         * Names this process in every session id (`ID.<uuid>`) and history record, so a proxy can route a
+         * session to its replica by prefix; default a short random id.
+         */
+        instanceId: z
+          .string()
+          .regex(INSTANCE_ID_PATTERN, 'must be 1–63 letters, digits, "-" or "_", starting with a letter or digit (no dot: it separates the instance from the rest of a session id)')
+          .optional(),
         /** SIGTERM/SIGINT: how long in-flight requests may run before sessions are closed anyway. */
         shutdownTimeoutMs: z.number().int().positive().default(10_000),
       })

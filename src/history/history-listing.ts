@@ -1,6 +1,7 @@
 // History listings: a file's versions as FileHistory and the history:// resource show them, and which files have history.
 import type { PathPolicy } from '../policy/path-policy.js';
 import { isWithin } from '../policy/paths.js';
+import { shortSessionId } from '../session/session-id.js';
 import type { HistoryStore } from './history-store.js';
 import type { FileHistory, HistoryVersion } from './manifest.js';
 
@@ -18,8 +19,10 @@ export interface VersionView {
   time: string;
   origin: HistoryVersion['origin'];
   tool: string | null;
-  /** Short session id (first 8 characters). */
+  /** Short session id (its instance and the first 8 characters of the rest). */
   session: string | null;
+  /** The editguard instance (process) that wrote it; null for versions not written by editguard, or recorded before instance ids. */
+  instance: string | null;
   exists: boolean;
   size: number;
   hash: string | null;
@@ -56,7 +59,8 @@ export function historyListing(display: string, history: FileHistory, currentHas
       time: new Date(v.time).toISOString(),
       origin: v.origin,
       tool: v.tool,
-      session: v.session === null ? null : v.session.slice(0, 8),
+      session: v.session === null ? null : shortSessionId(v.session),
+      instance: v.instance,
       exists: v.hash !== null,
       size: v.size,
       hash: v.hash,

@@ -13,6 +13,8 @@ import { planRetention } from './retention.js';
 
 export interface HistoryStoreOptions {
   stateDir: string;
+  /** This process's instance id, recorded with every write (several processes may share the state dir). */
+  instance?: string | undefined;
   /** Blob bytes above this are pruned, oldest versions first (each file's newest is kept). */
   maxBytes: number;
   /** Versions older than this are pruned (each file's newest is kept). */
@@ -92,6 +94,7 @@ export class HistoryStore implements WriteRecorder {
         time: pending.time,
         tool: pending.tool,
         session: pending.session.id,
+        ...(this.#opts.instance !== undefined ? { instance: this.#opts.instance } : {}),
         before: before ? { hash: before.hash, size: before.bytes.length } : null,
         after: pending.after ? { hash: pending.after.hash, size: pending.after.bytes.length } : null,
         lines_added: pending.linesAdded,

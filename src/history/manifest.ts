@@ -24,6 +24,8 @@ export interface HistoryVersion {
   tool: string | null;
   /** Full id of the session that produced it (origin 'write'), else null. */
   session: string | null;
+  /** The editguard instance (process) that produced it (origin 'write'), else null; null too for records older than instance ids. */
+  instance: string | null;
   linesAdded: number;
   linesRemoved: number;
 }
@@ -50,6 +52,8 @@ const BaseRec = z.object({
   time: Count,
   tool: z.string().nullable(),
   session: z.string().nullable(),
+  /** Absent in records written before instance ids. */
+  instance: z.string().nullable().optional(),
   lines_added: Count,
   lines_removed: Count,
 });
@@ -60,6 +64,8 @@ const IntentRec = z.object({
   time: Count,
   tool: z.string(),
   session: z.string(),
+  /** The writing process's instance id; absent in records written before instance ids. */
+  instance: z.string().optional(),
   before: Image.nullable(),
   after: Image.nullable(),
   lines_added: Count,
@@ -184,7 +190,7 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
     let beforeVersion: number | undefined;
     if (!last || last.hash !== before) {
       const origin = last ? 'external' : 'initial';
-      beforeVersion = push({ hash: before, size: w.before?.size ?? 0, time: w.time, origin, tool: null, session: null, linesAdded: 0, linesRemoved: 0 });
+      beforeVersion = push({ hash: before, size: w.before?.size ?? 0, time: w.time, origin, tool: null, session: null, instance: null, linesAdded: 0, linesRemoved: 0 });
     }
     let afterVersion: number | undefined;
     if (confirmed) {
@@ -195,6 +201,7 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
         origin: 'write',
         tool: w.tool,
         session: w.session,
+        instance: w.instance ?? null,
         linesAdded: w.lines_added,
         linesRemoved: w.lines_removed,
       });
@@ -215,6 +222,7 @@ function fromBaseRec(b: BaseRec): HistoryVersion {
     origin: b.origin,
     tool: b.tool,
     session: b.session,
+    instance: b.instance ?? null,
     linesAdded: b.lines_added,
     linesRemoved: b.lines_removed,
   };
@@ -230,6 +238,7 @@ function toBaseRec(v: HistoryVersion): BaseRec {
     time: v.time,
     tool: v.tool,
     session: v.session,
+    instance: v.instance,
     lines_added: v.linesAdded,
     lines_removed: v.linesRemoved,
   };

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmFn, PathPolicy } from '../policy/path-policy.js';
 import { FileStateStore } from './file-state-store.js';
+import { shortSessionId } from './session-id.js';
 
 /** What the last successful Edit of a file produced — for the "already applied" retry rule. */
 export interface LastEdit {
@@ -43,9 +44,9 @@ export class Session {
     });
   }
 
-  /** Short id for history listings. */
+  /** Short id for logs and history listings (instance and the start of the random part). */
   get shortId(): string {
-    return this.id.slice(0, 8);
+    return shortSessionId(this.id);
   }
 
   takeNotices(): string[] {

@@ -9,6 +9,7 @@ import { historyListing, readableFilesWithHistory, type HistoryListing } from '.
 import type { HistoryStore } from '../history/history-store.js';
 import type { FileHistory, HistoryVersion } from '../history/manifest.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
+import { shortSessionId } from '../session/session-id.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
@@ -53,7 +54,7 @@ function describeVersion(v: HistoryVersion, sessionId: string): string {
   const content = v.hash === null ? (v.origin === 'write' ? 'deleted' : 'did not exist') : formatBytes(v.size);
   if (v.origin === 'initial') return `version ${v.version}  ${when}  before the first recorded write  ${content}`;
   if (v.origin === 'external') return `version ${v.version}  ${when}  changed outside editguard  ${content}`;
-  const who = v.session === null ? '' : `  session ${v.session.slice(0, 8)}${v.session === sessionId ? ' (this session)' : ''}`;
+  const who = v.session === null ? '' : `  session ${shortSessionId(v.session)}${v.session === sessionId ? ' (this session)' : ''}`;
   return `version ${v.version}  ${when}  ${v.tool}${who}  +${v.linesAdded} -${v.linesRemoved}  ${content}`;
 }
 

@@ -1,5 +1,4 @@
 // The /mcp endpoint: routes each request to its session's SDK transport, or opens a session on initialize.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -8,9 +7,10 @@ import type { App } from '../app.js';
 import type { Logger } from '../log.js';
 import { createServer } from '../server.js';
 import type { Session } from '../session/session.js';
+import { shortSessionId } from '../session/session-id.js';
 import { readJsonBody } from './http-body.js';
 import type { InflightTracker } from './http-inflight.js';
-import { PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND, header, isJsonContentType, sendError } from './http-response.js';
+import { PARSE_ERROR, RETRY_AFTER_S, SERVER_ERROR, SESSION_NOT_FOUND, header, isJsonContentType, sendError } from './http-response.js';
 import type { HttpSessionRegistry } from './http-sessions.js';
 
 /** One Mcp-Session-Id: its own McpServer, Session and SDK transport. */
@@ -53,7 +53,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     }
     if (method !== 'POST') {
       if (!live) return sendError(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required. Send initialize first.');
-      if (late) return sendError(res, 503, SERVER_ERROR, 'Server is shutting down.', undefined, true);
+      if (late) return refuseWhileDraining(res, true);
       // An open GET event stream is not work in flight: it neither delays shutdown nor keeps a session alive.
       if (method === 'DELETE') deps.inflight.track(res, registry.begin(live.id));
       return live.transport.handleRequest(req, res);
@@ -61,10 +61,8 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     const body = await readPost(req, res, deps, live);
     if (body === undefined) return;
     const messages = Array.isArray(body) ? (body as unknown[]) : [body];
-    // While stopping, only answers to the server's own requests (elicitation) still get in.
-    if (late && (!live || messages.some((m) => isJSONRPCRequest(m)))) {
-      return sendError(res, 503, SERVER_ERROR, 'Server is shutting down.', undefined, true);
-    }
+    // While draining, only answers to the server's own requests (elicitation) still get in.
+    if (late && (!live || messages.some((m) => isJSONRPCRequest(m)))) return refuseWhileDraining(res, live !== undefined);
     if (live) return live.transport.handleRequest(req, res, body);
     if (!messages.some((m) => isInitializeRequest(m))) {
       return sendError(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required. Send initialize first.');
@@ -76,6 +74,17 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     }
     return initialize(req, res, body, deps);
   };
+}
+
+/**
+ * 503 + Retry-After during a drain (DESIGN §8). A new session is worth retrying (behind a proxy the
+ * retry reaches another replica); an existing one ends with this process, so its client must start over.
+ */
+function refuseWhileDraining(res: ServerResponse, inSession: boolean): void {
+  const message = inSession
+    ? 'This editguard instance is shutting down and this session ends with it. Start a new session (initialize without Mcp-Session-Id); files read in this session must be read again.'
+    : `This editguard instance is shutting down. Retry initialize in ${RETRY_AFTER_S} s; behind a load balancer the retry reaches another instance.`;
+  sendError(res, 503, SERVER_ERROR, message, { 'Retry-After': String(RETRY_AFTER_S) }, true);
 }
 
 /**
@@ -116,8 +125,9 @@ async function initialize(req: IncomingMessage, res: ServerResponse, body: unkno
 }
 
 function openSession({ app, registry, jsonResponse, log }: McpEndpointDeps): LiveSession {
-  const id = randomUUID();
-  const session = app.newSession(id);
+  // `instance.<uuid>`: a proxy routes every later request of the session to this process by the prefix.
+  const session = app.newSession();
+  const id = session.id;
   const server = createServer(app, session);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, enableJsonResponse: jsonResponse });
   let released = false;
@@ -129,11 +139,11 @@ function openSession({ app, registry, jsonResponse, log }: McpEndpointDeps): Liv
     app.closeSession(session);
     session.files.clear();
     session.notices.length = 0;
-    log.debug(`session ${id.slice(0, 8)} closed`);
+    log.debug(`session ${shortSessionId(id)} closed`);
   };
   // Set before connect(): the server chains its own handlers after these.
   transport.onclose = release;
-  transport.onerror = (err) => log.debug(`session ${id.slice(0, 8)}: ${err.message}`);
+  transport.onerror = (err) => log.debug(`session ${shortSessionId(id)}: ${err.message}`);
   const close = async () => {
     try {
       await server.close();

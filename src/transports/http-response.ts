@@ -6,6 +6,9 @@ export const SERVER_ERROR = -32000;
 export const SESSION_NOT_FOUND = -32001;
 export const PARSE_ERROR = -32700;
 
+/** Seconds a client refused during a drain is told to wait (behind a proxy, the retry reaches another replica). */
+export const RETRY_AFTER_S = 2;
+
 const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
 const DISCARD_MAX_MS = 15_000;
 

@@ -1,21 +1,23 @@
 // Streamable HTTP transport (DESIGN §1, §8): wiring of the guards (http-guard), the /mcp endpoint (one
-// McpServer + Session per Mcp-Session-Id), in-flight tracking, /healthz and graceful shutdown.
+// McpServer + Session per Mcp-Session-Id), in-flight tracking, /healthz, /readyz and graceful drain.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import { errnoCode } from '../fs/errno.js';
 import type { Logger } from '../log.js';
+import { shortSessionId } from '../session/session-id.js';
 import { VERSION } from '../version.js';
 import { defaultBodyLimit } from './http-body.js';
 import { accessRefusal, isLoopbackAddress, type OriginPolicy } from './http-guard.js';
 import { InflightTracker } from './http-inflight.js';
 import { createMcpEndpoint, type LiveSession } from './http-mcp-endpoint.js';
-import { SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
+import { RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
 import { HttpSessionRegistry } from './http-sessions.js';
 
 export const MCP_PATH = '/mcp';
 export const HEALTH_PATH = '/healthz';
+export const READY_PATH = '/readyz';
 
 export interface HttpStats {
   /** Live sessions (each with its own McpServer and file-state store). */
@@ -32,9 +34,12 @@ export interface HttpServerHandle {
   port: number;
   /** Resolves once the server has shut down. */
   closed: Promise<void>;
+  /** This process's instance id, the prefix of every session id it hands out. */
+  instanceId: string;
   /**
-   * Graceful shutdown: stop accepting, let in-flight requests finish (bounded by
-   * http.shutdownTimeoutMs), close every session, drop the remaining connections.
+   * Graceful drain: /readyz answers 503 at once and new sessions are refused (503 + Retry-After) while
+   * in-flight requests finish (bounded by http.shutdownTimeoutMs); then every session is closed, the
+   * listener stops and the remaining connections are dropped.
    */
   close(): Promise<void>;
   stats(): HttpStats;
@@ -71,7 +76,7 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   const registry = new HttpSessionRegistry<LiveSession>({
     maxSessions: cfg.maxSessions,
     idleTimeoutMs: cfg.idleTimeoutMs,
-    onIdle: (id) => log.info(`session ${id.slice(0, 8)} idle for ${cfg.idleTimeoutMs} ms; closed`),
+    onIdle: (id) => log.info(`session ${shortSessionId(id)} idle for ${cfg.idleTimeoutMs} ms; closed`),
   });
   const inflight = new InflightTracker();
   const bodyLimit = cfg.maxBodyBytes ?? defaultBodyLimit(app.config.maxEditBytes);
@@ -81,10 +86,17 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const late = stopping;
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
-      // Unauthenticated on purpose (probes, Docker HEALTHCHECK): it reveals only liveness, version and a count.
-      const status = stopping ? 'stopping' : 'ok';
-      return sendJson(res, stopping ? 503 : 200, { status, version: VERSION, sessions: registry.size, inflight: inflight.count, watch: app.watchStatus() });
+    const probe = req.method === 'GET' || req.method === 'HEAD';
+    // Probes are unauthenticated on purpose (Kubernetes, Docker HEALTHCHECK): they reveal only liveness, version and counts.
+    if (url.pathname === HEALTH_PATH && probe) {
+      // Liveness: a draining process is alive (restarting it would cut its in-flight calls short).
+      const status = stopping ? 'draining' : 'ok';
+      return sendJson(res, 200, { status, instance: app.instanceId, version: VERSION, sessions: registry.size, inflight: inflight.count, watch: app.watchStatus() });
+    }
+    if (url.pathname === READY_PATH && probe) {
+      // Readiness: a draining process takes no new sessions, so load balancers should stop sending them.
+      if (stopping) return sendJson(res, 503, { status: 'draining', instance: app.instanceId }, { 'Retry-After': String(RETRY_AFTER_S) });
+      return sendJson(res, 200, { status: 'ready', instance: app.instanceId });
     }
     const access = { host: header(req, 'host'), origin: header(req, 'origin'), authorization: header(req, 'authorization'), pathname: url.pathname };
     const refusal = accessRefusal(access, origins, cfg.token, MCP_PATH);
@@ -107,6 +119,7 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   return {
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     port,
+    instanceId: app.instanceId,
     closed,
     stats: () => ({ sessions: registry.size, inflight: inflight.count, reaped: registry.reaped }),
     close: () => {
@@ -152,11 +165,13 @@ async function listen(server: http.Server, host: string, port: number): Promise<
 }
 
 /**
- * Graceful shutdown: stop accepting, let in-flight requests finish (bounded by timeoutMs), give
- * queued writes the rest of the budget, close every session, drop the remaining connections.
+ * Graceful drain: let in-flight requests finish (bounded by timeoutMs) while still answering new
+ * connections (probes, and 503 + Retry-After to new work, so a proxy retries elsewhere instead of
+ * seeing a refused connection), give queued writes the rest of the budget, close every session,
+ * stop listening, drop the remaining connections.
  */
 async function shutDown(p: { server: http.Server; app: App; registry: HttpSessionRegistry<LiveSession>; inflight: InflightTracker; log: Logger; timeoutMs: number }): Promise<void> {
-  p.server.close();
+  // Idle keep-alive connections would otherwise carry new work in; their clients reconnect and are told 503.
   p.server.closeIdleConnections();
   const started = Date.now();
   if (!(await p.inflight.waitForIdle(p.timeoutMs))) {
@@ -166,5 +181,6 @@ async function shutDown(p: { server: http.Server; app: App; registry: HttpSessio
   const left = Math.max(0, p.timeoutMs - (Date.now() - started));
   await Promise.race([p.app.writes.locks.drain(), new Promise((r) => setTimeout(r, left).unref())]);
   await p.registry.closeAll();
+  p.server.close();
   p.server.closeAllConnections();
 }

@@ -95,7 +95,10 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     expect(l.versions.map((v) => v.size)).toEqual([19, 8, 'alpha\nBETA\nbeta2\ngamma\n'.length, 'alpha\nbeta\ngamma\n'.length]);
 
     const [v3, v2, v1, v0] = l.versions;
-    expect(v3!.session).toMatch(/^[0-9a-f-]{8}$/);
+    // The short session id names the instance that wrote the version: INSTANCE.<first 8 of the uuid>.
+    expect(v3!.session).toMatch(/^[0-9a-f]{8}\.[0-9a-f-]{8}$/);
+    expect(v3!.instance).toBe(v3!.session!.split('.')[0]);
+    expect(v0!.instance).toBeNull();
     expect(v2!.session).toBe(v3!.session);
     expect(v1!.session).toBe(v3!.session);
     expect(v0!.session).toBeNull();
@@ -111,9 +114,9 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     expect(at('version 3 ')).toBeLessThan(at('version 2 '));
     expect(at('version 2 ')).toBeLessThan(at('version 1 '));
     expect(at('version 1 ')).toBeLessThan(at('version 0 '));
-    expect(text).toMatch(/version 3 .*MultiEdit {2}session [0-9a-f-]{8}.* \+4 -2 .*← current/);
-    expect(text).toMatch(/version 2 .*Write {2}session [0-9a-f-]{8}.* \+2 -4 /);
-    expect(text).toMatch(/version 1 .*Edit {2}session [0-9a-f-]{8}.* \+2 -1 /);
+    expect(text).toMatch(/version 3 .*MultiEdit {2}session [0-9a-f]{8}\.[0-9a-f-]{8}.* \+4 -2 .*← current/);
+    expect(text).toMatch(/version 2 .*Write {2}session [0-9a-f]{8}\.[0-9a-f-]{8}.* \+2 -4 /);
+    expect(text).toMatch(/version 1 .*Edit {2}session [0-9a-f]{8}\.[0-9a-f-]{8}.* \+2 -1 /);
     expect(text).toMatch(/version 0 .*before the first recorded write/);
   });
 
@@ -359,8 +362,10 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     expect(await fs.readFile(h2.path('a.txt'), 'utf8')).toBe('start\n');
     const l = await history(h2, 'a.txt');
     expect(l.versions.map((v) => v.tool)).toEqual(['RestoreFile', 'Edit', null]);
-    expect(l.versions[0]!.session).toMatch(/^[0-9a-f-]{8}$/);
+    expect(l.versions[0]!.session).toMatch(/^[0-9a-f]{8}\.[0-9a-f-]{8}$/);
     expect(l.versions[0]!.session).not.toBe(l.versions[1]!.session);
+    // Each process is an instance of its own (a random id here), and history says which wrote what.
+    expect(l.versions[0]!.instance).not.toBe(l.versions[1]!.instance);
   });
 
   it('exposes history read-only as history:// resources', async () => {

@@ -14,7 +14,7 @@ import type { Session } from '../../src/session/session.js';
 import { serveHttp, type HttpServerHandle } from '../../src/transports/http.js';
 import type { WriteRecorder } from '../../src/write/write-event.js';
 import { errorOf, okOf, tempDir, writeFiles } from '../helpers/harness.js';
-import { rawRequest } from '../helpers/http-server.js';
+import { INITIALIZE, MCP_HEADERS, rawRequest } from '../helpers/http-server.js';
 
 /** A recorder whose backup() waits while `hold` is set: the write is inside the pipeline, holding its lock. */
 class GatedRecorder implements WriteRecorder {
@@ -144,10 +144,10 @@ describe('per-file serialisation across HTTP sessions', () => {
 });
 
 describe('graceful close()', () => {
-  it('waits for a write in flight, refuses new connections meanwhile, then closes every session', async () => {
+  it('waits for a write in flight while draining (not ready, new work 503 + Retry-After), then closes every session and stops listening', async () => {
     const r = await rig({ 'f.txt': 'before\n' });
     const a = await r.connect();
-    await r.connect();
+    const b = await r.connect();
     okOf(await call(a, 'Read', { file_path: r.p('f.txt') }));
     r.recorder.hold = true;
     const edit = call(a, 'Edit', { file_path: r.p('f.txt'), old_string: 'before', new_string: 'after' });
@@ -155,11 +155,26 @@ describe('graceful close()', () => {
     const closing = r.handle.close();
     expect(await settledWithin(closing, 400)).toBe(false);
     expect(r.handle.stats()).toMatchObject({ sessions: 2, inflight: 1 });
-    await expect(rawRequest(r.handle.port, { method: 'GET', path: '/healthz' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    // Draining: alive, not ready, and new work is refused with a hint to retry (elsewhere).
+    const health = await rawRequest(r.handle.port, { method: 'GET', path: '/healthz' });
+    expect(health).toMatchObject({ status: 200, json: { status: 'draining', instance: r.app.instanceId } });
+    const ready = await rawRequest(r.handle.port, { method: 'GET', path: '/readyz' });
+    expect(ready).toMatchObject({ status: 503, json: { status: 'draining', instance: r.app.instanceId } });
+    expect(ready.headers['retry-after']).toBe('2');
+    const init = await rawRequest(r.handle.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
+    expect(init.status).toBe(503);
+    expect(init.headers['retry-after']).toBe('2');
+    expect(init.json).toMatchObject({ error: { message: expect.stringMatching(/^This editguard instance is shutting down\. Retry initialize in 2 s/) } });
+    const late = await call(b, 'Read', { file_path: r.p('f.txt') }).then(
+      () => 'answered',
+      (err: Error & { code?: unknown }) => ({ code: err.code, message: err.message }),
+    );
+    expect(late).toMatchObject({ code: 503, message: expect.stringContaining('shutting down and this session ends with it. Start a new session') });
     r.recorder.release();
     const result = await edit;
     expect(okOf(result)).toMatchObject({ replacements: 1 });
     await closing;
+    await expect(rawRequest(r.handle.port, { method: 'GET', path: '/healthz' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(r.handle.stats()).toMatchObject({ sessions: 0, inflight: 0 });
     expect(await fs.readFile(r.p('f.txt'), 'utf8')).toBe('after\n');
     // Every session's store was emptied.

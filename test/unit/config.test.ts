@@ -31,6 +31,17 @@ describe('parseConfig()', () => {
   });
 });
 
+describe('http.instanceId (issue 15)', () => {
+  it('is optional (the app picks a random one) and kept when valid', () => {
+    expect(parseConfig({}).http.instanceId).toBeUndefined();
+    expect(parseConfig({ http: { instanceId: 'editguard-1' } }).http.instanceId).toBe('editguard-1');
+  });
+
+  it('refuses a dot (the session id separator), naming the key', () => {
+    expect(() => parseConfig({ http: { instanceId: 'a.b' } }, 'cfg.json')).toThrow(/Invalid cfg\.json: "http\.instanceId": must be 1–63 letters, digits/);
+  });
+});
+
 describe('mergeConfig()', () => {
   it('lets CLI values win and merges nested objects', () => {
     const merged = mergeConfig({ roots: ['/a'], http: { port: 1, host: 'h' } }, { roots: ['/b'], http: { port: 2 }, stateDir: undefined });

@@ -70,7 +70,25 @@ describe('derive()', () => {
 
   it('a written version carries the intent\'s tool, session, time and line counts', () => {
     const v = derive(manifest(w('i1', null, 'AB', 555), c('i1')), undefined).versions[1];
-    expect(v).toEqual({ version: 1, hash: 'AB', size: 2, time: 555, origin: 'write', tool: 'Edit', session: 'sess-1', linesAdded: 1, linesRemoved: 2 });
+    expect(v).toEqual({ version: 1, hash: 'AB', size: 2, time: 555, origin: 'write', tool: 'Edit', session: 'sess-1', instance: null, linesAdded: 1, linesRemoved: 2 });
+  });
+
+  it('a written version names the instance of its intent; one recorded before instance ids names none (issue 15)', () => {
+    const versions = derive(manifest({ ...w('i1', 'A', 'B'), instance: 'web-0' }, c('i1'), w('i2', 'B', 'C'), c('i2')), undefined).versions;
+    expect(versions.map((v) => [v.origin, v.instance])).toEqual([
+      ['initial', null],
+      ['write', 'web-0'],
+      ['write', null],
+    ]);
+  });
+
+  it('compaction keeps the instance of the base version (issue 15)', () => {
+    const m = manifest({ ...w('i1', 'A', 'B', 1), instance: 'web-0' }, c('i1'), { ...w('i2', 'B', 'C', 2), instance: 'web-1' }, c('i2'));
+    const compacted = parseManifest(compactRecords(m, 1)!.map(recordLine).join(''))!;
+    expect(derive(compacted, undefined).versions.map((v) => [v.version, v.instance])).toEqual([
+      [1, 'web-0'],
+      [2, 'web-1'],
+    ]);
   });
 
   it('reports the pending last intent and which versions each intent gave rise to', () => {

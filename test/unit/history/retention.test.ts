@@ -9,7 +9,7 @@ const NOW = 100 * DAY;
 /** A file's versions from [hash, size, age in days] triples, oldest first (hash null: did not exist). */
 function file(...versions: Array<[string | null, number, number]>): { versions: HistoryVersion[]; pending: IntentRec | undefined } {
   return {
-    versions: versions.map(([hash, size, ageDays], i) => ({ version: i, hash, size, time: NOW - ageDays * DAY, origin: 'write', tool: 'Edit', session: 's', linesAdded: 0, linesRemoved: 0 })),
+    versions: versions.map(([hash, size, ageDays], i) => ({ version: i, hash, size, time: NOW - ageDays * DAY, origin: 'write', tool: 'Edit', session: 's', instance: null, linesAdded: 0, linesRemoved: 0 })),
     pending: undefined,
   };
 }
