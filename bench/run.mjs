@@ -104,12 +104,12 @@ async function ioFloor(bytes, runs) {
   return median(times);
 }
 
-// Sections in their own modules (bench/<name>.mjs): `--only bounded` runs just that one.
+// Sections in their own modules (bench/<name>.mjs): `--only bounded` runs just that one (`--parts latency,memory` some of it).
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
 if (only === 'bounded') {
-  const { runBoundedBench } = await import('./bounded.mjs');
-  process.stdout.write(`${(await runBoundedBench({ quick })).join('\n')}\n`);
+  const { runBoundedBench, partsFromArgv } = await import('./bounded.mjs');
+  process.stdout.write(`${(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })).join('\n')}\n`);
   process.exit(0);
 }
 
