@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(REPO, 'dist/cli.js');
+const LOOP_DELAY = new URL('./loop-delay.mjs', import.meta.url).href;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -80,8 +81,9 @@ function growthRows(label, unit, points) {
 }
 
 /** Starts editguard over HTTP on a free port; resolves with its URL and a stop function. */
-async function httpServer(root) {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', '--root', root, '--state-dir', `${root}-state`, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+async function httpServer(root, loopDelayFile) {
+  const env = { ...process.env, EG_BENCH_LOOP_DELAY: loopDelayFile };
+  const child = spawn(process.execPath, ['--import', LOOP_DELAY, CLI, '--http', '--port', '0', '--root', root, '--state-dir', `${root}-state`, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'], env });
   const url = await new Promise((resolve, reject) => {
     let err = '';
     child.stderr.on('data', (d) => {
@@ -109,7 +111,8 @@ async function latencyUnderLoad(seconds, heavyName) {
   const small = path.join(root, 'small.txt');
   await fs.writeFile(small, Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n') + '\n');
   const big = path.join(root, 'big.txt');
-  const server = await httpServer(root);
+  const delayFile = path.join(root, '..', `${path.basename(root)}-loop-delay.json`);
+  const server = await httpServer(root, delayFile);
   const a = await httpClient(server.url);
   const b = await httpClient(server.url);
   const readSmall = async () => {
@@ -141,6 +144,7 @@ async function latencyUnderLoad(seconds, heavyName) {
     };
   }
   await call(a, 'Read', { file_path: big, limit: 1 });
+  process.kill(server.pid, 'SIGUSR2'); // the server's event-loop delay from here on
   const loaded = [];
   const heavyTimes = [];
   let stop = false;
@@ -160,9 +164,21 @@ async function latencyUnderLoad(seconds, heavyName) {
   await a.close();
   await b.close();
   await server.stop();
+  const loop = JSON.parse(await fs.readFile(delayFile, 'utf8').catch(() => '{}'));
+  await fs.rm(delayFile, { force: true });
   await fs.rm(root, { recursive: true, force: true });
   await fs.rm(`${root}-state`, { recursive: true, force: true });
-  return { idle, loaded, heavyTimes, peak, fileMiB };
+  return { idle, loaded, heavyTimes, peak, fileMiB, loop };
+}
+
+/** Resident memory of a process now (VmRSS), in MiB. */
+async function rssMiB(pid) {
+  try {
+    const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  } catch {
+    return NaN;
+  }
 }
 
 /** Peak resident memory of a process (VmHWM), in MiB. */
@@ -205,8 +221,11 @@ async function memoryOf(label, content, request) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--root', root, '--state-dir', `${root}-state`, '--log-level', 'error'], stderr: 'ignore' });
   const client = new Client({ name: 'bench-bounded', version: '0' });
   await client.connect(transport);
+  const idle = await peakRssMiB(transport.pid);
   await call(client, 'Read', { file_path: file, limit: 1 });
-  const base = await peakRssMiB(transport.pid);
+  // The request's own peak: VmHWM restarts from the current RSS (Linux: clear_refs 5).
+  await fs.writeFile(`/proc/${transport.pid}/clear_refs`, '5').catch(() => {});
+  const base = await rssMiB(transport.pid);
   const t0 = performance.now();
   await request(client, file);
   const ms = performance.now() - t0;
@@ -215,7 +234,8 @@ async function memoryOf(label, content, request) {
   await client.close();
   await fs.rm(root, { recursive: true, force: true });
   await fs.rm(`${root}-state`, { recursive: true, force: true });
-  return `| ${label} | ${fmt(fileMiB)} MiB | ${fmt(base)} MiB | ${fmt(peak)} MiB | ${fmt(peak - base)} MiB (${((peak - base) / fileMiB).toFixed(1)}× the file) | ${fmt(ms)} ms |`;
+  const times = (x) => `${fmt(x)} MiB (${(x / fileMiB).toFixed(1)}×)`;
+  return `| ${label} | ${fmt(fileMiB)} MiB | ${fmt(idle)} MiB | ${fmt(base)} MiB | ${fmt(peak)} MiB | ${times(peak - base)} | ${times(peak - idle)} | ${fmt(ms)} ms |`;
 }
 
 async function memoryRows() {
@@ -264,10 +284,10 @@ export async function runBoundedBench({ quick = false, parts = BOUNDED_PARTS } =
   if (parts.includes('memory')) {
     out.push(
       '',
-      'memory per request (fresh stdio server each; growth of peak RSS over the peak after Read of the file):',
+      'memory per request (fresh stdio server each; the request\'s peak RSS over the RSS before it, after a Read of the file):',
       '',
-      '| request | file | after Read | peak | growth | wall time |',
-      '|---|---|---|---|---|---|',
+      '| request | file | idle server | before request | request peak | peak − before (× file) | peak − idle (× file) | wall time |',
+      '|---|---|---|---|---|---|---|---|',
       ...(await memoryRows()),
     );
   }
@@ -279,6 +299,7 @@ export async function runBoundedBench({ quick = false, parts = BOUNDED_PARTS } =
         `small Read in HTTP session B while session A runs ${heavy === 'replace_all' ? 'replace_all of 1 char in a 50 MB file (5 × 10⁶ replacements)' : 'a 10,000-edit MultiEdit'} back to back:`,
         `  B idle:   p50 ${fmt(quantile(r.idle, 0.5))} ms, p99 ${fmt(quantile(r.idle, 0.99))} ms (${r.idle.length} reads)`,
         `  B loaded: p50 ${fmt(quantile(r.loaded, 0.5))} ms, p99 ${fmt(quantile(r.loaded, 0.99))} ms, max ${fmt(Math.max(...r.loaded))} ms (${r.loaded.length} reads); A: ${r.heavyTimes.length} requests, median ${fmt(median(r.heavyTimes))} ms`,
+        `  server event loop held up (from the first heavy request to exit): p50 ${fmt(r.loop.p50 ?? NaN)} ms, p99 ${fmt(r.loop.p99 ?? NaN)} ms, max ${fmt(r.loop.max ?? NaN)} ms`,
         `  server peak RSS ${fmt(r.peak)} MiB for a ${fmt(r.fileMiB)} MiB file`,
       );
     }

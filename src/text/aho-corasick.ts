@@ -61,18 +61,8 @@ class EdgeTable {
   }
 }
 
-/** Builds the automaton. Empty patterns never match. O(total pattern length). */
-export function buildMatcher(patterns: readonly string[]): Matcher {
-  return runSteps(buildMatcherSteps(patterns));
-}
-
-/** buildMatcher() with a pause point every STEP pattern characters and every STEP nodes linked (10,000 patterns are a long build). */
-export function* buildMatcherSteps(patterns: readonly string[]): Steps<Matcher> {
-  let total = 1;
-  for (const p of patterns) total += p.length;
-  const edges = new EdgeTable(total);
-  const depth: number[] = [0];
-  const out: Array<number[] | undefined> = [undefined];
+/** The trie of `patterns`: nodes' depths and the pattern ids ending at each, with a pause point every STEP × 16 characters. */
+function* insertAll(patterns: readonly string[], edges: EdgeTable, depth: number[], out: Array<number[] | undefined>): Steps<void> {
   let since = 0;
   for (let id = 0; id < patterns.length; id++) {
     const p = patterns[id]!;
@@ -96,6 +86,22 @@ export function* buildMatcherSteps(patterns: readonly string[]): Steps<Matcher> 
     }
     (out[node] ??= []).push(id);
   }
+}
+
+/** Builds the automaton. Empty patterns never match. O(total pattern length). */
+export function buildMatcher(patterns: readonly string[]): Matcher {
+  return runSteps(buildMatcherSteps(patterns));
+}
+
+/** buildMatcher() with a pause point every STEP pattern characters and every STEP nodes linked (10,000 patterns are a long build). */
+export function* buildMatcherSteps(patterns: readonly string[]): Steps<Matcher> {
+  let total = 1;
+  for (const p of patterns) total += p.length;
+  const edges = new EdgeTable(total);
+  const depth: number[] = [0];
+  const out: Array<number[] | undefined> = [undefined];
+  yield* insertAll(patterns, edges, depth, out);
+  let since = 0;
   const count = depth.length;
   // Breadth-first by depth: a node's failure link is known once every shallower node has one.
   const byDepth: number[][] = [];
