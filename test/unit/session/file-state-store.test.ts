@@ -1,7 +1,6 @@
+// FileStateStore: the session's bounded record of what was read (LRU by entries and content bytes).
 import { describe, expect, it } from 'vitest';
 import { FileStateStore, type FileState } from '../../../src/session/file-state-store.js';
-import { coversAll, mergeRanges } from '../../../src/text/line-ranges.js';
-import { judgeFreshness } from '../../../src/write/freshness.js';
 
 const entry = (content: string | undefined, hash = 'h'): FileState => ({
   content,
@@ -42,28 +41,5 @@ describe('FileStateStore', () => {
     const s = new FileStateStore({ maxEntries: 10, maxBytes: 100 });
     s.set('/big', entry('x'.repeat(500), 'bighash'));
     expect(s.get('/big')).toMatchObject({ content: undefined, hash: 'bighash' });
-  });
-});
-
-describe('mergeRanges() and coversAll()', () => {
-  it('joins overlapping and adjacent ranges', () => {
-    expect(mergeRanges([[1, 10], [30, 40]], [11, 29])).toEqual([[1, 40]]);
-    expect(mergeRanges([[5, 6]], [1, 3])).toEqual([[1, 3], [5, 6]]);
-  });
-  it('knows when every line is seen', () => {
-    expect(coversAll([[1, 40]], 40)).toBe(true);
-    expect(coversAll([[1, 39]], 40)).toBe(false);
-    expect(coversAll([[1, 3], [5, 9]], 9)).toBe(false);
-    expect(coversAll([], 0)).toBe(true);
-  });
-});
-
-describe('judgeFreshness()', () => {
-  it('decides by hash, not mtime', () => {
-    const e = entry('a', 'h1');
-    expect(judgeFreshness(undefined, 'h1', 1).kind).toBe('not-read');
-    expect(judgeFreshness(e, 'h1', 99_999).kind).toBe('fresh');
-    expect(judgeFreshness(e, 'h2', 1)).toEqual({ kind: 'stale', mtimeChanged: false });
-    expect(judgeFreshness(e, 'h2', 5)).toEqual({ kind: 'stale', mtimeChanged: true });
   });
 });

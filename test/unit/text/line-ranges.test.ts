@@ -1,7 +1,7 @@
 // Line ranges and counts, pure: merging, coverage, gaps, wording; countLines/countBreaks.
 import { describe, expect, it } from 'vitest';
 import { countBreaks, countLines } from '../../../src/text/count-lines.js';
-import { describeRanges, unseenRanges, type LineRange } from '../../../src/text/line-ranges.js';
+import { coversAll, describeRanges, mergeRanges, unseenRanges, type LineRange } from '../../../src/text/line-ranges.js';
 
 describe('unseenRanges()', () => {
   it.each<[LineRange[], number, LineRange[]]>([
@@ -40,5 +40,18 @@ describe('countLines() and countBreaks()', () => {
   it('countBreaks() counts within [from, to) only', () => {
     expect(countBreaks('a\nb\nc\n', 2, 4)).toBe(1);
     expect(countBreaks('a\nb\nc\n', 2, 3)).toBe(0);
+  });
+});
+
+describe('mergeRanges() and coversAll()', () => {
+  it('joins overlapping and adjacent ranges', () => {
+    expect(mergeRanges([[1, 10], [30, 40]], [11, 29])).toEqual([[1, 40]]);
+    expect(mergeRanges([[5, 6]], [1, 3])).toEqual([[1, 3], [5, 6]]);
+  });
+  it('knows when every line is seen', () => {
+    expect(coversAll([[1, 40]], 40)).toBe(true);
+    expect(coversAll([[1, 39]], 40)).toBe(false);
+    expect(coversAll([[1, 3], [5, 9]], 9)).toBe(false);
+    expect(coversAll([], 0)).toBe(true);
   });
 });
