@@ -10,6 +10,7 @@ import { unencodableReason } from '../../src/text/encodable.js';
 import { toLineDoc } from '../../src/text/line-endings.js';
 import { findAll } from '../../src/text/match.js';
 import { parseJson } from '../../src/text/parse-json.js';
+import { wholeTextSplice } from '../../src/text/patch.js';
 import { normalizeQuotes, normalizeQuotesSteps } from '../../src/text/quotes.js';
 import { runSteps, runStepsWithPauses, SCAN_STEP } from '../../src/text/steps.js';
 
@@ -106,6 +107,27 @@ describe('windowed transforms', () => {
         else expect(reason).toBeUndefined();
       }),
       RUNS,
+    );
+  });
+});
+
+describe('wholeTextSplice', () => {
+  it('equals the character-by-character common prefix and suffix, with long equal stretches compared a block at a time', () => {
+    const naive = (a: string, b: string) => {
+      let start = 0;
+      const max = Math.min(a.length, b.length);
+      while (start < max && a[start] === b[start]) start++;
+      let tail = 0;
+      while (tail < max - start && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+      return { start, end: a.length - tail, replacement: b.slice(start, b.length - tail) };
+    };
+    fc.assert(
+      fc.property(fc.nat(20_000), fc.nat(20_000), tail, tail, tail, (pre, post, mid1, mid2, common) => {
+        const a = `${'p'.repeat(pre)}${common}${mid1}${common}${'s'.repeat(post)}`;
+        const b = `${'p'.repeat(pre)}${common}${mid2}${common}${'s'.repeat(post)}`;
+        expect(wholeTextSplice(a, b)).toEqual(naive(a, b));
+      }),
+      { numRuns: 60, seed: 1218, endOnFailure: true },
     );
   });
 });
