@@ -8,11 +8,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { searchBench } from './search.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EDITGUARD = path.join(REPO, 'dist/cli.js');
 const REFERENCE = path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const quick = process.argv.includes('--quick');
+// --only NAME runs one section: edit (the Edit/Write scenarios), search (Glob/Grep, bench/search.mjs)
+// or bounded (MultiEdit/replace_all growth and latency under a heavy request, bench/bounded.mjs;
+// `--parts growth,nomatch,memory,latency` runs some of it).
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
+const section = (name) => only === undefined || only === name;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -104,15 +111,8 @@ async function ioFloor(bytes, runs) {
   return median(times);
 }
 
-// Sections in their own modules (bench/<name>.mjs): `--only bounded` runs just that one (`--parts latency,memory` some of it).
-const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
-if (only === 'bounded') {
-  const { runBoundedBench, partsFromArgv } = await import('./bounded.mjs');
-  process.stdout.write(`${(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })).join('\n')}\n`);
-  process.exit(0);
-}
-
+const out = [`editguard bench (${quick ? 'quick' : 'full'}; node ${process.version}; ${os.cpus().length} cpus) — medians`];
+if (section('edit')) {
 const runsSmall = quick ? 15 : 60;
 const runsBig = quick ? 5 : 15;
 const rows = [];
@@ -127,8 +127,7 @@ for (const [label, lines, width, runs] of [
 const floor = await ioFloor(100_000 * 54, runsBig);
 const par = [await parallelEdits('editguard'), await parallelEdits('reference')];
 
-const out = [
-  `editguard bench (${quick ? 'quick' : 'full'}; node ${process.version}; ${os.cpus().length} cpus) — medians`,
+out.push(
   '',
   '| scenario | editguard | reference | ratio | peak RSS eg / ref |',
   '|---|---|---|---|---|',
@@ -136,7 +135,11 @@ const out = [
   '',
   `read + sha256 + write of the same 5 MB in-process: ${ms(floor)}`,
   `20 parallel Edits of distinct lines, surviving on disk: editguard ${par[0]}/20, reference ${par[1]}/20`,
-];
-const { runBoundedBench } = await import('./bounded.mjs');
-out.push(...(await runBoundedBench({ quick })));
+);
+}
+if (section('search')) out.push('', ...(await searchBench({ quick, editguard: EDITGUARD, reference: REFERENCE })));
+if (section('bounded')) {
+  const { runBoundedBench, partsFromArgv } = await import('./bounded.mjs');
+  out.push('', ...(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })));
+}
 process.stdout.write(out.join('\n') + '\n');

@@ -6,7 +6,8 @@ import { HistoryStore, daysToMs } from './history/history-store.js';
 import type { Logger } from './log.js';
 import { ChangeTracker, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
-import { DEFAULT_PROTECTED } from './policy/rules.js';
+import { protectedGlobs } from './policy/protected-globs.js';
+import { SearchPool } from './search/search-pool.js';
 import { Session } from './session/session.js';
 import type { WriteRecorder } from './write/write-event.js';
 import { WritePipeline } from './write/write-pipeline.js';
@@ -23,6 +24,8 @@ export interface AppEnv {
   recorder?: WriteRecorder;
   /** Overrides the file watcher (tests drive a ManualWatcher by hand). */
   watcher?: FileWatcher;
+  /** The compiled search worker; defaults to the one beside the search pool (tests running TS sources pass dist's). */
+  searchWorker?: URL;
 }
 
 export interface App {
@@ -30,6 +33,8 @@ export interface App {
   log: Logger;
   policy: PathPolicy;
   writes: WritePipeline;
+  /** Worker threads for Glob, Grep and LS, shared by every session. */
+  search: SearchPool;
   /** File history (FileHistory, RestoreFile, history:// resources); undefined when history.enabled is false. */
   history: HistoryStore | undefined;
   stateDir: string;
@@ -49,9 +54,8 @@ export interface App {
 
 export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
-  const protectedGlobs = [...DEFAULT_PROTECTED, ...config.protected, path.join(env.stateDir, '**')];
-  if (env.configFile) protectedGlobs.push(path.resolve(env.cwd, env.configFile));
-  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protectedGlobs, home: env.home });
+  const protect = protectedGlobs({ configured: config.protected, stateDir: env.stateDir, configFile: env.configFile, cwd: env.cwd });
+  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protect, hidden: [env.stateDir], home: env.home });
   // history.enabled: false means nothing of a file's content is copied into the state dir.
   const history = config.history.enabled
     ? new HistoryStore({ stateDir: env.stateDir, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
@@ -66,11 +70,13 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const watcher = env.watcher ?? createFileWatcher({ ...config.watch, log: env.log });
   const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding });
   writes.onWrite((e) => changes.onWrite(e));
+  const search = new SearchPool({ size: config.search.workers, workerUrl: env.searchWorker, log: env.log });
   return {
     config,
     log: env.log,
     policy,
     writes,
+    search,
     history,
     stateDir: env.stateDir,
     rootsMode: config.roots.length > 0 ? 'intersect' : 'replace',
@@ -90,6 +96,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     closeSession: (session) => changes.endSession(session),
     watchStatus: () => changes.status(),
     close: async () => {
+      await search.close();
       await writes.locks.drain();
       await changes.close();
       await watcher.close();

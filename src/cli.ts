@@ -3,17 +3,30 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { createApp, type App } from './app.js';
+import type { App } from './app.js';
+import type { CommandContext, CommandIo } from './commands/command-context.js';
+import { COMMAND_HELP, COMMAND_NAMES, type CommandName } from './commands/command-help.js';
+import type { CommandInvocation } from './commands/run-command.js';
 import { ConfigError, defaultStateDir, mergeConfig, parseConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { serveStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
+
+const COMMAND_SUMMARIES = COMMAND_NAMES.map((name) => {
+  const [synopsis, summary] = COMMAND_HELP[name].split('\n')[0]!.replace(/^editguard /, '').split(' — ');
+  return `  ${synopsis!.padEnd(22)}${summary}`;
+}).join('\n');
 
 const USAGE = `editguard ${VERSION} — careful file tools over MCP
 
-Usage: editguard [options] [DIR...]
+Usage: editguard [options] [DIR...]        serve DIRs over stdio (or HTTP with --http)
+       editguard COMMAND [options] ARGS    look at or undo what was written (COMMAND --help for more)
 
+Commands (on the state dir the servers write, safe while they run):
+${COMMAND_SUMMARIES}
+
+Server options:
   --root DIR        allowed root (repeatable; positional DIRs too; default: the working directory)
   --state-dir DIR   where backups and history live (default: $XDG_STATE_HOME/editguard or ~/.local/state/editguard)
   --config FILE     JSON config file (unknown or badly typed keys fail startup)
@@ -105,6 +118,111 @@ function configFrom(args: CliArgs, env: NodeJS.ProcessEnv): Config {
   }
 }
 
+/** A subcommand's command line: what to run, and where the state dir comes from. */
+interface CommandLine {
+  inv: CommandInvocation;
+  configFile: string | undefined;
+  stateDir: string | undefined;
+}
+
+/** argv after the command name → what to run, or 'help'. @throws CliExit 2 on a usage error. */
+function parseCommandLine(name: CommandName, argv: string[]): CommandLine | 'help' {
+  const synopsis = /^Usage: .*$/m.exec(COMMAND_HELP[name])![0];
+  const usage = (msg: string) => new CliExit(2, `editguard ${name}: ${msg}\n${synopsis}   (editguard ${name} --help for more)\n`);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'state-dir': { type: 'string' },
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        ...(name === 'history' ? { limit: { type: 'string', short: 'n' } } : {}),
+        ...(name === 'restore' ? { force: { type: 'boolean' } } : {}),
+      },
+    });
+  } catch (err) {
+    throw usage((err as Error).message);
+  }
+  const v = parsed.values as { json?: boolean; help?: boolean; limit?: string; force?: boolean; config?: string; 'state-dir'?: string };
+  if (v.help) return 'help';
+  const line = (inv: CommandInvocation): CommandLine => ({ inv, configFile: v.config, stateDir: v['state-dir'] });
+  const pos = parsed.positionals;
+  const json = v.json ?? false;
+  const count = (what: string) => usage(`expected ${what}, got ${pos.length === 0 ? 'none' : pos.map((p) => JSON.stringify(p)).join(' ')}`);
+  const version = (arg: string) => {
+    if (!/^\d+$/.test(arg)) throw usage(`${JSON.stringify(arg)} is not a version number (\`editguard history FILE\` lists them)`);
+    return Number(arg);
+  };
+  if (name === 'history') {
+    if (pos.length > 1) throw count('at most one FILE');
+    const limit = v.limit === undefined ? 20 : Number(v.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw usage(`--limit must be a positive whole number, got ${JSON.stringify(v.limit)}`);
+    return line({ command: 'history', args: { path: pos[0], json, limit } });
+  }
+  if (name === 'diff') {
+    if (pos.length < 2 || pos.length > 3) throw count('FILE V1 [V2]');
+    return line({ command: 'diff', args: { path: pos[0]!, from: version(pos[1]!), to: pos[2] === undefined ? undefined : version(pos[2]), json } });
+  }
+  if (pos.length !== 2) throw count('FILE VERSION');
+  return line({ command: 'restore', args: { path: pos[0]!, version: version(pos[1]!), force: v.force ?? false, json } });
+}
+
+/** The terminal for a command: results on stdout, questions on stderr, answers from stdin when it is a TTY. */
+function terminalIo(): CommandIo {
+  // `editguard history | head` closes the pipe early: that is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+  const ask = async (question: string): Promise<boolean> => {
+    const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+    } finally {
+      rl.close();
+    }
+  };
+  return {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    color: process.stdout.isTTY === true && process.stdout.hasColors(),
+    ask: process.stdin.isTTY ? ask : undefined,
+    now: Date.now,
+  };
+}
+
+/** `editguard history|diff|restore …`: the same config and state dir as the server, then the command. */
+async function runSubcommand(name: CommandName, argv: string[]): Promise<number> {
+  const cmd = parseCommandLine(name, argv);
+  if (cmd === 'help') {
+    process.stdout.write(COMMAND_HELP[name]);
+    return 0;
+  }
+  const { inv, configFile } = cmd;
+  let config: Config;
+  try {
+    config = parseConfig(mergeConfig(readConfigFile(configFile), { stateDir: cmd.stateDir }), configFile ? `config (${configFile} and flags)` : 'flags');
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliExit(2, `editguard ${name}: ${err.message}\n`);
+    throw err;
+  }
+  const home = os.homedir();
+  const ctx: CommandContext = {
+    io: terminalIo(),
+    cwd: process.cwd(),
+    home,
+    stateDir: path.resolve(config.stateDir ?? defaultStateDir(process.env, home)),
+    config,
+    configFile,
+    log: createLogger('warn', (line) => process.stderr.write(line)),
+  };
+  // Loaded on demand, like the server's pieces below: a command starts without the MCP SDK or the watcher.
+  const { runCommand } = await import('./commands/run-command.js');
+  return runCommand(inv, ctx);
+}
+
 async function serveOverHttp(app: App, config: Config, log: Logger): Promise<never> {
   const { HttpStartError, serveHttp } = await import('./transports/http.js');
   let server;
@@ -131,6 +249,7 @@ async function serveOverHttp(app: App, config: Config, log: Logger): Promise<nev
 }
 
 async function serveOverStdio(app: App, log: Logger): Promise<number> {
+  const { serveStdio } = await import('./transports/stdio.js');
   const { closed } = await serveStdio(app, process.stdin, process.stdout);
   log.info(`serving ${app.policy.roots.join(', ')} over stdio`);
   const shutdown = () => void app.close().then(() => process.exit(0));
@@ -142,7 +261,10 @@ async function serveOverStdio(app: App, log: Logger): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  const args = parseCliArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const command = COMMAND_NAMES.find((name) => name === argv[0]);
+  if (command !== undefined) return runSubcommand(command, argv.slice(1));
+  const args = parseCliArgs(argv);
   const v = args.values;
   if (v.help) {
     process.stderr.write(USAGE);
@@ -156,6 +278,7 @@ async function main(): Promise<number> {
   const log = createLogger(config.logLevel, (line) => process.stderr.write(line));
   const home = os.homedir();
   const stateDir = path.resolve(config.stateDir ?? defaultStateDir(process.env, home));
+  const { createApp } = await import('./app.js');
   let app;
   try {
     app = await createApp(config, { cwd: process.cwd(), home, log, stateDir, configFile: v.config });

@@ -35,6 +35,26 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** Glob, Grep and LS (DESIGN §2): caps and budgets; Claude Code's defaults where it has them. */
+    search: z
+      .object({
+        /** Glob returns at most this many paths (newest first). */
+        globLimit: z.number().int().positive().default(100),
+        /** LS lists at most this many entries. */
+        lsLimit: z.number().int().positive().default(1000),
+        /** Grep's head_limit when the call does not give one. */
+        headLimit: z.number().int().positive().default(250),
+        /** Grep output lines longer than this are cut with a marker. */
+        maxLineChars: z.number().int().positive().default(500),
+        /** Grep skips files larger than this (counted in structuredContent). */
+        maxFileBytes: z.number().int().positive().default(10 * MiB),
+        /** One Glob/Grep/LS result's text stops at this size; the footer says how to page on. */
+        outputBudgetBytes: z.number().int().positive().default(32 * 1024),
+        /** Worker threads that run searches (each search runs in one; more run in parallel). */
+        workers: z.number().int().positive().max(64).default(2),
+      })
+      .strict()
+      .prefault({}),
     state: z
       .object({
         maxEntries: z.number().int().positive().default(100),

@@ -7,7 +7,10 @@ import type { Session } from './session/session.js';
 import { registerFileResources } from './resources/file-resources.js';
 import { registerHistoryResources } from './resources/history.js';
 import { registerEditTool } from './tools/edit.js';
+import { registerGlobTool } from './tools/glob.js';
+import { registerGrepTool } from './tools/grep.js';
 import { registerHistoryTools } from './tools/history.js';
+import { registerLsTool } from './tools/ls.js';
 import { registerMultiEditTool } from './tools/multi-edit.js';
 import { registerNotebookEditTool } from './tools/notebook-edit.js';
 import { registerReadTool } from './tools/read.js';
@@ -21,11 +24,10 @@ export function createServer(app: App, session: Session): McpServer {
     { name: 'editguard', version: VERSION },
     {
       capabilities: { tools: {}, logging: {} },
-      instructions:
-        'Careful file tools. Read a file before editing it; Edit replaces one exact, unique string; writes are refused if the file changed since your last Read. Every write is recorded: FileHistory lists a file\'s versions and RestoreFile puts one back.',
+      instructions: serverInstructions(session.policy.roots),
     },
   );
-  const deps: ToolDeps = { config: app.config, session, writes: app.writes, log: app.log };
+  const deps: ToolDeps = { config: app.config, session, writes: app.writes, search: app.search, log: app.log };
   const log = withContext(app.log, { session: session.shortId });
   const decorate = noticeDecorator(session);
   registerReadTool(server, deps, decorate);
@@ -34,6 +36,9 @@ export function createServer(app: App, session: Session): McpServer {
   registerNotebookEditTool(server, deps, decorate);
   registerWriteTool(server, deps, decorate);
   registerHistoryTools(server, deps, app.history, decorate);
+  registerGlobTool(server, deps, decorate);
+  registerGrepTool(server, deps, decorate);
+  registerLsTool(server, deps, decorate);
   registerHistoryResources(server, deps, app.history);
   registerFileResources(server, deps, app.changes);
 
@@ -71,4 +76,12 @@ export function createServer(app: App, session: Session): McpServer {
     }
   };
   return server;
+}
+
+/** The instructions a client shows the model: how the tools fit together, and the roots (DESIGN §2 LS). */
+export function serverInstructions(roots: readonly string[]): string {
+  return [
+    'Careful file tools. Find files with Glob (names), Grep (contents) and LS (directories); Read a file before editing it; Edit replaces one exact, unique string; writes are refused if the file changed since your last Read. Every write is recorded: FileHistory lists a file\'s versions and RestoreFile puts one back.',
+    `The tools work only inside these directories (the allowed roots): ${roots.join(', ')}. LS without a path lists them.`,
+  ].join('\n');
 }

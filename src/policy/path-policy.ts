@@ -28,7 +28,27 @@ export interface PathPolicyOptions {
   deny?: string[];
   /** Globs whose writes need confirmation; defaults to DEFAULT_PROTECTED (pass both to extend). */
   protected?: string[];
+  /**
+   * Directories no tool may read, write or list, wherever they are — even inside a root
+   * (the state dir: its history holds every root's contents). DESIGN §6.
+   */
+  hidden?: string[];
   home: string;
+}
+
+/**
+ * What a directory walker (Glob, Grep, LS — possibly in a worker thread) needs to apply this
+ * policy to every entry: plain data, so it crosses a worker boundary.
+ */
+export interface WalkRules {
+  /** Real paths of the roots. */
+  roots: string[];
+  /** Roots as spelled and as real paths: relative deny globs are anchored at both. */
+  anchors: string[];
+  deny: string[];
+  home: string;
+  /** Hidden directories, lexical and real spellings. */
+  hidden: string[];
 }
 
 /** A root as spelled (expanded) and where it really is. */
@@ -46,6 +66,8 @@ interface PolicyState {
   ceiling: string[];
   deny: string[];
   protected: string[];
+  /** Hidden directories (lexical and real spellings). */
+  hidden: string[];
   home: string;
 }
 
@@ -94,12 +116,20 @@ export class PathPolicy {
       pairs.push({ lexical, real });
     }
     const unique = dedupe(pairs.map((pair) => pair.real));
+    const hidden: string[] = [];
+    for (const dir of opts.hidden ?? []) {
+      const lexical = expandPath(dir, { home: opts.home, base: path.resolve() });
+      // The state dir may not exist yet (history creates it on the first write).
+      const real = await realpathDeepest(lexical).then((r) => r.real, () => lexical);
+      hidden.push(lexical, real.normalize('NFC'));
+    }
     return new PathPolicy({
       pairs,
       roots: unique,
       ceiling: unique,
       deny: opts.deny ?? [],
       protected: opts.protected ?? DEFAULT_PROTECTED,
+      hidden: dedupe(hidden),
       home: opts.home,
     });
   }
@@ -162,6 +192,7 @@ export class PathPolicy {
     const realPath = resolved.real;
     // An NFD name on disk must not slip past an NFC glob.
     this.assertNotDenied(input, absPath, realPath.normalize('NFC'));
+    this.assertNotHidden(input, absPath, realPath.normalize('NFC'));
 
     if (!this.roots.some((root) => isWithin(root, realPath))) {
       const via = realPath === absPath ? '' : ` (it resolves to ${realPath})`;
@@ -198,12 +229,32 @@ export class PathPolicy {
     );
   }
 
+  /** The rules a directory walker applies to every entry it lists (see WalkRules). */
+  walkRules(): WalkRules {
+    return {
+      roots: [...this.roots],
+      anchors: dedupe([...this.roots, ...this.state.pairs.map((pair) => pair.lexical)]),
+      deny: [...this.state.deny],
+      home: this.state.home,
+      hidden: [...this.state.hidden],
+    };
+  }
+
   /** For messages: the path relative to the first root containing it, else the absolute path. */
   display(absPath: string): string {
     for (const root of [...this.roots, ...this.state.pairs.map((pair) => pair.lexical)]) {
       if (isWithin(root, absPath)) return path.relative(root, absPath) || '.';
     }
     return absPath;
+  }
+
+  private assertNotHidden(input: string, absPath: string, realPath: string): void {
+    if (!this.state.hidden.some((dir) => isWithin(dir, absPath) || isWithin(dir, realPath))) return;
+    throw new ToolError(
+      'PATH_DENIED',
+      `${MESSAGES.PATH_DENIED} ${this.display(absPath)} is inside editguard's state directory (the history of every file it wrote), which no tool may read, write or list. Work on files outside it.`,
+      { path: input, rule: 'state directory' },
+    );
   }
 
   private assertNotDenied(input: string, absPath: string, checked: string): void {

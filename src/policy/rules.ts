@@ -59,6 +59,23 @@ export class PathRules {
     return this.firstMatch(this.denyRules, absPath);
   }
 
+  /**
+   * The deny glob matching `absPath` itself, ignoring its ancestors: for walkers that never
+   * enter a denied directory, so checking each entry once is enough (and linear in the tree).
+   */
+  deniedEntry(absPath: string): string | undefined {
+    if (this.denyRules.length === 0) return undefined;
+    for (const rule of this.denyRules) {
+      if (this.coversSelf(rule, absPath)) return rule.glob;
+    }
+    return undefined;
+  }
+
+  /** Whether any deny glob exists (walkers skip per-entry checks when none does). */
+  get hasDenyRules(): boolean {
+    return this.denyRules.length > 0;
+  }
+
   /** The protected glob covering `absPath` (absolute, normalized), or undefined. */
   protectedBy(absPath: string): string | undefined {
     return this.firstMatch(this.protectedRules, absPath);
@@ -85,6 +102,21 @@ export class PathRules {
             isWithin(root, absPath) &&
             absPath !== root &&
             matchesSelfOrAncestor(rule, toGlobPath(path.relative(root, absPath)), false),
+        );
+    }
+  }
+
+  private coversSelf(rule: Rule, absPath: string): boolean {
+    switch (rule.anchor) {
+      case 'absolute':
+        return rule.test !== undefined && rule.test(toGlobPath(absPath));
+      case 'home':
+        if (!isWithin(this.home, absPath)) return false;
+        if (rule.test === undefined) return absPath === this.home;
+        return absPath !== this.home && rule.test(toGlobPath(path.relative(this.home, absPath)));
+      case 'root':
+        return this.roots.some(
+          (root) => isWithin(root, absPath) && absPath !== root && rule.test !== undefined && rule.test(toGlobPath(path.relative(root, absPath))),
         );
     }
   }

@@ -17,7 +17,7 @@ import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { authorizedWrite } from './authorized-write.js';
-import type { ToolDeps } from './tool-deps.js';
+import type { FileToolDeps, ToolDeps } from './tool-deps.js';
 import { parseToolInput, registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
@@ -78,7 +78,7 @@ function requireStore(history: HistoryStore | undefined): HistoryStore {
 }
 
 /** HISTORY_NOT_FOUND for a file without history, naming files under the session's roots that have some. */
-async function noHistory(target: ResolvedPath, store: HistoryStore, deps: ToolDeps): Promise<ToolError> {
+async function noHistory(target: ResolvedPath, store: HistoryStore, deps: FileToolDeps): Promise<ToolError> {
   const all = await readableFilesWithHistory(store, deps.session.policy);
   const shown = all.slice(0, MAX_LISTED_FILES);
   const more = all.length > shown.length ? ` … and ${all.length - shown.length} more` : '';
@@ -105,7 +105,7 @@ async function currentHashOf(target: ResolvedPath): Promise<string | null> {
 }
 
 /** FileHistory as a plain function. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
-export async function fileHistory(raw: FileHistoryInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
+export async function fileHistory(raw: FileHistoryInput, deps: FileToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
   const input = parseToolInput(FileHistoryInput, raw);
   const store = requireStore(history);
   const target = await deps.session.policy.authorizeRead(input.file_path);
@@ -130,7 +130,7 @@ export async function fileHistory(raw: FileHistoryInput, deps: ToolDeps, history
 }
 
 /** Decoded LF text of a version for diffs and the session's state; undefined for binary content. */
-function textOf(bytes: Buffer | null, fallback: 'latin1' | undefined): string | undefined {
+export function textOf(bytes: Buffer | null, fallback: 'latin1' | undefined): string | undefined {
   if (bytes === null) return '';
   const decoded = decodeText(bytes, fallback);
   if (!decoded.lossless) return undefined;
@@ -156,7 +156,7 @@ function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
  * @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND (unknown file or version, or a
  *   missing blob), STALE (changed outside editguard since the latest version, without force).
  */
-export async function restoreFile(raw: RestoreFileInput, deps: ToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
+export async function restoreFile(raw: RestoreFileInput, deps: FileToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
   const input = parseToolInput(RestoreFileInput, raw);
   const store = requireStore(history);
   let restored: { realPath: string; hash: string | null } | undefined;
@@ -183,7 +183,7 @@ async function planRestore(
   ctx: PlanContext,
   input: z.output<typeof RestoreFileInput>,
   store: HistoryStore,
-  deps: ToolDeps,
+  deps: FileToolDeps,
   restoring: (hash: string | null) => void,
 ): Promise<Plan> {
   const display = input.file_path;

@@ -71,7 +71,7 @@ async function readWhole(target: ResolvedPath, display: string, deps: ToolDeps):
     throw fsError(err, display) ?? err;
   }
   if (stat.isDirectory()) {
-    throw new ToolError('IS_DIRECTORY', `${display} is a directory, not a file. Read takes a file path; list the directory with another tool.`, { path: display });
+    throw new ToolError('IS_DIRECTORY', `${display} is a directory, not a file. Read takes a file path; list the directory with LS, or find files in it with Glob and Grep.`, { path: display });
   }
   if (!stat.isFile()) {
     // readFile on a FIFO (or a device) would block forever or never end.

@@ -1,6 +1,7 @@
 // Strict tool inputs (DESIGN §3): one zod object per tool, published with additionalProperties: false and parsed here, so an unknown or mistyped argument is refused before anything happens.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -200,6 +201,9 @@ function clip(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
 }
 
+/** What the SDK hands a tool call besides its arguments: cancellation signal, progress token, notifications. */
+export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
 export interface StrictToolSpec<S extends StrictInput> {
   description: string;
   input: S;
@@ -217,12 +221,12 @@ export function registerStrictTool<S extends StrictInput>(
   name: string,
   spec: StrictToolSpec<S>,
   ctx: { log: Logger; session: Session; decorate?: ToolResultDecorator | undefined },
-  run: (input: z.output<S>) => Promise<ToolOutput>,
+  run: (input: z.output<S>, extra: ToolCallExtra) => Promise<ToolOutput>,
 ): void {
   server.registerTool(
     name,
     { description: spec.description, inputSchema: wireSchema(spec.input), annotations: spec.annotations },
-    (raw: unknown): Promise<CallToolResult> =>
-      toToolResult(async () => run(spec.parse ? await spec.parse(raw) : parseToolInput(spec.input, raw)), { tool: name, log: ctx.log, session: ctx.session }, ctx.decorate),
+    (raw: unknown, extra: ToolCallExtra): Promise<CallToolResult> =>
+      toToolResult(async () => run(spec.parse ? await spec.parse(raw) : parseToolInput(spec.input, raw), extra), { tool: name, log: ctx.log, session: ctx.session }, ctx.decorate),
   );
 }

@@ -1,6 +1,7 @@
-// What every tool function receives: its session, the one write pipeline, config and logger.
+// What every tool function receives: its session, the one write pipeline, the search workers, config and logger.
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { SearchPool } from '../search/search-pool.js';
 import type { Session } from '../session/session.js';
 import type { WritePipeline } from '../write/write-pipeline.js';
 
@@ -9,4 +10,9 @@ export interface ToolDeps {
   session: Session;
   writes: WritePipeline;
   log: Logger;
+  /** Worker threads for Glob, Grep and LS. */
+  search: SearchPool;
 }
+
+/** What the file tools need without the search workers: `editguard restore` runs RestoreFile with no pool. */
+export type FileToolDeps = Omit<ToolDeps, 'search'>;

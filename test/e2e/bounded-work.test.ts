@@ -12,8 +12,8 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
 
   it('NO_MATCH for a 9 MB old_string is a few KB and states the length (regression: issue 12, was 21.6 MB)', async () => {
     const line = `const value = compute(${'x'.repeat(200)});`;
-    // Built before the Read: seconds of client work between two requests on a loaded machine outlast the
-    // server's keep-alive, and the HTTP client then writes the 9 MB into a closed connection (EPIPE).
+    // Built first: seconds of a blocked event loop between two requests (on a loaded machine) let the server's
+    // 5 s keep-alive close the pooled connection just as the next request starts writing (EPIPE over HTTP).
     const old = `${line}\n`.repeat(40_000).replace(/x/g, 'y'); // 9 MB, each line a near miss
     const h = await open({ files: { 'a.js': `${line}\n`.repeat(2000) } });
     okOf(await h.call('Read', { file_path: h.path('a.js'), limit: 1 }));

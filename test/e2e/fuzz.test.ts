@@ -63,6 +63,9 @@ function callsFor(h: Harness): fc.Arbitrary<{ tool: string; args: Record<string,
     tool('NotebookEdit', { notebook_path: fc.constantFrom(h.path('n.ipynb'), h.path('a.txt')), cell_id: fc.oneof(fc.constantFrom('c1', 'cell-0', 'cell-1'), strings), new_source: strings, cell_type: fc.constantFrom('code', 'markdown', 'raw', 'sql'), edit_mode: fc.constantFrom('replace', 'insert', 'delete', 'append'), dry_run: fc.boolean() }),
     tool('FileHistory', { file_path: file }),
     tool('RestoreFile', { file_path: file, version: numbers, dry_run: fc.boolean(), force: fc.boolean() }),
+    tool('Glob', { pattern: fc.oneof(fc.constantFrom('**/*', '*.txt', '{a,n}.*', '[', '**/..'), strings), path: file, include_ignored: fc.boolean() }),
+    tool('Grep', { pattern: fc.oneof(fc.constantFrom('line', '(', '^l.*\\d$', '(a+)+$'), strings), path: file, output_mode: fc.constantFrom('content', 'files_with_matches', 'count', 'x'), '-C': numbers, '-i': fc.boolean(), multiline: fc.boolean(), head_limit: numbers, offset: numbers, glob: strings, type: fc.constantFrom('js', 'md', 'nope') }),
+    tool('LS', { path: file, ignore: fc.array(strings, { maxLength: 3 }), include_ignored: fc.boolean() }),
   );
 }
 

@@ -152,11 +152,11 @@ describe.each(TRANSPORTS)('Read over %s', (kind: TransportKind) => {
     expect(okOf(r)).toMatchObject({ start_line: 10, num_lines: 0, total_lines: 3, truncated: false });
   });
 
-  it('refuses a directory with IS_DIRECTORY', async () => {
+  it('refuses a directory with IS_DIRECTORY, pointing to LS (a tool the user has)', async () => {
     const h = await open({ files: { 'dir/inside.txt': 'x' } });
     const e = errorOf(await h.call('Read', { file_path: h.path('dir') }));
     expect(e.code).toBe('IS_DIRECTORY');
-    expect(e.message).toContain('directory');
+    expect(e.message).toContain('list the directory with LS');
   });
 
   it('refuses a FIFO instead of blocking on it forever', async () => {

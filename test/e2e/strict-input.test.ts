@@ -59,6 +59,10 @@ describe.each(TRANSPORTS)('strict inputs over %s', (kind) => {
       ['NotebookEdit', { notebook_path: h.path('n.ipynb'), cell_id: 'c1', new_source: 'y = 2', cellType: 'code' }, 'cellType', 'cell_type'],
       ['FileHistory', { file_path: h.path('a.txt'), verbose: true }, 'verbose', undefined],
       ['RestoreFile', { file_path: h.path('a.txt'), version: 0, forse: true }, 'forse', 'force'],
+      ['Glob', { pattern: '*.txt', includeIgnored: true }, 'includeIgnored', 'include_ignored'],
+      ['Grep', { pattern: 'one', outputMode: 'content' }, 'outputMode', 'output_mode'],
+      ['Grep', { pattern: 'one', headLimit: 1 }, 'headLimit', 'head_limit'],
+      ['LS', { path: h.root, ignores: ['*.txt'] }, 'ignores', 'ignore'],
     ];
     for (const [tool, args, parameter, suggestion] of cases) {
       const err = errorOf(await h.call(tool, args));
@@ -82,6 +86,9 @@ describe.each(TRANSPORTS)('strict inputs over %s', (kind) => {
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('A\nb\nA\nc\n');
     okOf(await h.call('MultiEdit', { file_path: h.path('a.txt'), edits: [{ old_string: 'A', new_string: 'z', replace_all: 'true' }], dry_run: 'false' }));
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('z\nb\nz\nc\n');
+    const grep = okOf(await h.call('Grep', { pattern: 'Z', output_mode: 'content', '-i': 'true', head_limit: '1', offset: '1' }));
+    expect(grep).toMatchObject({ appliedOffset: 1 });
+    expect(okOf(await h.call('Glob', { pattern: '*.txt', include_ignored: 'false' }))).toMatchObject({ numFiles: 1 });
     const restored = okOf(await h.call('RestoreFile', { file_path: h.path('a.txt'), version: '0', force: 'false' }));
     expect(restored).toMatchObject({ version: 0 });
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('a\nb\na\nc\n');
@@ -104,6 +111,10 @@ describe.each(TRANSPORTS)('strict inputs over %s', (kind) => {
       ['NotebookEdit', { notebook_path: h.path('n.ipynb'), cell_id: 'c1', new_source: 'y', edit_mode: 'append' }, 'edit_mode', /one of "replace", "insert", "delete" \(got the string "append"\)/],
       ['NotebookEdit', { notebook_path: h.path('n.ipynb'), new_source: 'y', edit_mode: 'insert', cell_type: 'python' }, 'cell_type', /one of "code", "markdown", "raw"/],
       ['RestoreFile', { file_path: h.path('a.txt'), version: 'latest' }, 'version', /must be a number/],
+      ['Grep', { pattern: 'a', output_mode: 'lines' }, 'output_mode', /one of "content", "files_with_matches", "count"/],
+      ['Grep', { pattern: 'a', '-C': -2 }, '-C', /must be at least 0/],
+      ['Glob', { pattern: '' }, 'pattern', /at least 1 characters/],
+      ['LS', { path: h.root, ignore: '*.txt' }, 'ignore', /must be an array/],
     ];
     for (const [tool, args, parameter, message] of cases) {
       const err = errorOf(await h.call(tool, args));
@@ -130,6 +141,8 @@ describe.each(TRANSPORTS)('strict inputs over %s', (kind) => {
     expect(props('Read').offset).toMatchObject({ type: 'integer', minimum: 0 });
     expect(String(props('Read').offset!.description)).toMatch(/1-based; 0 also means the first line/);
     expect(props('Read').limit).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(props('Grep').output_mode!.enum).toEqual(['content', 'files_with_matches', 'count']);
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['Glob', 'Grep', 'LS']));
   });
 
   it('the refusal stays small whatever the input: a 1 MB unknown key name or a 2 MB wrong-typed value', async () => {

@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,6 +22,8 @@ export const TRANSPORTS: TransportKind[] = ['memory', 'stdio', 'http'];
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(REPO, 'dist/cli.js');
+/** In-process servers run TS sources, which cannot start a TS worker: they use the compiled search worker (npm test builds first). */
+export const SEARCH_WORKER = pathToFileURL(path.join(REPO, 'dist/search/search-worker.js'));
 
 export async function tempDir(prefix = 'eg-'): Promise<string> {
   return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -71,7 +73,14 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   let url: string | undefined;
   if (kind === 'memory') {
     const config = parseConfig({ roots: [root], ...opts.config });
-    app = await createApp(config, { cwd: root, home: os.homedir(), log: opts.log ?? silentLogger, stateDir, ...(opts.recorder ? { recorder: opts.recorder } : {}) });
+    app = await createApp(config, {
+      cwd: root,
+      home: os.homedir(),
+      log: opts.log ?? silentLogger,
+      stateDir,
+      searchWorker: SEARCH_WORKER,
+      ...(opts.recorder ? { recorder: opts.recorder } : {}),
+    });
     session = app.newSession();
     const server = createServer(app, session);
     const [a, b] = InMemoryTransport.createLinkedPair();

@@ -36,6 +36,7 @@ const RANKS: Readonly<Record<string, number>> = {
   'app.ts': 5,
   'server.ts': 5,
   'transports/': 5,
+  'commands/': 5,
   // L6 the process entry point.
   'cli.ts': 6,
 };

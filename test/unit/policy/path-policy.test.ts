@@ -445,3 +445,42 @@ describe('PathPolicy.display()', () => {
     expect(policy.display(path.join(base, 'root-evil', 'x.txt'))).toBe(path.join(base, 'root-evil', 'x.txt'));
   });
 });
+
+describe('PathPolicy hidden directories (the state dir)', () => {
+  it('authorizeRead() and authorizeWrite() refuse anything inside a hidden dir, even inside a root', async () => {
+    const state = path.join(root, 'sub');
+    const policy = await PathPolicy.create({ roots: [root], hidden: [state], home });
+    for (const p of [state, path.join(state, 'b.txt'), path.join(state, 'not-yet.txt')]) {
+      const e = await errorOf(policy.authorizeRead(p));
+      expect(e.code).toBe('PATH_DENIED');
+      expect(e.message).toContain("editguard's state directory");
+      expect((await errorOf(policy.authorizeWrite(p))).code).toBe('PATH_DENIED');
+    }
+    expect((await policy.authorizeRead(path.join(root, 'a.txt'))).exists).toBe(true);
+  });
+
+  it('authorizeRead() refuses a symlink into a hidden dir, and a hidden dir spelled through a symlinked root', async () => {
+    const policy = await PathPolicy.create({ roots: [root], hidden: [path.join(base, 'root-link', 'sub')], home });
+    expect((await errorOf(policy.authorizeRead(path.join(root, 'link-inside')))).code).toBe('PATH_DENIED');
+    expect((await errorOf(policy.authorizeRead(path.join(root, 'sub', 'b.txt')))).code).toBe('PATH_DENIED');
+  });
+
+  it('a hidden dir that does not exist yet is hidden once created; client roots keep it hidden', async () => {
+    const later = path.join(root, 'later-state');
+    const policy = await PathPolicy.create({ roots: [root], hidden: [later], home });
+    expect((await errorOf(policy.authorizeRead(path.join(later, 'x')))).code).toBe('PATH_DENIED');
+    const narrowed = await policy.withClientRoots([pathToFileURL(root).href], 'replace');
+    expect((await errorOf(narrowed.authorizeRead(path.join(later, 'x')))).code).toBe('PATH_DENIED');
+  });
+
+  it('walkRules() hands a walker the roots, anchors, deny globs, home and both spellings of hidden dirs', async () => {
+    const policy = await PathPolicy.create({ roots: [path.join(base, 'root-link')], deny: ['secrets'], hidden: [path.join(base, 'root-link', 'sub')], home });
+    expect(policy.walkRules()).toEqual({
+      roots: [root],
+      anchors: [root, path.join(base, 'root-link')],
+      deny: ['secrets'],
+      home,
+      hidden: [path.join(base, 'root-link', 'sub'), path.join(root, 'sub')],
+    });
+  });
+});

@@ -98,3 +98,23 @@ describe('PathRules.protectedBy() with DEFAULT_PROTECTED', () => {
     ]);
   });
 });
+
+describe('PathRules.deniedEntry()', () => {
+  const cases: Array<[string, string[], string, string | undefined]> = [
+    ['matches the entry itself', ['secrets'], '/work/proj/secrets', 'secrets'],
+    ['leaves a child of a denied dir to the walker that never enters it', ['secrets'], '/work/proj/secrets/key', undefined],
+    ['matches a deep file by a ** glob', ['**/*.pem'], '/work/proj/a/b/k.pem', '**/*.pem'],
+    ['matches an absolute glob', ['/work/proj/build'], '/work/proj/build', '/work/proj/build'],
+    ['matches a home glob', ['~/.aws'], '/home/me/.aws', '~/.aws'],
+    ['matches home itself for "~"', ['~'], '/home/me', '~'],
+    ['does not match the root for a relative glob', ['**'], '/work/proj', undefined],
+    ['matches nothing without globs', [], '/work/proj/secrets', undefined],
+  ];
+  for (const [what, deny, p, expected] of cases) {
+    it(`deniedEntry() ${what}`, () => {
+      const rules = new PathRules({ deny, protected: [], home, roots });
+      expect(rules.deniedEntry(p)).toBe(expected);
+      expect(rules.hasDenyRules).toBe(deny.length > 0);
+    });
+  }
+});

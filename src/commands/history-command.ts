@@ -1,0 +1,114 @@
+// `editguard history [PATH]`: recent writes across every file of the state dir, or one file's versions.
+import { historyListing, type HistoryListing, type VersionView } from '../history/history-listing.js';
+import type { HistoryStore } from '../history/history-store.js';
+import { formatBytes } from '../text/format-bytes.js';
+import { displayPath, quoteArg, resolveTarget, type CommandContext, type CommandTarget } from './command-context.js';
+import { currentHashOf, loadFileHistory, openHistoryStore } from './file-versions.js';
+import { formatWhen } from './format-when.js';
+import { formatTable, type Align } from './text-table.js';
+
+export interface HistoryArgs {
+  /** A file: its versions. Omitted: recent writes across files. */
+  path: string | undefined;
+  json: boolean;
+  /** At most this many recent writes (across files). */
+  limit: number;
+}
+
+/** A version of some file, as the recent-writes listing shows it. */
+export interface RecentVersion extends VersionView {
+  /** Real path of the file. */
+  file_path: string;
+}
+
+/**
+ * Lists recent writes (newest first, at most `limit`) or one file's versions, as text or JSON.
+ * @throws CommandFailure HISTORY_NOT_FOUND for a file without history; errno errors as they come.
+ */
+export async function historyCommand(args: HistoryArgs, ctx: CommandContext): Promise<number> {
+  const store = openHistoryStore(ctx);
+  if (args.path === undefined) return recentWrites(store, args, ctx);
+  const target = await resolveTarget(args.path, ctx);
+  const currentHash = await currentHashOf(target);
+  const h = await loadFileHistory(store, target, currentHash, ctx.stateDir);
+  const listing = historyListing(target.realPath, h, currentHash);
+  ctx.io.out(args.json ? JSON.stringify(listing, null, 2) + '\n' : fileVersionsText(listing, target, ctx.io.now()));
+  return 0;
+}
+
+/** Every version of every file except each file's version 0 (the file before editguard's first write), newest first. */
+async function recentVersions(store: HistoryStore): Promise<RecentVersion[]> {
+  const out: RecentVersion[] = [];
+  for (const file of await store.files()) {
+    const h = await store.history(file);
+    if (!h) continue;
+    // Only the version views are used: they do not depend on the file's current content.
+    for (const v of historyListing(file, h, null).versions) if (v.origin !== 'initial') out.push({ file_path: file, ...v });
+  }
+  return out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time) || (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0) || b.version - a.version);
+}
+
+async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: CommandContext): Promise<number> {
+  const all = await recentVersions(store);
+  const shown = all.slice(0, args.limit);
+  if (args.json) {
+    ctx.io.out(JSON.stringify({ state_dir: ctx.stateDir, total: all.length, versions: shown }, null, 2) + '\n');
+    return 0;
+  }
+  if (all.length === 0) {
+    ctx.io.out(`No recorded writes in ${ctx.stateDir} yet.\n`);
+    return 0;
+  }
+  const now = ctx.io.now();
+  const header = ['WHEN', 'VERSION', 'TOOL', 'SESSION', 'CHANGE', 'SIZE', 'FILE'];
+  const align: Align[] = ['left', 'right', 'left', 'left', 'left', 'right', 'left'];
+  const rows = shown.map((v) => [formatWhen(Date.parse(v.time), now), String(v.version), who(v), v.session ?? '-', change(v), size(v), displayPath(v.file_path, ctx.cwd)]);
+  let text = formatTable(header, rows, align);
+  if (all.length > shown.length) text += `… ${all.length - shown.length} older versions not shown (--limit N shows more).\n`;
+  ctx.io.out(text + 'One file\'s versions: editguard history FILE\n');
+  return 0;
+}
+
+function fileVersionsText(listing: HistoryListing, target: CommandTarget, now: number): string {
+  const n = listing.versions.length;
+  const lines = [`${target.display}: ${n === 1 ? '1 version' : `${n} versions`}, newest first; ${statusText(listing)}.`];
+  const header = ['VERSION', 'WHEN', 'TOOL', 'SESSION', 'CHANGE', 'SIZE', ''];
+  const align: Align[] = ['right', 'left', 'left', 'left', 'left', 'right', 'left'];
+  const rows = listing.versions.map((v) => [
+    String(v.version),
+    formatWhen(Date.parse(v.time), now),
+    who(v),
+    v.session ?? '-',
+    change(v),
+    size(v),
+    v.version === listing.current_version ? '← current' : '',
+  ]);
+  const oldest = listing.versions[n - 1]!.version;
+  const pruned = oldest > 0 ? `Versions before ${oldest} were pruned.\n` : '';
+  const file = quoteArg(target.display);
+  return `${lines[0]}\n${formatTable(header, rows, align)}${pruned}Compare: editguard diff ${file} VERSION   Restore: editguard restore ${file} VERSION\n`;
+}
+
+function statusText(listing: HistoryListing): string {
+  const latest = listing.latest_version;
+  if (listing.status === 'unchanged') return `the file is version ${latest}, the latest`;
+  const equals = listing.current_version === null ? '' : ` (it equals version ${listing.current_version} again)`;
+  if (listing.status === 'deleted_outside') return `it was deleted outside editguard after version ${latest}${equals}`;
+  return `it was changed outside editguard after version ${latest}${listing.current_version === null ? ' and matches no recorded version' : equals}`;
+}
+
+/** The tool that wrote a version, or where its content came from. */
+function who(v: VersionView): string {
+  if (v.origin === 'initial') return '(before editguard)';
+  if (v.origin === 'external') return '(outside editguard)';
+  return v.tool ?? '-';
+}
+
+function change(v: VersionView): string {
+  return v.origin === 'write' ? `+${v.lines_added} -${v.lines_removed}` : '';
+}
+
+function size(v: VersionView): string {
+  if (v.exists) return formatBytes(v.size);
+  return v.origin === 'write' ? 'deleted' : 'did not exist';
+}

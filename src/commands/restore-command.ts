@@ -1,0 +1,137 @@
+// `editguard restore PATH VERSION`: RestoreFile for people — the same function, rules and write pipeline, run by a
+// session of its own (id `cli.<uuid>`) that asks on the terminal where the tool would refuse or elicit.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+import type { HistoryStore } from '../history/history-store.js';
+import { PathPolicy } from '../policy/path-policy.js';
+import { protectedGlobs } from '../policy/protected-globs.js';
+import { Session } from '../session/session.js';
+import { formatBytes } from '../text/format-bytes.js';
+import { restoreFile } from '../tools/history.js';
+import type { FileToolDeps } from '../tools/tool-deps.js';
+import type { ToolOutput } from '../tool-output.js';
+import { WritePipeline } from '../write/write-pipeline.js';
+import { z } from 'zod';
+import { CommandFailure, quoteArg, resolveTarget, type CommandContext, type CommandTarget } from './command-context.js';
+import { currentHashOf, findVersion, loadFileHistory, openHistoryStore } from './file-versions.js';
+
+export interface RestoreArgs {
+  path: string;
+  version: number;
+  /** Restore over a change made outside editguard (and into a protected path) without asking. */
+  force: boolean;
+  json: boolean;
+}
+
+/**
+ * Restores `version` of the file through RestoreFile's plan and the one write pipeline, so the
+ * restore is atomic, re-checked against the disk right before the rename, and recorded as a new
+ * version. Over an outside change it asks (a TTY) or refuses (no TTY) unless --force.
+ * @throws CommandFailure HISTORY_NOT_FOUND, STALE (refused or declined), PATH_DENIED (a protected
+ *   path declined); ToolError codes of the write pipeline (STALE when the file changed mid-restore, …).
+ */
+export async function restoreCommand(args: RestoreArgs, ctx: CommandContext): Promise<number> {
+  const store = openHistoryStore(ctx);
+  const target = await resolveTarget(args.path, ctx);
+  const wanted = findVersion(await loadFileHistory(store, target, await currentHashOf(target), ctx.stateDir), args.version, target);
+  const deps = await restoreDeps(target, store, args.force, ctx);
+  const run = (force: boolean) => restoreFile({ file_path: target.absPath, version: args.version, force }, deps, store);
+  let output: ToolOutput;
+  try {
+    output = await run(args.force).catch(async (err: unknown) => {
+      if (!isOutsideChange(err)) throw err;
+      await confirmOverOutsideChange(err, args, target, ctx);
+      return run(true);
+    });
+  } catch (err) {
+    throw asCommandFailure(err, target);
+  }
+  const s = RestoreResult.parse(output.structured);
+  if (args.json) {
+    const { structuredPatch: _patch, dry_run: _dry, ...rest } = s;
+    ctx.io.out(JSON.stringify({ ...rest, file_path: target.realPath }, null, 2) + '\n');
+  } else {
+    ctx.io.out(resultText(s, target, wanted.size));
+  }
+  return 0;
+}
+
+/** What RestoreFile reports in structuredContent (parsed, so a change there fails here loudly). */
+const RestoreResult = z.looseObject({
+  version: z.number(),
+  already_current: z.boolean(),
+  deleted: z.boolean(),
+  lines_added: z.number(),
+  lines_removed: z.number(),
+  new_version: z.number().nullable().optional(),
+  undo_version: z.number().optional(),
+});
+type RestoreResult = z.infer<typeof RestoreResult>;
+
+/**
+ * The tool's dependencies for one restore: a policy rooted at the file's filesystem root (a person
+ * may restore any file editguard recorded) with the server's protected globs, the config's limits,
+ * and a session whose confirmation is the terminal's (or --force).
+ */
+async function restoreDeps(target: CommandTarget, store: HistoryStore, force: boolean, ctx: CommandContext): Promise<FileToolDeps> {
+  const policy = await PathPolicy.create({
+    roots: [path.parse(target.absPath).root],
+    protected: protectedGlobs({ configured: ctx.config.protected, stateDir: ctx.stateDir, configFile: ctx.configFile, cwd: ctx.cwd }),
+    hidden: [ctx.stateDir],
+    home: ctx.home,
+  });
+  const writes = new WritePipeline({
+    maxEditBytes: ctx.config.maxEditBytes,
+    fallbackEncoding: ctx.config.fallbackEncoding,
+    recorder: store,
+    log: ctx.log,
+  });
+  const session = new Session({ id: `cli.${randomUUID()}`, policy, maxEntries: ctx.config.state.maxEntries, maxBytes: ctx.config.state.maxBytes });
+  session.confirm = async (question) => force || ((await ctx.io.ask?.(question)) ?? false);
+  return { config: ctx.config, session, writes, log: ctx.log };
+}
+
+/** RestoreFile's refusal to overwrite a change made outside editguard (not the pipeline's mid-write STALE). */
+function isOutsideChange(err: unknown): err is ToolError {
+  return err instanceof ToolError && err.code === 'STALE' && err.details?.latest_version !== undefined;
+}
+
+/** Asks on a TTY; without one (or on "no") fails with what --force would do. */
+async function confirmOverOutsideChange(err: ToolError, args: RestoreArgs, target: CommandTarget, ctx: CommandContext): Promise<void> {
+  const latest = Number(err.details?.latest_version);
+  const what = `${target.display} was changed outside editguard after version ${latest}, its latest recorded version; restoring version ${args.version} discards that change`;
+  const saved = 'the current content is saved as a new version first, so it can be restored too';
+  if (ctx.io.ask && (await ctx.io.ask(`${what} (${saved}).\nRestore anyway?`))) return;
+  const how = ctx.io.ask ? 'Not restored.' : 'Not restored: no terminal to ask on.';
+  throw new CommandFailure('STALE', `${what}. ${how} Add --force to restore anyway (${saved}).`, {
+    path: target.realPath,
+    latest_version: latest,
+  });
+}
+
+/** The tool's errors, worded for a person where the tool's wording speaks to a model. */
+function asCommandFailure(err: unknown, target: CommandTarget): unknown {
+  if (!(err instanceof ToolError)) return err;
+  if (err.code === 'PATH_DENIED' && err.details?.protected === true) {
+    return new CommandFailure(
+      'PATH_DENIED',
+      `${target.display} is protected by "${String(err.details.rule)}" and the restore was not confirmed. Run it in a terminal to be asked, or add --force.`,
+      { path: target.realPath, rule: err.details.rule },
+    );
+  }
+  if (err.code === 'STALE') {
+    return new CommandFailure('STALE', `${target.display} changed while it was being restored; nothing was written. Run the command again.`, { path: target.realPath });
+  }
+  return err;
+}
+
+function resultText(s: RestoreResult, target: CommandTarget, size: number): string {
+  const file = quoteArg(target.display);
+  if (s.already_current) return `${target.display} already is version ${s.version}; nothing was written.\n`;
+  const what = s.deleted
+    ? `Restored ${target.display} to version ${s.version}: the file did not exist then, so it was deleted.`
+    : `Restored ${target.display} to version ${s.version} (${formatBytes(size)}, +${s.lines_added} -${s.lines_removed} lines).`;
+  if (typeof s.new_version !== 'number' || s.undo_version === undefined) return `${what}\n`;
+  return `${what}\nRecorded as version ${s.new_version}; undo with: editguard restore ${file} ${s.undo_version}\n`;
+}

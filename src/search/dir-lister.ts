@@ -1,0 +1,166 @@
+// Lists a directory as the policy and the ignore files see it: the one place a walk decides what exists.
+import fs, { type Dirent } from 'node:fs';
+import path from 'node:path';
+import { isWithin } from '../policy/paths.js';
+import type { EntryPolicy } from './entry-policy.js';
+import { IGNORE_FILES, ignoreLevel, isIgnored, stackInside, type IgnoreStack } from './ignore-rules.js';
+
+/** Ignore files bigger than this are not read (a generated monster is not a real ignore file). */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/** Counters a walk reports (progress, structuredContent). */
+export interface ListingStats {
+  directories: number;
+  entries: number;
+  /** Directories that could not be read (EACCES, vanished mid-walk, …). */
+  unreadable: number;
+}
+
+/**
+ * Synchronous directory listing with the walk's rules applied, used as fdir's `readdirSync`
+ * and by LS's breadth-first listing. Leaves out: `.git/` (unless includeIgnored), hidden
+ * directories (the state dir), denied entries, entries the nested ignore files ignore (unless
+ * includeIgnored), and anything that is neither a file, a directory nor a symlink. Symlinks are
+ * kept as entries (never followed; `symlinks` records them). Each directory's ignore stack is
+ * handed to its subdirectories as the walk meets them, so a directory is read exactly once.
+ */
+export class DirLister {
+  readonly stats: ListingStats = { directories: 0, entries: 0, unreadable: 0 };
+  /** Absolute paths of the symlinks listed so far. */
+  readonly symlinks = new Set<string>();
+  private readonly stacks = new Map<string, IgnoreStack>();
+
+  constructor(
+    private readonly policy: EntryPolicy,
+    private readonly includeIgnored: boolean,
+    /** Called once per directory listed (progress reports; a worker's only chance to speak mid-walk). */
+    private readonly onDirectory: (stats: ListingStats) => void = () => {},
+  ) {}
+
+  /**
+   * Prepares a walk of `base` (a real, authorized directory): the ignore files of its ancestors
+   * up to the root containing it apply below it, except the levels that ignore `base` itself —
+   * naming an ignored directory explicitly means "look in there".
+   */
+  seed(base: string): void {
+    const dir = withSep(base);
+    if (this.includeIgnored) {
+      this.stacks.set(dir, []);
+      return;
+    }
+    const root = this.policy.roots.filter((r) => isWithin(r, base)).sort((a, b) => b.length - a.length)[0];
+    let stack: IgnoreStack = [];
+    if (root !== undefined && root !== base) {
+      const chain: string[] = [];
+      for (let d = path.dirname(base); isWithin(root, d); d = path.dirname(d)) {
+        chain.unshift(d);
+        if (d === root) break;
+      }
+      for (const ancestor of chain) {
+        const level = this.readLevel(withSep(ancestor), IGNORE_FILES.map((name) => readSmallFile(path.join(ancestor, name))), hasGitDir(ancestor));
+        if (level) stack = [...stack, level];
+      }
+      stack = stackInside(stack, base);
+    }
+    this.stacks.set(dir, stack);
+  }
+
+  /** The entries of `dir` (a path the walk reached, ending in a separator) that the walk may see. */
+  list(dir: string): Dirent[] {
+    const key = withSep(dir);
+    let entries: Dirent[] | undefined;
+    try {
+      entries = fs.readdirSync(key, { withFileTypes: true });
+    } catch {
+      entries = undefined;
+    }
+    return this.keep(key, entries);
+  }
+
+  private keep(key: string, entries: Dirent[] | undefined): Dirent[] {
+    const inherited = this.stacks.get(key) ?? [];
+    this.stacks.delete(key);
+    this.stats.directories++;
+    if (entries === undefined) {
+      this.stats.unreadable++;
+      this.onDirectory(this.stats);
+      return [];
+    }
+    let stack = inherited;
+    if (!this.includeIgnored) {
+      const level = this.levelOf(key, entries);
+      if (level) stack = [...inherited, level];
+    }
+    const kept: Dirent[] = [];
+    for (const entry of entries) {
+      const abs = key + entry.name;
+      const isDirectory = entry.isDirectory();
+      const isSymlink = !isDirectory && entry.isSymbolicLink();
+      if (!isDirectory && !isSymlink && !entry.isFile()) continue;
+      if (isDirectory && entry.name === '.git' && !this.includeIgnored) continue;
+      if (this.policy.excludes(abs, isDirectory)) continue;
+      if (stack.length > 0 && isIgnored(stack, abs, isDirectory)) continue;
+      if (isDirectory) this.stacks.set(abs + path.sep, stack.length > 0 ? stackInside(stack, abs) : stack);
+      else if (isSymlink) this.symlinks.add(abs);
+      kept.push(entry);
+    }
+    this.stats.entries += kept.length;
+    this.onDirectory(this.stats);
+    return kept;
+  }
+
+  /** fdir's file-system adapter: its `readdirSync` is {@link list}; nothing else is used by a synchronous crawl without symlink resolution. */
+  fsAdapter(): typeof fs {
+    const list = (dir: fs.PathLike) => this.list(String(dir));
+    return { ...fs, readdirSync: list as unknown as typeof fs.readdirSync };
+  }
+
+  private levelOf(dir: string, entries: Dirent[]) {
+    let texts: Array<string | undefined> | undefined;
+    let gitDir = false;
+    for (const entry of entries) {
+      if (entry.name === '.git' && entry.isDirectory()) gitDir = true;
+      // Only regular files: a symlinked ignore file could point outside the roots.
+      if (entry.isFile() && (IGNORE_FILES as readonly string[]).includes(entry.name)) texts ??= [];
+    }
+    if (texts !== undefined) texts = IGNORE_FILES.map((name) => readSmallFile(dir + name));
+    return this.readLevel(dir, texts ?? [], gitDir);
+  }
+
+  private readLevel(dir: string, texts: Array<string | undefined>, gitDir: boolean) {
+    // .git/info/exclude ranks below the directory's own ignore files.
+    const exclude = gitDir ? readSmallFile(path.join(dir, '.git', 'info', 'exclude'), path.join(dir, '.git')) : undefined;
+    return ignoreLevel(dir, [...texts, exclude]);
+  }
+}
+
+function withSep(dir: string): string {
+  return dir.endsWith(path.sep) ? dir : dir + path.sep;
+}
+
+function hasGitDir(dir: string): boolean {
+  try {
+    return fs.lstatSync(path.join(dir, '.git')).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A small regular file's text, or undefined (missing, a symlink, too big, unreadable). With
+ * `within`, the file's real path must lie inside it (.git/info may be a link elsewhere).
+ */
+function readSmallFile(file: string, within?: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_IGNORE_FILE_BYTES) return undefined;
+    if (within !== undefined && !isWithin(fs.realpathSync(within), fs.realpathSync(file))) return undefined;
+    return fs.readFileSync(fd, 'utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}

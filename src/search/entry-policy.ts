@@ -1,0 +1,31 @@
+// The path policy as a directory walker applies it to each entry: hidden dirs and deny globs.
+import type { WalkRules } from '../policy/path-policy.js';
+import { PathRules } from '../policy/rules.js';
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Per-entry checks for walkers that start at an authorized directory and never follow a
+ * symlink: an entry is left out when it is a hidden directory (the state dir) or a deny glob
+ * matches it. Ancestors need no check — the walker never enters a left-out directory.
+ */
+export class EntryPolicy {
+  readonly roots: readonly string[];
+  private readonly rules: PathRules;
+  private readonly hidden: ReadonlySet<string>;
+
+  constructor(rules: WalkRules) {
+    this.roots = rules.roots;
+    this.rules = new PathRules({ deny: rules.deny, protected: [], home: rules.home, roots: rules.anchors });
+    this.hidden = new Set(rules.hidden);
+  }
+
+  /** True when `absPath` (a real path met in a walk) must not be listed, searched or entered. */
+  excludes(absPath: string, isDirectory: boolean): boolean {
+    if (!isDirectory && !this.rules.hasDenyRules) return false;
+    // Deny globs and hidden dirs are NFC; a name stored as NFD on disk must not slip past them.
+    const checked = NON_ASCII.test(absPath) ? absPath.normalize('NFC') : absPath;
+    if (isDirectory && (this.hidden.has(absPath) || this.hidden.has(checked))) return true;
+    return this.rules.hasDenyRules && this.rules.deniedEntry(checked) !== undefined;
+  }
+}

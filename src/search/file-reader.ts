@@ -1,0 +1,77 @@
+// Reads candidate files for Grep: one reused buffer, a size cap, never through a symlink, text or "binary".
+import fs from 'node:fs';
+import { decodeText, detectEncoding, isLikelyBinary } from '../text/codec.js';
+
+/** Outcome of reading one file; `bytes` is only valid until the next read. */
+export type ReadOutcome =
+  | { status: 'ok'; bytes: Buffer; mtimeMs: () => number }
+  | { status: 'tooLarge' }
+  | { status: 'unreadable' };
+
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+// Characters that make Read call a file binary (besides NUL); their absence settles it quickly.
+const SUSPICIOUS = /[\x01-\x08\x0e-\x1a\x1c-\x1f\x7f]/;
+const SNIFF_CHARS = 8 * 1024;
+
+/**
+ * Reads whole files of at most `maxBytes` into one growing buffer (no allocation per file).
+ * Opens with O_NOFOLLOW, so a path that is (or was swapped for) a symlink is not read, and with
+ * O_NONBLOCK, so a FIFO cannot hang the walk.
+ */
+export class FileReader {
+  private buf = Buffer.allocUnsafe(64 * 1024);
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Reads `file` and hands the bytes to `use`; `mtimeMs` (fstat) may be called inside `use`. */
+  read<T>(file: string, use: (outcome: ReadOutcome) => T): T {
+    let fd: number;
+    try {
+      fd = fs.openSync(file, OPEN_FLAGS);
+    } catch {
+      return use({ status: 'unreadable' });
+    }
+    try {
+      let length = 0;
+      for (;;) {
+        if (length === this.buf.length) {
+          if (length > this.maxBytes) break;
+          // A full first buffer: ask the size once rather than read a huge file up to the cap.
+          if (fs.fstatSync(fd).size > this.maxBytes) return use({ status: 'tooLarge' });
+          const bigger = Buffer.allocUnsafe(Math.min(this.buf.length * 2, this.maxBytes + 1));
+          this.buf.copy(bigger, 0, 0, length);
+          this.buf = bigger;
+          if (length === this.buf.length) break;
+        }
+        const n = fs.readSync(fd, this.buf, length, this.buf.length - length, null);
+        if (n === 0) break;
+        length += n;
+      }
+      if (length > this.maxBytes) return use({ status: 'tooLarge' });
+      const mtimeMs = () => fs.fstatSync(fd).mtimeMs;
+      return use({ status: 'ok', bytes: this.buf.subarray(0, length), mtimeMs });
+    } catch {
+      // EISDIR, EAGAIN on an odd file, EIO …: nothing to search.
+      return use({ status: 'unreadable' });
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+/** True when the bytes are binary by Read's rule (isLikelyBinary), checked cheaply for the common text case. */
+export function isBinary(bytes: Buffer): boolean {
+  const enc = detectEncoding(bytes);
+  if (enc === 'utf16le' || enc === 'utf16be') return isLikelyBinary(bytes);
+  if (bytes.subarray(0, SNIFF_CHARS).indexOf(0) !== -1) return true;
+  // isLikelyBinary walks the sample byte by byte; a native regex finds "no control character" faster.
+  if (!SUSPICIOUS.test(bytes.toString('latin1', 0, Math.min(bytes.length, SNIFF_CHARS)))) return false;
+  return isLikelyBinary(bytes);
+}
+
+/** The text Grep searches: UTF-16 with a BOM decoded as such, anything else as UTF-8 (U+FFFD for bad bytes). */
+export function searchText(bytes: Buffer): string {
+  const enc = detectEncoding(bytes);
+  if (enc === 'utf16le' || enc === 'utf16be') return decodeText(bytes).text;
+  return bytes.toString('utf8', enc === 'utf8bom' ? 3 : 0);
+}

@@ -1,0 +1,45 @@
+// LS in a worker: breadth first under each directory, directories first, up to the entry cap.
+import path from 'node:path';
+import { DirLister } from './dir-lister.js';
+import { EntryPolicy } from './entry-policy.js';
+import { globMatcher, toPosix } from './glob-filter.js';
+import type { JobHooks, LsEntryType, LsJob, LsResult, LsTree } from './search-job.js';
+
+/**
+ * Lists each directory as a tree, shallow entries first so a capped listing shows the top
+ * levels whole. `ignore` globs without "/" match entry names, others paths relative to the
+ * listed directory; an ignored directory is not entered.
+ */
+export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
+  const policy = new EntryPolicy(job.rules);
+  const ignored = job.ignore.map((g) => ({ anchored: g.includes('/'), test: globMatcher(g.startsWith('/') ? g.slice(1) : g) }));
+  const trees: LsTree[] = [];
+  let total = 0;
+  let truncated = false;
+  for (const dir of job.dirs) {
+    const tree: LsTree = { dir, entries: [] };
+    trees.push(tree);
+    if (truncated) continue;
+    const lister = new DirLister(policy, job.includeIgnored, (s) => hooks.progress({ directories: s.directories, files: total, searched: 0 }));
+    lister.seed(dir);
+    const queue = [dir];
+    while (queue.length > 0 && !truncated) {
+      const current = queue.shift()!;
+      const entries = lister.list(current).sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : 1));
+      for (const entry of entries) {
+        const abs = path.join(current, entry.name);
+        const rel = toPosix(path.relative(dir, abs));
+        if (ignored.some((g) => g.test(g.anchored ? rel : entry.name))) continue;
+        if (total === job.limit) {
+          truncated = true;
+          break;
+        }
+        const type: LsEntryType = entry.isDirectory() ? 'directory' : entry.isSymbolicLink() ? 'symlink' : 'file';
+        tree.entries.push({ rel, type });
+        total++;
+        if (type === 'directory') queue.push(abs);
+      }
+    }
+  }
+  return { kind: 'ls', trees, total, truncated };
+}

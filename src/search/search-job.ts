@@ -1,0 +1,136 @@
+// A search as plain data in and out (it runs in a worker thread), and the one function that runs it.
+import type { WalkRules } from '../policy/path-policy.js';
+import { runGlobJob } from './glob-job.js';
+import type { GrepPattern } from './grep-pattern.js';
+import { runGrepJob } from './grep-job.js';
+import { runLsJob } from './ls-job.js';
+
+interface JobBase {
+  rules: WalkRules;
+  /** Also walk what .gitignore/.ignore/.git/info/exclude ignore, and `.git/` itself. */
+  includeIgnored: boolean;
+}
+
+export interface GlobJob extends JobBase {
+  kind: 'glob';
+  /** Real, authorized directories to walk. */
+  dirs: string[];
+  /** picomatch glob for paths relative to each dir. */
+  glob: string;
+  limit: number;
+}
+
+export type GrepMode = 'content' | 'files_with_matches' | 'count';
+
+export interface GrepJob extends JobBase {
+  kind: 'grep';
+  /** Real, authorized paths: directories are walked, files searched as given. */
+  targets: Array<{ path: string; isFile: boolean }>;
+  pattern: GrepPattern;
+  /** Grep's `glob`, split (ripgrep semantics). */
+  globs: string[];
+  /** File-name globs of the `type` parameter; empty = any type. */
+  typeGlobs: readonly string[];
+  mode: GrepMode;
+  before: number;
+  after: number;
+  lineNumbers: boolean;
+  /** 0 = no limit. */
+  headLimit: number;
+  offset: number;
+  maxFileBytes: number;
+  maxLineChars: number;
+  budgetBytes: number;
+}
+
+export interface LsJob extends JobBase {
+  kind: 'ls';
+  /** Real, authorized directories, each listed as its own tree. */
+  dirs: string[];
+  /** LS's `ignore` globs. */
+  ignore: string[];
+  limit: number;
+}
+
+export type SearchJob = GlobJob | GrepJob | LsJob;
+
+/** What a running search reports now and then; every field only grows during one search. */
+export interface SearchProgress {
+  /** Directories listed. */
+  directories: number;
+  /** Entries (files, symlinks, directories) the walk kept. */
+  files: number;
+  /** Files whose contents were searched (Grep). */
+  searched: number;
+}
+
+export interface GlobResult {
+  kind: 'glob';
+  /** Absolute paths, newest modification first (ties by path), at most `limit`. */
+  files: string[];
+  total: number;
+}
+
+export interface GrepSkips {
+  binary: number;
+  tooLarge: number;
+  unreadable: number;
+}
+
+export interface GrepResult {
+  kind: 'grep';
+  mode: GrepMode;
+  /** The page: paths, `path:count`, or content lines with `--` between groups. */
+  lines: string[];
+  /** Files with at least one match (all of them, not only this page). */
+  numFiles: number;
+  /** Matching lines in all matching files. Counted in count mode only (0 otherwise). */
+  numMatches: number;
+  /** Entries on this page (content mode: lines without the `--` separators). */
+  shown: number;
+  offset: number;
+  /** More entries follow this page; `nextOffset` continues. */
+  more: boolean;
+  nextOffset: number;
+  /** The page stopped at the output budget rather than at head_limit. */
+  budgetCut: boolean;
+  filesSearched: number;
+  skipped: GrepSkips;
+}
+
+export type LsEntryType = 'directory' | 'file' | 'symlink';
+
+export interface LsTree {
+  dir: string;
+  /** Paths relative to `dir` ("/"-separated), breadth first, directories first within a directory. */
+  entries: Array<{ rel: string; type: LsEntryType }>;
+}
+
+export interface LsResult {
+  kind: 'ls';
+  trees: LsTree[];
+  total: number;
+  truncated: boolean;
+}
+
+export type SearchResult = GlobResult | GrepResult | LsResult;
+
+export interface JobHooks {
+  /** Called often; callers throttle. */
+  progress(p: SearchProgress): void;
+}
+
+/**
+ * Runs a search (in a worker thread: the server's event loop never waits on it).
+ * @throws ToolError INVALID_INPUT for a pattern or glob that cannot be compiled.
+ */
+export async function runSearchJob(job: SearchJob, hooks: JobHooks): Promise<SearchResult> {
+  switch (job.kind) {
+    case 'glob':
+      return runGlobJob(job, hooks);
+    case 'grep':
+      return runGrepJob(job, hooks);
+    case 'ls':
+      return runLsJob(job, hooks);
+  }
+}

@@ -1,0 +1,77 @@
+// Glob: files whose path matches a glob pattern, newest first — Claude Code's Glob over MCP.
+import fs from 'node:fs/promises';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ToolOutput } from '../tool-output.js';
+import { splitGlobPattern } from '../search/glob-filter.js';
+import type { GlobResult } from '../search/search-job.js';
+import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
+import type { ToolDeps } from './tool-deps.js';
+import { registerStrictTool, semanticBoolean } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
+
+export const GlobInput = z.strictObject({
+  pattern: z.string().min(1).describe('The glob pattern to match files against (e.g. "**/*.ts", "src/**/*.{js,jsx}")'),
+  path: z
+    .string()
+    .optional()
+    .describe(
+      'The directory to search in. If not specified, every allowed root is searched. IMPORTANT: Omit this field to use the default. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.',
+    ),
+  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.'),
+});
+export type GlobInput = z.infer<typeof GlobInput>;
+
+export const GLOB_DESCRIPTION = `- Fast file pattern matching tool that works with any codebase size
+- Supports glob patterns like "**/*.js" or "src/**/*.ts"; the pattern matches paths relative to "path" (default: every allowed root), so "*.ts" matches only the top level
+- Returns matching file paths (absolute) sorted by modification time, newest first; at most 100
+- Hidden files are included; files ignored by .gitignore, .ignore or .git/info/exclude, and .git/, are skipped unless include_ignored is true
+- Use this tool when you need to find files by name patterns. Finding a file is not reading it: Read a file before you Edit it`;
+
+const TRUNCATED = '(Results are truncated. Consider using a more specific path or pattern.)';
+
+/** Lists matching files, newest first, capped at config.search.globLimit. */
+export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
+  const started = performance.now();
+  const policy = deps.session.policy;
+  const bases = await resolveTargets(input.path, policy, { tool: 'Glob', directoriesOnly: true });
+  // The pattern's static prefix ("src/", an absolute dir) is where each walk starts, so it passes the policy too;
+  // the rest of the pattern is the same for every base.
+  const splits = bases.map((base) => ({ base: base.path, ...splitGlobPattern(input.pattern, base.path) }));
+  const dirs = new Set<string>();
+  for (const split of splits) {
+    const dir = split.dir === split.base ? split.base : await existingDir(split.dir, deps);
+    if (dir !== undefined) dirs.add(dir);
+  }
+  const globText = splits[0]!.glob;
+  const result = await runSearch(
+    deps.search,
+    { kind: 'glob', dirs: [...dirs], glob: globText, limit: deps.config.search.globLimit, includeIgnored: input.include_ignored ?? false, rules: policy.walkRules() },
+    ctx,
+  );
+  if (result === 'cancelled') return { text: 'Glob was cancelled.', structured: { cancelled: true } };
+  const { files, total } = result as GlobResult;
+  const truncated = total > files.length;
+  const text = files.length === 0 ? 'No files found' : [...files, ...(truncated ? [TRUNCATED] : [])].join('\n');
+  return {
+    text,
+    structured: { filenames: files, numFiles: files.length, truncated, durationMs: Math.round(performance.now() - started) },
+  };
+}
+
+/** The real path of a pattern's directory prefix when it exists and the policy allows it; PATH_DENIED propagates. */
+async function existingDir(dir: string, deps: ToolDeps): Promise<string | undefined> {
+  const target = await deps.session.policy.authorizeRead(dir);
+  const stat = await fs.stat(target.realPath).catch(() => undefined);
+  return stat?.isDirectory() ? target.realPath : undefined;
+}
+
+export function registerGlobTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
+  registerStrictTool(
+    server,
+    'Glob',
+    { description: GLOB_DESCRIPTION, input: GlobInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input, extra) => glob(input, deps, extra),
+  );
+}

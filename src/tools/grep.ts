@@ -1,0 +1,124 @@
+// Grep: a regular expression over file contents — Claude Code's Grep (ripgrep's output shapes) over MCP.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ToolOutput } from '../tool-output.js';
+import { fileTypeGlobs } from '../search/file-types.js';
+import { splitGlobs } from '../search/glob-filter.js';
+import { compileGrepPattern } from '../search/grep-pattern.js';
+import { formatGrepText } from '../search/grep-text.js';
+import type { GrepMode, GrepResult } from '../search/search-job.js';
+import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
+import type { ToolDeps } from './tool-deps.js';
+import { registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
+
+const count = semanticNumber(z.number().int().min(0));
+
+export const GrepInput = z.strictObject({
+  pattern: z.string().describe('The regular expression pattern to search for in file contents (JavaScript syntax, u flag)'),
+  path: z.string().optional().describe('File or directory to search in. Defaults to every allowed root.'),
+  glob: z.string().optional().describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}", "src/**/*.ts", "!*.test.ts") - like rg --glob'),
+  type: z.string().optional().describe('File type to search (rg --type). Common types: js, ts, py, rust, go, java, md, etc. More efficient than glob for standard file types.'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe(
+      'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
+    ),
+  '-B': count.optional().describe('Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'),
+  '-A': count.optional().describe('Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'),
+  '-C': count.optional().describe('Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'),
+  '-n': semanticBoolean(z.boolean()).optional().describe('Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'),
+  '-i': semanticBoolean(z.boolean()).optional().describe('Case insensitive search (rg -i)'),
+  multiline: semanticBoolean(z.boolean()).optional().describe('Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.'),
+  head_limit: count
+    .optional()
+    .describe(
+      'Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250. Pass 0 for unlimited (use sparingly — large result sets waste context).',
+    ),
+  offset: count.optional().describe('Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.'),
+  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+});
+export type GrepInput = z.infer<typeof GrepInput>;
+
+export const GREP_DESCRIPTION = `A powerful search tool over file contents, with ripgrep's options and output shapes.
+
+  Usage:
+  - Use Grep for search tasks instead of a shell grep or rg.
+  - Regular expressions are JavaScript's (u flag), e.g. "log.*Error", "function\\s+\\w+"; they differ from ripgrep's in a few ways (no inline flags like (?i): use -i; \\w is ASCII-only)
+  - Filter files with glob parameter (e.g. "*.js", "**/*.tsx") or type parameter (e.g. "js", "py", "rust")
+  - Output modes: "content" shows matching lines, "files_with_matches" shows only file paths (default), "count" shows match counts. Files come newest first.
+  - Pattern syntax: literal braces and parentheses need escaping (use \`interface\\{\\}\` to find \`interface{}\` in Go code)
+  - Multiline matching: By default patterns match within single lines only. For cross-line patterns like \`struct \\{[\\s\\S]*?field\`, use \`multiline: true\`
+  - Hidden files are searched; files ignored by .gitignore, .ignore or .git/info/exclude, .git/, binary files and files over the size cap are skipped (counted in structuredContent.skipped)
+  - Finding text is not reading the file: Read a file before you Edit it`;
+
+/** Searches file contents; the page and its footer follow Claude Code's Grep. */
+export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
+  const started = performance.now();
+  const cfg = deps.config.search;
+  const mode: GrepMode = input.output_mode ?? 'files_with_matches';
+  // Cheap input errors first: a bad regex or type fails before any walk.
+  const pattern = compileGrepPattern(input.pattern, { ignoreCase: input['-i'] ?? false, multiline: input.multiline ?? false });
+  const typeGlobs = input.type === undefined ? [] : fileTypeGlobs(input.type);
+  const policy = deps.session.policy;
+  const targets = await resolveTargets(input.path, policy, { tool: 'Grep', directoriesOnly: false });
+  const context = mode === 'content' ? input['-C'] ?? 0 : 0;
+  const headLimit = input.head_limit ?? cfg.headLimit;
+  const offset = input.offset ?? 0;
+  const result = await runSearch(
+    deps.search,
+    {
+      kind: 'grep',
+      targets,
+      pattern,
+      globs: input.glob === undefined ? [] : splitGlobs(input.glob),
+      typeGlobs,
+      mode,
+      before: mode === 'content' ? input['-B'] ?? context : 0,
+      after: mode === 'content' ? input['-A'] ?? context : 0,
+      lineNumbers: input['-n'] ?? true,
+      headLimit,
+      offset,
+      maxFileBytes: cfg.maxFileBytes,
+      maxLineChars: cfg.maxLineChars,
+      budgetBytes: cfg.outputBudgetBytes,
+      includeIgnored: input.include_ignored ?? false,
+      rules: policy.walkRules(),
+    },
+    ctx,
+  );
+  if (result === 'cancelled') return { text: 'Grep was cancelled.', structured: { cancelled: true } };
+  const r = result as GrepResult;
+  return {
+    text: formatGrepText(r, { headLimit, maxFileBytes: cfg.maxFileBytes }),
+    structured: {
+      mode,
+      numFiles: r.numFiles,
+      ...(mode === 'content' ? { content: r.lines.join('\n'), numLines: r.shown } : { filenames: mode === 'files_with_matches' ? r.lines : r.lines.map(countPath) }),
+      ...(mode === 'count' ? { content: r.lines.join('\n'), numMatches: r.numMatches } : {}),
+      appliedLimit: headLimit,
+      appliedOffset: offset,
+      truncated: r.more,
+      ...(r.more ? { nextOffset: r.nextOffset } : {}),
+      filesSearched: r.filesSearched,
+      skipped: r.skipped,
+      durationMs: Math.round(performance.now() - started),
+    },
+  };
+}
+
+/** "path:N" → "path" (the count is after the last colon; paths may hold colons). */
+function countPath(line: string): string {
+  return line.slice(0, line.lastIndexOf(':'));
+}
+
+export function registerGrepTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
+  registerStrictTool(
+    server,
+    'Grep',
+    { description: GREP_DESCRIPTION, input: GrepInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input, extra) => grep(input, deps, extra),
+  );
+}

@@ -1,0 +1,66 @@
+// LS: a directory as an indented tree, or the allowed roots themselves — how a model learns where it may work.
+import path from 'node:path';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ToolOutput } from '../tool-output.js';
+import { lsTruncatedNote, renderLsTree } from '../search/ls-tree.js';
+import type { LsResult } from '../search/search-job.js';
+import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
+import type { ToolDeps } from './tool-deps.js';
+import { registerStrictTool, semanticBoolean } from './strict-input.js';
+import type { ToolResultDecorator } from './tool-result.js';
+
+export const LsInput = z.strictObject({
+  path: z
+    .string()
+    .optional()
+    .describe('The absolute path to the directory to list. Omit it to list the allowed roots (the directories you may work in).'),
+  ignore: z.array(z.string()).optional().describe('List of glob patterns to ignore (a pattern without "/" matches entry names)'),
+  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+});
+export type LsInput = z.infer<typeof LsInput>;
+
+export const LS_DESCRIPTION = `Lists files and directories in a given path as a tree (directories first, at most 1000 entries). The path parameter must be an absolute path. Without a path, LS lists the allowed roots — the only places the file tools work. You can optionally provide an array of glob patterns to ignore with the ignore parameter. Hidden files are listed; what .gitignore/.ignore ignore, and .git/, are left out unless include_ignored is true. You should generally prefer the Glob and Grep tools, if you know which directories to search.`;
+
+/** Lists one directory, or every root when `path` is omitted. */
+export async function ls(input: LsInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
+  const policy = deps.session.policy;
+  const targets = await resolveTargets(input.path, policy, { tool: 'LS', directoriesOnly: true });
+  const limit = deps.config.search.lsLimit;
+  const result = await runSearch(
+    deps.search,
+    {
+      kind: 'ls',
+      dirs: targets.map((t) => t.path),
+      ignore: input.ignore ?? [],
+      limit,
+      includeIgnored: input.include_ignored ?? false,
+      rules: policy.walkRules(),
+    },
+    ctx,
+  );
+  if (result === 'cancelled') return { text: 'LS was cancelled.', structured: { cancelled: true } };
+  const { trees, total, truncated } = result as LsResult;
+  const lines = trees.flatMap(renderLsTree);
+  const head = input.path === undefined ? [`Allowed roots (every file tool works only inside these): ${policy.roots.join(', ')}`, ''] : [];
+  const note = truncated ? [lsTruncatedNote(limit), ''] : [];
+  return {
+    text: [...head, ...note, ...lines].join('\n'),
+    structured: {
+      ...(input.path === undefined ? { roots: [...policy.roots] } : { path: targets[0]!.path }),
+      entries: trees.flatMap((t) => t.entries.map((e) => ({ path: path.join(t.dir, e.rel), type: e.type }))),
+      numEntries: total,
+      truncated,
+    },
+  };
+}
+
+export function registerLsTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
+  registerStrictTool(
+    server,
+    'LS',
+    { description: LS_DESCRIPTION, input: LsInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { log: deps.log, session: deps.session, decorate },
+    (input, extra) => ls(input, deps, extra),
+  );
+}

@@ -1,0 +1,86 @@
+// What Glob, Grep and LS share: resolving `path` through the policy, and running a job with progress and cancellation.
+import fs from 'node:fs/promises';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { fsError, ToolError } from '../errors.js';
+import { isNotFound } from '../fs/errno.js';
+import type { PathPolicy } from '../policy/path-policy.js';
+import type { SearchJob, SearchProgress, SearchResult } from '../search/search-job.js';
+import { SearchCancelled, type SearchPool } from '../search/search-pool.js';
+import { fileNotFound } from './editable-text.js';
+
+/** The parts of an MCP request a search uses (the tool callback's `extra`). */
+export type SearchCallContext = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'signal' | '_meta' | 'sendNotification'>;
+
+/** A place to search: a real, authorized path. */
+export interface SearchTarget {
+  path: string;
+  isFile: boolean;
+}
+
+const PROGRESS_EVERY_MS = 100;
+
+/**
+ * Every root when `input` is undefined; otherwise the authorized real path of `input`.
+ * @throws ToolError as PathPolicy.authorizeRead (PATH_DENIED, INVALID_PATH …), FILE_NOT_FOUND
+ *   with a suggestion, INVALID_PATH when `directoriesOnly` and it is a file.
+ */
+export async function resolveTargets(
+  input: string | undefined,
+  policy: PathPolicy,
+  opts: { tool: string; directoriesOnly: boolean },
+): Promise<SearchTarget[]> {
+  if (input === undefined) return policy.roots.map((root) => ({ path: root, isFile: false }));
+  const target = await policy.authorizeRead(input);
+  let stat;
+  try {
+    stat = await fs.stat(target.realPath);
+  } catch (err) {
+    if (isNotFound(err)) throw await fileNotFound(input, target.absPath, policy);
+    throw fsError(err, input) ?? err;
+  }
+  if (stat.isDirectory()) return [{ path: target.realPath, isFile: false }];
+  if (!stat.isFile()) {
+    throw new ToolError('INVALID_PATH', `${input} is not a regular file or a directory (device, socket or FIFO); ${opts.tool} cannot search it.`, { path: input });
+  }
+  if (opts.directoriesOnly) {
+    throw new ToolError('INVALID_PATH', `${input} is not a directory. ${opts.tool} takes a directory as "path"; use Read for a single file.`, {
+      path: input,
+    });
+  }
+  return [{ path: target.realPath, isFile: true }];
+}
+
+/** Runs a job on the pool: MCP progress when the client sent a progress token, stopped when the request is cancelled. */
+export async function runSearch(pool: SearchPool, job: SearchJob, ctx: SearchCallContext | undefined): Promise<SearchResult | 'cancelled'> {
+  try {
+    return await pool.run(job, { signal: ctx?.signal, onProgress: progressNotifier(ctx) });
+  } catch (err) {
+    // The SDK sends nothing for a cancelled request; there is no one to tell.
+    if (err instanceof SearchCancelled) return 'cancelled';
+    throw err;
+  }
+}
+
+function progressNotifier(ctx: SearchCallContext | undefined): ((p: SearchProgress) => void) | undefined {
+  const token = ctx?._meta?.progressToken;
+  if (ctx === undefined || token === undefined) return undefined;
+  let sent = 0;
+  let lastAt = 0;
+  return (p) => {
+    const progress = p.directories + p.files + p.searched;
+    const now = Date.now();
+    if (progress <= sent || now - lastAt < PROGRESS_EVERY_MS) return;
+    sent = progress;
+    lastAt = now;
+    const searched = p.searched > 0 ? `; searched ${p.searched} files` : '';
+    ctx
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, message: `Listed ${p.directories} directories, ${p.files} entries${searched}` },
+      })
+      .catch(() => {
+        // A client that went away mid-search: the search result will not reach it either.
+      });
+  };
+}

@@ -1,0 +1,88 @@
+// Logs (issue 14, item 4): at the default level every event is one stderr line, no stack trace; stacks only at
+// debug. A spawned HTTP server is made to log the known offenders: a history pruning failure at start, an
+// elicitation left unanswered and a roots/list never answered when SIGTERM closes their sessions.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, tempDir } from '../helpers/harness.js';
+import { startHttpServer, type HttpServerProcess } from '../helpers/http-server.js';
+
+const servers: HttpServerProcess[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+  await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
+});
+
+const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+/** Opens a session with the given client capabilities and says initialized; returns its id. */
+async function openSession(url: string, capabilities: Record<string, unknown>): Promise<string> {
+  const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'log-test', version: '0' } } };
+  const r = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(init) });
+  await r.text();
+  const id = r.headers.get('mcp-session-id')!;
+  const headers = { ...HEADERS, 'mcp-session-id': id };
+  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  return id;
+}
+
+/** Reads a streamed response until `text` shows up (the server has sent it); the stream stays open. */
+async function waitInStream(body: ReadableStream<Uint8Array>, text: string): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let seen = '';
+  while (!seen.includes(text)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`stream ended before "${text}": ${seen}`);
+    seen += decoder.decode(value, { stream: true });
+  }
+}
+
+/** Runs the scenario at `level` (undefined: the default) and returns the server's stderr after SIGTERM. */
+async function provokeAndStop(level: string | undefined): Promise<string> {
+  const work = await tempDir('eg-logs-');
+  dirs.push(work);
+  const root = path.join(work, 'root');
+  const state = path.join(work, 'state');
+  await fs.mkdir(path.join(root, '.git'), { recursive: true });
+  // A manifest name that is a directory: pruning at start-up fails reading it (EISDIR).
+  await fs.mkdir(path.join(state, 'history', 'broken.jsonl'), { recursive: true });
+  const config = path.join(work, 'config.json');
+  await fs.writeFile(config, JSON.stringify({ http: { shutdownTimeoutMs: 1000 } }));
+  const args = ['--root', root, '--state-dir', state, '--config', config, ...(level ? ['--log-level', level] : [])];
+  const server = await startHttpServer(CLI, args);
+  servers.push(server);
+  // A client that declares roots and never answers roots/list (its GET stream is open and never read).
+  const rootsSession = await openSession(server.url, { roots: { listChanged: true } });
+  const get = await fetch(server.url, { method: 'GET', headers: { Accept: 'text/event-stream', 'mcp-session-id': rootsSession } });
+  // A write to a protected path asks by elicitation; the client never answers.
+  const elicitSession = await openSession(server.url, { elicitation: {} });
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Write', arguments: { file_path: path.join(root, '.git', 'config'), content: 'x\n' } } };
+  // The server asks on the session's GET stream (a request of its own, not related to the call).
+  const asks = await fetch(server.url, { method: 'GET', headers: { Accept: 'text/event-stream', 'mcp-session-id': elicitSession } });
+  const pending = fetch(server.url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': elicitSession }, body: JSON.stringify(call) });
+  await waitInStream(asks.body!, 'elicitation/create');
+  const { code } = await server.stop();
+  await pending.then((r) => r.body?.cancel()).catch(() => {});
+  for (const stream of [get, asks]) await stream.body?.cancel().catch(() => {});
+  expect(code).toBe(0);
+  return server.stderr();
+}
+
+describe('log lines', () => {
+  it('at the default level every event is one line: no stack traces, the error named on the event\'s line', async () => {
+    const stderr = await provokeAndStop(undefined);
+    const lines = stderr.trimEnd().split('\n');
+    for (const line of lines) expect(line, stderr).toMatch(/^editguard (listening on |(info|warn|error): )/);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(lines.filter((l) => l.startsWith('editguard warn: history pruning failed '))).toEqual([expect.stringContaining('EISDIR')]);
+    expect(lines.filter((l) => l.startsWith('editguard warn: elicitation failed; treating it as declined'))).toHaveLength(1);
+  });
+
+  it('at debug the same events carry their stacks', async () => {
+    const stderr = await provokeAndStop('debug');
+    const pruning = stderr.slice(stderr.indexOf('editguard warn: history pruning failed '));
+    expect(pruning.split('\n')[1]).toMatch(/^\s+at /);
+  });
+});
