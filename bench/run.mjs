@@ -15,7 +15,8 @@ const EDITGUARD = path.join(REPO, 'dist/cli.js');
 const REFERENCE = path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const quick = process.argv.includes('--quick');
 // --only NAME runs one section: edit (the Edit/Write scenarios), search (Glob/Grep, bench/search.mjs)
-// or bounded (MultiEdit/replace_all growth and latency under a heavy request, bench/bounded.mjs).
+// or bounded (MultiEdit/replace_all growth and latency under a heavy request, bench/bounded.mjs;
+// `--parts growth,nomatch,memory,latency` runs some of it).
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
 const section = (name) => only === undefined || only === name;
@@ -138,7 +139,7 @@ out.push(
 }
 if (section('search')) out.push('', ...(await searchBench({ quick, editguard: EDITGUARD, reference: REFERENCE })));
 if (section('bounded')) {
-  const { runBoundedBench } = await import('./bounded.mjs');
-  out.push('', ...(await runBoundedBench({ quick })));
+  const { runBoundedBench, partsFromArgv } = await import('./bounded.mjs');
+  out.push('', ...(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })));
 }
 process.stdout.write(out.join('\n') + '\n');

@@ -1,21 +1,43 @@
 // File identity: the sha256 of raw bytes names a file version everywhere (staleness, history, notices).
 import { createHash } from 'node:crypto';
-import { yieldToOthers } from './yield-to-others.js';
+import { pauseIfDue } from './yield-to-others.js';
 
 /** sha256 hex of raw bytes — the identity of a file version everywhere in editguard. */
 export function digest(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-const SLICE = 8 * 1024 * 1024;
+/** Bytes hashed between two pause points: sha256 of 1 MiB takes about 2 ms. */
+const SLICE = 1024 * 1024;
 
-/** digest() of large buffers in 8 MiB slices, yielding between them (sha256 of 8 MiB ≈ 20 ms). */
+/** digest() of large buffers a slice at a time, pausing between slices when the turn is over. */
 export async function digestInSlices(bytes: Uint8Array): Promise<string> {
   if (bytes.length <= SLICE) return digest(bytes);
   const hash = createHash('sha256');
   for (let at = 0; at < bytes.length; at += SLICE) {
     hash.update(bytes.subarray(at, at + SLICE));
-    await yieldToOthers();
+    await pauseIfDue();
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * sha256 hex of a list of strings (UTF-8, each prefixed by its length, so the list is told apart
+ * from any other), a slice at a time: a key for inputs of any size (a 50 MB old_string).
+ */
+export async function digestTexts(texts: readonly string[]): Promise<string> {
+  const hash = createHash('sha256');
+  for (const text of texts) {
+    hash.update(`${text.length}:`);
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + SLICE);
+      // Never between the halves of a surrogate pair: each half alone would hash as U+FFFD.
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      hash.update(text.slice(at, end));
+      at = end;
+      await pauseIfDue();
+    }
   }
   return hash.digest('hex');
 }

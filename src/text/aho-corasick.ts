@@ -1,4 +1,5 @@
 // Aho–Corasick over UTF-16 code units: every occurrence of many patterns in one pass over a text (pure).
+import { runSteps, STEP, type Steps } from './steps.js';
 
 /** A built automaton; pattern ids are the indexes of the patterns given to buildMatcher. */
 export interface Matcher {
@@ -60,15 +61,16 @@ class EdgeTable {
   }
 }
 
-/** Builds the automaton. Empty patterns never match. O(total pattern length). */
-export function buildMatcher(patterns: readonly string[]): Matcher {
-  let total = 1;
-  for (const p of patterns) total += p.length;
-  const edges = new EdgeTable(total);
-  const depth: number[] = [0];
-  const out: Array<number[] | undefined> = [undefined];
+/** The trie of `patterns`: nodes' depths and the pattern ids ending at each, with a pause point every STEP × 16 characters. */
+function* insertAll(patterns: readonly string[], edges: EdgeTable, depth: number[], out: Array<number[] | undefined>): Steps<void> {
+  let since = 0;
   for (let id = 0; id < patterns.length; id++) {
     const p = patterns[id]!;
+    since += p.length + 1;
+    if (since >= STEP * 16) {
+      since = 0;
+      yield;
+    }
     if (p === '') continue;
     let node = 0;
     for (let i = 0; i < p.length; i++) {
@@ -84,6 +86,22 @@ export function buildMatcher(patterns: readonly string[]): Matcher {
     }
     (out[node] ??= []).push(id);
   }
+}
+
+/** Builds the automaton. Empty patterns never match. O(total pattern length). */
+export function buildMatcher(patterns: readonly string[]): Matcher {
+  return runSteps(buildMatcherSteps(patterns));
+}
+
+/** buildMatcher() with a pause point every STEP pattern characters and every STEP nodes linked (10,000 patterns are a long build). */
+export function* buildMatcherSteps(patterns: readonly string[]): Steps<Matcher> {
+  let total = 1;
+  for (const p of patterns) total += p.length;
+  const edges = new EdgeTable(total);
+  const depth: number[] = [0];
+  const out: Array<number[] | undefined> = [undefined];
+  yield* insertAll(patterns, edges, depth, out);
+  let since = 0;
   const count = depth.length;
   // Breadth-first by depth: a node's failure link is known once every shallower node has one.
   const byDepth: number[][] = [];
@@ -98,8 +116,13 @@ export function buildMatcher(patterns: readonly string[]): Matcher {
   const dict = new Int32Array(count).fill(-1);
   const fromRoot = new Int32Array(65536);
   for (const child of byDepth[1] ?? []) fromRoot[label[child]!] = child;
+  yield;
   for (let d = 2; d < byDepth.length; d++) {
     for (const child of byDepth[d] ?? []) {
+      if (++since >= STEP * 16) {
+        since = 0;
+        yield;
+      }
       const code = label[child]!;
       let f = fail[parent[child]!]!;
       let target = f === 0 ? fromRoot[code]! : edges.get(f, code);

@@ -1,8 +1,9 @@
 // Edit semantics on LF-normalised text: input normalisation, matching, and the splices to make (seed 000).
 import { ToolError, MESSAGES } from '../errors.js';
-import type { Splice } from './line-endings.js';
-import { findNearMisses, visibleWhitespace } from './near-miss.js';
+import type { SpliceList } from './line-endings.js';
+import { findNearMissesSteps, visibleWhitespace } from './near-miss.js';
 import { lineNumbersOf, planMatchSteps, type MatchKind } from './match.js';
+import { OccurrenceSplices } from './occurrence-splices.js';
 import { runSteps, STEP, type Steps } from './steps.js';
 import { stripTrailingWhitespace } from './trailing-whitespace.js';
 
@@ -13,8 +14,8 @@ export interface EditSpec {
 }
 
 export interface AppliedEdit {
-  /** Splices in the coordinates of the text the edit was applied to, ascending. */
-  splices: Splice[];
+  /** Splices in the coordinates of the text the edit was applied to, ascending (compact: one offset each). */
+  splices: SpliceList;
   replacements: number;
   kind: MatchKind;
 }
@@ -50,29 +51,32 @@ export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
 /** applyEdit() with pause points (see steps.ts): a replace_all can make millions of splices. */
 export function* applyEditSteps(text: string, spec: EditSpec): Steps<AppliedEdit> {
   const plan = yield* planMatchSteps(text, spec.old_string, spec.new_string);
-  if (!plan) throw noMatch(text, spec.old_string);
-  if (plan.positions.length > 1 && !spec.replace_all) throw ambiguous(text, spec.old_string, plan.positions);
+  if (!plan) throw yield* noMatch(text, spec.old_string);
+  const { positions } = plan;
+  if (positions.length > 1 && !spec.replace_all) throw ambiguous(text, spec.old_string, positions);
 
   // A deletion swallows the line break after each occurrence, so deleting a line leaves no blank line.
   const deleting = spec.new_string === '' && !spec.old_string.endsWith('\n');
-  const splices: Splice[] = [];
-  const { positions } = plan;
-  for (let k = 0; k < positions.length; k++) {
-    if ((k + 1) % STEP === 0) yield;
-    const start = positions[k]!;
-    let end = start + plan.length;
-    // Not when the next occurrence starts at that break: the splices would overlap.
-    if (deleting && text.charCodeAt(end) === 10 && positions[k + 1] !== end) end++;
-    splices.push({ start, end, replacement: plan.replacementAt(start) });
+  let swallow: Uint8Array | undefined;
+  if (deleting) {
+    swallow = new Uint8Array(positions.length);
+    for (let k = 0; k < positions.length; k++) {
+      if ((k + 1) % STEP === 0) yield;
+      const end = positions[k]! + plan.length;
+      // Not when the next occurrence starts at that break: the splices would overlap.
+      if (text.charCodeAt(end) === 10 && (k + 1 === positions.length || positions[k + 1] !== end)) swallow[k] = 1;
+    }
   }
+  const splices = new OccurrenceSplices(positions, plan.length, swallow, plan.replacementAt);
   return { splices, replacements: splices.length, kind: plan.kind };
 }
 
 /** Reference splice on a plain string (used for LF text and by tests). */
-export function spliceText(text: string, splices: readonly Splice[]): string {
+export function spliceText(text: string, splices: SpliceList): string {
   let out = '';
   let at = 0;
-  for (const s of splices) {
+  for (let k = 0; k < splices.length; k++) {
+    const s = splices.at(k)!;
     out += text.slice(at, s.start) + s.replacement;
     at = s.end;
   }
@@ -83,8 +87,8 @@ function echo(s: string): string {
   return s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}… (${s.length} chars)` : s;
 }
 
-function noMatch(text: string, oldString: string): ToolError {
-  const misses = findNearMisses(text, oldString);
+function* noMatch(text: string, oldString: string): Steps<ToolError> {
+  const misses = yield* findNearMissesSteps(text, oldString);
   let message = `${MESSAGES.NO_MATCH}\nString: ${echo(oldString)}`;
   if (misses.length > 0) {
     message += '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
@@ -99,8 +103,8 @@ function noMatch(text: string, oldString: string): ToolError {
   return new ToolError('NO_MATCH', message, { candidates: misses });
 }
 
-function ambiguous(text: string, oldString: string, positions: number[]): ToolError {
-  const lines = lineNumbersOf(text, positions.slice(0, MAX_LISTED_LINES));
+function ambiguous(text: string, oldString: string, positions: Int32Array): ToolError {
+  const lines = lineNumbersOf(text, positions.subarray(0, MAX_LISTED_LINES));
   const more = positions.length > lines.length ? `, … (${positions.length - lines.length} more)` : '';
   const message =
     `Found ${positions.length} matches of the string to replace, but replace_all is false. ` +

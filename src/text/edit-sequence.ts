@@ -2,7 +2,7 @@
 // in time linear in the input plus the file for ordinary requests (issue 12), with the exact results of doing
 // them one by one on the whole text.
 //
-// Pure (no I/O); long work waits on an injected `tick` so a caller can yield to other sessions.
+// Pure (no I/O); long work offers to pause through an injected `pause`, so a caller can yield to other sessions.
 //
 // How: one Aho–Corasick pass over the original finds every occurrence of every old_string (by its first
 // PREFIX characters, then checked in full). The text is kept as the original plus a sorted list of
@@ -13,10 +13,11 @@
 // matches after quote or escape normalisation, or requests whose bookkeeping would outgrow the file, fall
 // back to the plain method (materialise the text, match it whole) for that edit, within a work budget.
 import { ToolError } from '../errors.js';
-import { buildMatcher, type Matcher } from './aho-corasick.js';
-import { applyEdit, type EditSpec } from './apply.js';
+import { buildMatcherSteps, type Matcher } from './aho-corasick.js';
+import { applyEditSteps, type AppliedEdit, type EditSpec } from './apply.js';
 import type { Splice } from './line-endings.js';
 import { RegionText, type Pos, type Region } from './region-text.js';
+import type { Steps } from './steps.js';
 
 /** An edit that failed: `index` in the list given, `error` what applyEdit threw (NO_MATCH, AMBIGUOUS …). */
 export class EditFailure extends Error {
@@ -30,8 +31,8 @@ export class EditFailure extends Error {
 }
 
 export interface SequenceOptions {
-  /** Awaited between slices of work (a caller yields to other requests there). */
-  tick?: (() => Promise<void>) | undefined;
+  /** Offered at every pause point: a promise to wait for (a caller yields to other requests there) or undefined. */
+  pause?: (() => Promise<void> | undefined) | undefined;
   /** Called before edit i is matched: input checks that must fail in edit order. */
   before?: ((index: number) => void) | undefined;
   /** Largest text (UTF-16 code units) the result may reach; beyond it TOO_LARGE before it is built. */
@@ -58,8 +59,8 @@ const PLAIN_UNDER = 1 << 22;
 const INDEX_BUDGET = 1 << 27;
 /** Characters the plain method may scan in all (edits × text) before the request is refused. */
 const PLAIN_BUDGET = 4 * 1024 ** 3;
-/** Work between two ticks. */
-const SLICE = 1 << 20;
+/** Characters the first pass scans between two pause points. */
+const WINDOW = 1 << 16;
 
 
 
@@ -79,7 +80,7 @@ interface Occurrence {
  * request needs more work than the budget allows.
  */
 export async function applyEditSequence(text: string, specs: readonly EditSpec[], opts: SequenceOptions = {}): Promise<SequenceResult> {
-  const tick = opts.tick ?? (async () => {});
+  const pause = opts.pause ?? (() => undefined);
   if (specs.length === 0) return { text, splices: [], edits: [] };
   // An empty first old_string creates the file or fills an empty one: the rest edits its new_string.
   const creates = specs[0]!.old_string === '';
@@ -94,18 +95,17 @@ export async function applyEditSequence(text: string, specs: readonly EditSpec[]
       edits: [{ replacements: 1, at: 0 }, ...rest.edits],
     };
   }
-  const seq = new Sequence(text, specs, opts, tick);
+  const seq = new Sequence(text, specs, opts, pause);
   return seq.run();
 }
 
 class Sequence {
   readonly #specs: readonly EditSpec[];
   readonly #opts: SequenceOptions;
-  readonly #tick: () => Promise<void>;
+  readonly #offerPause: () => Promise<void> | undefined;
   readonly #rt: RegionText;
   #length: number;
   #work = 0;
-  #sinceTick = 0;
   #indexed: boolean;
   #matcher: Matcher | undefined;
   /** Original offsets of each edit's occurrences in the base (found by the first pass). */
@@ -118,11 +118,11 @@ class Sequence {
   /** Regions the latest #apply made. */
   #made: Region[] = [];
 
-  constructor(base: string, specs: readonly EditSpec[], opts: SequenceOptions, tick: () => Promise<void>) {
+  constructor(base: string, specs: readonly EditSpec[], opts: SequenceOptions, pause: () => Promise<void> | undefined) {
     this.#rt = new RegionText(base);
     this.#specs = specs;
     this.#opts = opts;
-    this.#tick = tick;
+    this.#offerPause = pause;
     this.#length = base.length;
     this.#laterMax = new Array<number>(specs.length).fill(0);
     for (let i = specs.length - 2; i >= 0; i--) this.#laterMax[i] = Math.max(this.#laterMax[i + 1]!, specs[i + 1]!.old_string.length);
@@ -142,7 +142,7 @@ class Sequence {
         occurrences = await this.#matchWhole(j);
       }
       this.#apply(j, occurrences);
-      await this.#pause(0);
+      await this.#pause();
       if (this.#indexed && j < this.#specs.length - 1) await this.#scanAround(j);
     }
     return this.#finish();
@@ -153,21 +153,22 @@ class Sequence {
   async #index(): Promise<void> {
     const prefixLength = this.#opts.prefix ?? PREFIX;
     const prefixes = this.#specs.map((s) => s.old_string.slice(0, prefixLength));
-    this.#matcher = buildMatcher(prefixes);
+    const matcher = await this.#run(buildMatcherSteps(prefixes));
+    this.#matcher = matcher;
     this.#raw = this.#specs.map(() => []);
     this.#pending = this.#specs.map(() => []);
     const base = this.#rt.base;
     let state = 0;
-    for (let from = 0; from < base.length && this.#indexed; from += SLICE) {
-      const to = Math.min(base.length, from + SLICE);
-      state = this.#matcher.scan(base, from, to, (id, start) => {
+    for (let from = 0; from < base.length && this.#indexed; from += WINDOW) {
+      const to = Math.min(base.length, from + WINDOW);
+      state = matcher.scan(base, from, to, (id, start) => {
         const p = this.#specs[id]!.old_string;
         this.#work += p.length > prefixLength ? p.length : 1;
         if (p.length <= prefixLength || base.startsWith(p, start)) this.#raw[id]!.push(start);
         if (this.#work > INDEX_BUDGET) return false;
       }, state);
       if (state === -1) this.#degrade();
-      await this.#pause(to - from);
+      await this.#pause();
     }
   }
 
@@ -218,7 +219,7 @@ class Sequence {
       lastEnd = this.#rt.advance(s, m);
       if (chosen.length > 1 && !spec.replace_all) break;
     }
-    await this.#pause(starts.length);
+    await this.#pause();
     if (chosen.length === 0 || (chosen.length > 1 && !spec.replace_all)) return chosen.length === 0 ? [] : undefined;
     const deleting = spec.new_string === '' && !p.endsWith('\n');
     return chosen.map((start, k) => {
@@ -244,16 +245,21 @@ class Sequence {
         { edits: this.#specs.length, text_length: current.length },
       );
     }
-    let applied;
+    let applied: AppliedEdit;
     try {
-      applied = applyEdit(current, this.#specs[j]!);
+      applied = await this.#run(applyEditSteps(current, this.#specs[j]!));
     } catch (err) {
       throw new EditFailure(j, err);
     }
     this.#work += current.length;
-    await this.#pause(current.length);
+    await this.#pause();
     const index = this.#rt.tIndex();
-    return applied.splices.map((s) => ({ start: this.#rt.fromT(index, s.start), end: this.#rt.fromT(index, s.end), length: s.end - s.start, replacement: s.replacement }));
+    const out: Occurrence[] = [];
+    for (let k = 0; k < applied.splices.length; k++) {
+      const s = applied.splices.at(k)!;
+      out.push({ start: this.#rt.fromT(index, s.start), end: this.#rt.fromT(index, s.end), length: s.end - s.start, replacement: s.replacement });
+    }
+    return out;
   }
 
   // ---- applying occurrences ----------------------------------------------------------------------
@@ -358,21 +364,34 @@ class Sequence {
         this.#pending[id]!.push(y < regionFrom ? before.posAt(y) : after.posAt(y - regionFrom));
       });
       if (this.#work > INDEX_BUDGET) this.#degrade();
-      await this.#pause(window.length);
+      await this.#pause();
     }
   }
 
-  async #pause(units: number): Promise<void> {
-    this.#sinceTick += units + 1;
-    if (this.#sinceTick < SLICE) return;
-    this.#sinceTick = 0;
-    await this.#tick();
+  /** A pause point: waits when the caller's `pause` says so. */
+  async #pause(): Promise<void> {
+    await this.#offerPause();
   }
 
-  #finish(): SequenceResult {
+  /** Runs Steps, offering a pause at each of their pause points. */
+  async #run<T>(steps: Steps<T>): Promise<T> {
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      const p = this.#offerPause();
+      if (p) await p;
+    }
+  }
+
+  async #finish(): Promise<SequenceResult> {
     const text = this.#rt.materialize();
+    await this.#pause();
     const index = this.#rt.tIndex();
-    const edits = this.#reports.map((r) => ({ replacements: r.replacements, at: this.#rt.toT(index, this.#rt.resolve(r.pos)) }));
+    const edits: SequenceResult['edits'] = [];
+    for (const r of this.#reports) {
+      edits.push({ replacements: r.replacements, at: this.#rt.toT(index, this.#rt.resolve(r.pos)) });
+      if (edits.length % 256 === 0) await this.#pause();
+    }
     const splices = this.#rt.regions.map((r) => ({ start: r.start, end: r.end, replacement: r.text }));
     return { text, splices, edits };
   }

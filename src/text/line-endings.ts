@@ -4,7 +4,8 @@
 // search strings behave the same on CRLF and LF files, but they are applied to the raw text so a
 // mixed CRLF/LF file stays exactly as mixed as it was everywhere the edit did not reach.
 
-import { runSteps, STEP, type Steps } from './steps.js';
+import { indexOfSteps } from './bounded-search.js';
+import { runSteps, SCAN_STEP, STEP, type Steps } from './steps.js';
 
 /** Line breaks present in a document. `none` means no LF or CRLF at all (a lone "\r" does not count). */
 export type LineEndingStyle = 'LF' | 'CRLF' | 'mixed' | 'none';
@@ -28,6 +29,15 @@ export interface Splice {
   replacement: string;
 }
 
+/**
+ * Splices in ascending order, read by index: an array of Splice objects, or a compact list that
+ * builds each one when asked (OccurrenceSplices: a replace_all of millions of occurrences).
+ */
+export interface SpliceList {
+  readonly length: number;
+  at(index: number): Splice | undefined;
+}
+
 // Text-indices of the "\n"s that were "\r\n" in raw, ascending. Kept outside the doc so the doc
 // stays a plain frozen object, and built only when an offset is first mapped.
 const crlfIndexCache = new WeakMap<LineDoc, Int32Array>();
@@ -48,16 +58,39 @@ function countOf(haystack: string, needle: string, from = 0, to = haystack.lengt
  * `text === raw`.
  */
 export function toLineDoc(raw: string): LineDoc {
-  if (raw.indexOf('\r') === -1) {
-    const style: LineEndingStyle = raw.indexOf('\n') === -1 ? 'none' : 'LF';
+  return runSteps(toLineDocSteps(raw));
+}
+
+/** toLineDoc() a window at a time, with a pause point after each (see steps.ts). */
+export function* toLineDocSteps(raw: string): Steps<LineDoc> {
+  if ((yield* indexOfSteps(raw, '\r')) === -1) {
+    const style: LineEndingStyle = (yield* indexOfSteps(raw, '\n')) === -1 ? 'none' : 'LF';
     const doc: LineDoc = Object.freeze({ raw, text: raw, style, dominant: 'LF' });
     crFree.add(doc);
     return doc;
   }
-  const text = raw.replaceAll('\r\n', '\n');
+  let text: string;
+  if (raw.length <= SCAN_STEP) text = raw.replaceAll('\r\n', '\n');
+  else {
+    const parts: string[] = [];
+    for (let at = 0; at < raw.length; ) {
+      let end = Math.min(raw.length, at + SCAN_STEP);
+      // A window never ends between the "\r" and the "\n" of a CRLF.
+      if (end < raw.length && raw.charCodeAt(end - 1) === 13) end++;
+      parts.push(raw.slice(at, end).replaceAll('\r\n', '\n'));
+      at = end;
+      yield;
+    }
+    text = parts.join('');
+  }
   // Every collapsed CRLF shortened the string by exactly one character.
   const crlf = raw.length - text.length;
-  const lf = countOf(text, '\n') - crlf;
+  let breaks = 0;
+  for (let at = 0; at < text.length; at += SCAN_STEP) {
+    breaks += countOf(text, '\n', at, Math.min(text.length, at + SCAN_STEP));
+    yield;
+  }
+  const lf = breaks - crlf;
   const style: LineEndingStyle = crlf > 0 ? (lf > 0 ? 'mixed' : 'CRLF') : lf > 0 ? 'LF' : 'none';
   return Object.freeze({ raw, text, style, dominant: crlf > lf ? 'CRLF' : 'LF' });
 }
@@ -125,16 +158,16 @@ export function toRawOffset(doc: LineDoc, offset: number): number {
  *
  * @throws RangeError on unsorted, overlapping or out-of-range splices
  */
-export function spliceLineDoc(doc: LineDoc, splices: readonly Splice[]): LineDoc {
+export function spliceLineDoc(doc: LineDoc, splices: SpliceList): LineDoc {
   return runSteps(spliceLineDocSteps(doc, splices));
 }
 
 /** spliceLineDoc() with pause points every STEP splices (see steps.ts); same result, same errors. */
-export function* spliceLineDocSteps(doc: LineDoc, splices: readonly Splice[]): Steps<LineDoc> {
+export function* spliceLineDocSteps(doc: LineDoc, splices: SpliceList): Steps<LineDoc> {
   let prevEnd = 0;
-  let n = 0;
-  for (const s of splices) {
-    if (++n % STEP === 0) yield;
+  for (let k = 0; k < splices.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const s = splices.at(k)!;
     checkOffset(doc, s.start, 'splice start');
     checkOffset(doc, s.end, 'splice end');
     if (s.end < s.start) throw new RangeError(`splice end ${s.end} is before its start ${s.start}`);
@@ -150,16 +183,19 @@ export function* spliceLineDocSteps(doc: LineDoc, splices: readonly Splice[]): S
   const chunks: string[] = [];
   const parts: string[] = [];
   let rawPos = 0;
-  for (const s of splices) {
-    if (++n % STEP === 0) {
+  let anyCr = false;
+  for (let k = 0; k < splices.length; k++) {
+    if ((k + 1) % STEP === 0) {
       chunks.push(parts.join(''));
       parts.length = 0;
       yield;
     }
+    const s = splices.at(k)!;
     const rawStart = toRawOffset(doc, s.start);
     const rawEnd = toRawOffset(doc, s.end);
     parts.push(raw.slice(rawPos, rawStart));
     let written = s.replacement;
+    if (!anyCr && written.includes('\r')) anyCr = true;
     if (written.includes('\n')) {
       // Each offset's shift is the number of CRLFs before it, so the difference of the shifts
       // counts the CRLFs inside the span without scanning it.
@@ -175,15 +211,19 @@ export function* spliceLineDocSteps(doc: LineDoc, splices: readonly Splice[]): S
   }
   parts.push(raw.slice(rawPos));
   chunks.push(parts.join(''));
+  parts.length = 0;
+  yield;
   const joined = chunks.length === 1 ? chunks[0]! : chunks.join('');
+  chunks.length = 0;
   // An LF document spliced with CR-free text stays CR-free: skip the full rescan (hot path on 5 MB files).
-  if (crFree.has(doc) && !splices.some((s) => s.replacement.includes('\r'))) {
+  if (crFree.has(doc) && !anyCr) {
+    yield;
     const style: LineEndingStyle = joined.indexOf('\n') === -1 ? 'none' : 'LF';
     const next: LineDoc = Object.freeze({ raw: joined, text: joined, style, dominant: 'LF' });
     crFree.add(next);
     return next;
   }
-  return toLineDoc(joined);
+  return yield* toLineDocSteps(joined);
 }
 
 /**

@@ -1,5 +1,11 @@
 // NO_MATCH diagnosis: the regions of the file that old_string most likely meant, and what differs.
+//
+// Bounded in work, not only in answer (issue 12): every character handled is charged to a budget,
+// and the search stops with what it has found once the budget is spent; as Steps it also pauses
+// often, so a diagnosis in a 50 MB file never holds up other sessions.
 import { normalizeQuotes } from './quotes.js';
+import { indexOfWithin } from './bounded-search.js';
+import { SCAN_STEP, STEP, runSteps, type Steps } from './steps.js';
 import { trailingBlankStart } from './trailing-whitespace.js';
 
 export interface NearMiss {
@@ -11,9 +17,14 @@ export interface NearMiss {
   hints: string[];
 }
 
-const MAX_SCAN_LINES = 200_000;
+/**
+ * Work one diagnosis may do, in characters handled by script (a character scanned by a native
+ * search counts 1/NATIVE_DISCOUNT): about 50–100 ms on an idle core, whatever the file and old_string.
+ */
+export const NEAR_MISS_BUDGET = 10_000_000;
+const NATIVE_DISCOUNT = 32;
 const MAX_ANCHORS = 20;
-// Bounds that keep the diagnosis cheap and its answer small whatever the sizes (issue 12).
+// Bounds that keep the answer small whatever the sizes.
 const MAX_OLD_LINES = 200;
 const MAX_KEY_CHARS = 1_000;
 const MAX_STARTS_PER_ANCHOR = 1_000;
@@ -38,12 +49,94 @@ export function visibleWhitespace(line: string): string {
   return body.replace(/\t/g, '→') + tail;
 }
 
+/** The work left; charged as characters are handled. */
+class Budget {
+  constructor(public left: number) {}
+
+  charge(units: number): boolean {
+    this.left -= units;
+    return this.left > 0;
+  }
+
+  get spent(): boolean {
+    return this.left <= 0;
+  }
+}
+
+/** Line starts of a text, found front to back only as far as asked (a near miss early in a 50 MB file indexes only its start). */
+class LineIndex {
+  #starts = new Int32Array(1024);
+  #count = 1; // line 0 starts at 0
+  #done = false;
+
+  constructor(
+    readonly text: string,
+    readonly budget: Budget,
+  ) {}
+
+  /** Finds the next line start; false when the text or the budget has run out. */
+  #grow(): boolean {
+    if (this.#done || this.budget.spent) return false;
+    const from = this.#starts[this.#count - 1]!;
+    const nl = this.text.indexOf('\n', from);
+    this.budget.charge(2 + ((nl === -1 ? this.text.length : nl) - from) / NATIVE_DISCOUNT);
+    if (nl === -1) {
+      this.#done = true;
+      return false;
+    }
+    if (this.#count === this.#starts.length) {
+      const grown = new Int32Array(this.#starts.length * 2);
+      grown.set(this.#starts);
+      this.#starts = grown;
+    }
+    this.#starts[this.#count++] = nl + 1;
+    return true;
+  }
+
+  /** Whether line `i` (0-based) exists: undefined when finding out would pass the budget. */
+  has(i: number): boolean | undefined {
+    if (i < 0) return false;
+    while (this.#count <= i && this.#grow());
+    if (i < this.#count) return true;
+    return this.#done ? false : undefined;
+  }
+
+  /** Text of line `i` (0-based, known to exist), without its "\n". */
+  line(i: number): string {
+    const start = this.#starts[i]!;
+    if (i + 1 < this.#count) return this.text.slice(start, this.#starts[i + 1]! - 1);
+    const nl = this.text.indexOf('\n', start);
+    return this.text.slice(start, nl === -1 ? this.text.length : nl);
+  }
+
+  /** 0-based line holding offset `x`; undefined when finding out would pass the budget. */
+  lineOf(x: number): number | undefined {
+    while (this.#starts[this.#count - 1]! <= x && this.#grow());
+    if (!this.#done && this.#starts[this.#count - 1]! <= x) return undefined;
+    let lo = 0;
+    let hi = this.#count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.#starts[mid]! <= x) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
 /**
  * Up to `max` regions similar to `oldString`: aligned on lines equal modulo whitespace and quotes,
  * else on the most similar single line. Never used to edit — only to tell the model where to look.
+ * Spends at most `budget` units of work (see NEAR_MISS_BUDGET), returning what it found by then.
  */
-export function findNearMisses(file: string, oldString: string, max = 3): NearMiss[] {
-  const fileLines = file.split('\n', MAX_SCAN_LINES);
+export function findNearMisses(file: string, oldString: string, max = 3, budget = NEAR_MISS_BUDGET): NearMiss[] {
+  return runSteps(findNearMissesSteps(file, oldString, max, budget));
+}
+
+/** findNearMisses() with pause points (see steps.ts). */
+export function* findNearMissesSteps(file: string, oldString: string, max = 3, budget = NEAR_MISS_BUDGET): Steps<NearMiss[]> {
+  const work = new Budget(budget);
+  const lines = new LineIndex(file, work);
   const oldLines = oldString.split('\n', MAX_OLD_LINES + 1);
   if (oldLines.length > MAX_OLD_LINES) oldLines.length = MAX_OLD_LINES;
   else if (oldLines.length > 1 && oldLines[oldLines.length - 1] === '') oldLines.pop();
@@ -51,61 +144,110 @@ export function findNearMisses(file: string, oldString: string, max = 3): NearMi
   const fileKeys = new Map<number, string>();
   const keyAt = (i: number) => {
     let k = fileKeys.get(i);
-    if (k === undefined) fileKeys.set(i, (k = squash(fileLines[i] ?? '')));
+    if (k === undefined) {
+      const line = lines.has(i) === true ? lines.line(i) : '';
+      work.charge(1 + Math.min(line.length, MAX_KEY_CHARS));
+      fileKeys.set(i, (k = squash(line)));
+    }
     return k;
   };
 
   const scores = new Map<number, number>();
   let anchors = 0;
-  for (let a = 0; a < oldKeys.length && anchors < MAX_ANCHORS; a++) {
+  for (let a = 0; a < oldKeys.length && anchors < MAX_ANCHORS && !work.spent; a++) {
     const key = oldKeys[a]!;
     if (key.length < 3) continue;
     anchors++;
+    // A line whose key equals this one holds the key's longest run without blanks or quotes verbatim:
+    // a native search for it finds the candidate lines, and only those are compared.
+    const token = longestPlainRun(key);
     let starts = 0;
-    for (let i = 0; i < fileLines.length && starts < MAX_STARTS_PER_ANCHOR; i++) {
-      if (keyAt(i) !== key) continue;
+    const candidate = (i: number) => {
+      if (keyAt(i) !== key) return;
       starts++;
-      const start = i - a;
-      if (start < 0 || scores.has(start)) continue;
-      let score = 0;
-      for (let j = 0; j < oldKeys.length; j++) if (keyAt(start + j) === oldKeys[j]) score++;
-      scores.set(start, score);
+      scoreStart(i - a);
+    };
+    if (token === '') {
+      // Nothing to search for: compare line by line, within the budget.
+      for (let i = 0; lines.has(i) === true && starts < MAX_STARTS_PER_ANCHOR && !work.spent; i++) {
+        if (i % STEP === 0) yield;
+        candidate(i);
+      }
+      continue;
+    }
+    let candidates = 0;
+    for (let from = 0; starts < MAX_STARTS_PER_ANCHOR && !work.spent; ) {
+      const hit = indexOfWithin(file, token, from, from + SCAN_STEP);
+      work.charge(1 + ((hit === -1 ? SCAN_STEP : hit - from) / NATIVE_DISCOUNT));
+      if (hit === -1) {
+        from += SCAN_STEP;
+        if (from + token.length > file.length) break;
+        yield;
+        continue;
+      }
+      const i = lines.lineOf(hit);
+      if (i === undefined) break;
+      candidate(i);
+      // The next candidate is on a later line.
+      const nl = file.indexOf('\n', hit);
+      from = nl === -1 ? file.length : nl + 1;
+      if (++candidates % 64 === 0) yield;
     }
   }
+
+  function scoreStart(start: number): void {
+    if (start < 0 || scores.has(start)) return;
+    let score = 0;
+    for (let j = 0; j < oldKeys.length && !work.spent; j++) if (keyAt(start + j) === oldKeys[j]) score++;
+    scores.set(start, score);
+  }
+
   let starts = [...scores.entries()].sort((x, y) => y[1] - x[1] || x[0] - y[0]).map(([s]) => s);
-  if (starts.length === 0) starts = similarLines(fileLines, oldLines, max);
+  if (starts.length === 0) starts = yield* similarLines(lines, oldLines, max, work);
 
   return starts.slice(0, max).map((start) => {
-    const region = fileLines.slice(start, start + oldLines.length);
+    const region: string[] = [];
+    for (let j = 0; j < oldLines.length && lines.has(start + j) === true; j++) region.push(lines.line(start + j));
     return { line: start + 1, text: region.slice(0, SHOWN_LINES).map(shownLine).join('\n'), hints: diffHints(region, oldLines) };
   });
 }
 
+/** The longest run of `key` without blanks or quote characters (which squash may have changed). */
+function longestPlainRun(key: string): string {
+  let best = '';
+  for (const run of key.split(/[\s'"]+/)) if (run.length > best.length) best = run;
+  return best;
+}
+
 /** Fallback: regions starting at the lines most similar (bigram Dice ≥ 0.5) to old_string's first real line. */
-function similarLines(fileLines: string[], oldLines: string[], max: number): number[] {
+function* similarLines(lines: LineIndex, oldLines: string[], max: number, work: Budget): Steps<number[]> {
   const a = oldLines.findIndex((l) => l.trim().length >= 3);
   if (a === -1) return [];
   const target = bigrams(squash(oldLines[a]!.slice(0, MAX_SIMILAR_CHARS)));
   const scored: Array<[number, number]> = [];
-  for (let i = 0; i < fileLines.length && i < MAX_SIMILAR_LINES; i++) {
-    const line = fileLines[i]!.slice(0, MAX_SIMILAR_CHARS);
+  const counts = new Map<number, number>();
+  for (let i = 0; i < MAX_SIMILAR_LINES && lines.has(i) === true && !work.spent; i++) {
+    if (i % STEP === 0) yield;
+    const line = lines.line(i).slice(0, MAX_SIMILAR_CHARS);
+    work.charge(1 + 2 * line.length);
     if (line.trim().length < 3) continue;
-    const s = dice(target, bigrams(squash(line)));
+    const s = dice(target, bigrams(squash(line), counts));
     if (s >= 0.5 && i - a >= 0) scored.push([i - a, s]);
   }
   return scored.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, max).map(([i]) => i);
 }
 
-function bigrams(s: string): Map<string, number> {
-  const m = new Map<string, number>();
+/** Bigram counts, each bigram as one number (two UTF-16 units). */
+function bigrams(s: string, into = new Map<number, number>()): Map<number, number> {
+  into.clear();
   for (let i = 0; i < s.length - 1; i++) {
-    const g = s.slice(i, i + 2);
-    m.set(g, (m.get(g) ?? 0) + 1);
+    const g = (s.charCodeAt(i) << 16) | s.charCodeAt(i + 1);
+    into.set(g, (into.get(g) ?? 0) + 1);
   }
-  return m;
+  return into;
 }
 
-function dice(a: Map<string, number>, b: Map<string, number>): number {
+function dice(a: Map<number, number>, b: Map<number, number>): number {
   let both = 0;
   let total = 0;
   for (const [g, n] of a) {

@@ -1,8 +1,8 @@
 // Region-scoped diffs and cat -n snippets: work proportional to the edited region, not the file.
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { countBreaks } from './count-lines.js';
-import type { Splice } from './line-endings.js';
-import { runSteps, STEP, type Steps } from './steps.js';
+import type { Splice, SpliceList } from './line-endings.js';
+import { runSteps, SCAN_STEP, STEP, type Steps } from './steps.js';
 
 export const CONTEXT_LINES = 3;
 const SNIPPET_CONTEXT = 4;
@@ -39,35 +39,39 @@ interface Cluster {
   last: number;
 }
 
-/** Groups splices whose context windows touch, mapping each group into old and new coordinates. */
-function* clusters(oldText: string, splices: readonly Splice[], context: number): Steps<Cluster[]> {
-  const out: Cluster[] = [];
+/**
+ * Groups splices whose context windows touch, mapping each group into old and new coordinates.
+ * Streams: yields each cluster once it is complete (and undefined at pause points), so a replace_all
+ * of millions of scattered occurrences never holds a list of them.
+ */
+function* clusters(oldText: string, splices: SpliceList, context: number): Generator<Cluster | undefined, void, undefined> {
+  let cur: Cluster | undefined;
   let delta = 0; // new − old offset before the current splice
   let lineDelta = 0;
   let lineAt = 0; // offset up to which old line numbers are counted
   let line = 1;
   for (let k = 0; k < splices.length; k++) {
-    if ((k + 1) % STEP === 0) yield;
-    const s = splices[k]!;
+    if ((k + 1) % STEP === 0) yield undefined;
+    const s = splices.at(k)!;
     const lastChar = s.end > s.start ? s.end - 1 : s.start;
     const from = lineStartBefore(oldText, s.start, context);
     const to = lineEndAfter(oldText, lastChar, context);
     const d = s.replacement.length - (s.end - s.start);
     const ld = countBreaks(s.replacement, 0, s.replacement.length) - countBreaks(oldText, s.start, s.end);
-    const prev = out[out.length - 1];
-    if (prev && from <= prev.oldTo) {
-      prev.oldTo = Math.max(prev.oldTo, to);
-      prev.newTo = prev.oldTo + delta + d;
-      prev.last = k;
+    if (cur && from <= cur.oldTo) {
+      cur.oldTo = Math.max(cur.oldTo, to);
+      cur.newTo = cur.oldTo + delta + d;
+      cur.last = k;
     } else {
+      if (cur) yield cur;
       line += countBreaks(oldText, lineAt, from);
       lineAt = from;
-      out.push({ oldFrom: from, oldTo: to, newFrom: from + delta, newTo: to + delta + d, oldLine: line, newLine: line + lineDelta, first: k, last: k });
+      cur = { oldFrom: from, oldTo: to, newFrom: from + delta, newTo: to + delta + d, oldLine: line, newLine: line + lineDelta, first: k, last: k };
     }
     delta += d;
     lineDelta += ld;
   }
-  return out;
+  if (cur) yield cur;
 }
 
 /** What a result may carry of a patch: the hunks stop past this many lines, each line cut past lineChars. */
@@ -93,12 +97,12 @@ export interface BoundedPatch {
  * every line, a rewritten 50 MB file) is shown as its changed lines removed and added, and the hunks
  * stop at `budget.lines` lines while the counts still cover everything.
  */
-export function regionPatch(oldText: string, newText: string, splices: readonly Splice[], context = CONTEXT_LINES, budget = PATCH_BUDGET): BoundedPatch {
+export function regionPatch(oldText: string, newText: string, splices: SpliceList, context = CONTEXT_LINES, budget = PATCH_BUDGET): BoundedPatch {
   return runSteps(regionPatchSteps(oldText, newText, splices, context, budget));
 }
 
 /** regionPatch() with pause points (see steps.ts): for a replace_all of millions of occurrences. */
-export function* regionPatchSteps(oldText: string, newText: string, splices: readonly Splice[], context = CONTEXT_LINES, budget = PATCH_BUDGET): Steps<BoundedPatch> {
+export function* regionPatchSteps(oldText: string, newText: string, splices: SpliceList, context = CONTEXT_LINES, budget = PATCH_BUDGET): Steps<BoundedPatch> {
   const out: BoundedPatch = { hunks: [], added: 0, removed: 0, truncated: false };
   let shown = 0;
   const push = (hunk: StructuredPatchHunk) => {
@@ -114,10 +118,9 @@ export function* regionPatchSteps(oldText: string, newText: string, splices: rea
     shown += lines.length;
     out.hunks.push({ ...hunk, lines: lines.map((l) => clipLine(l, budget.lineChars, out)) });
   };
-  const groups = yield* clusters(oldText, splices, context);
-  let n = 0;
-  for (const c of groups) {
-    if (++n % STEP === 0) yield;
+  for (const c of clusters(oldText, splices, context)) {
+    yield;
+    if (c === undefined) continue;
     const oldSize = c.oldTo - c.oldFrom;
     const newSize = c.newTo - c.newFrom;
     const small = oldSize + newSize <= MYERS_MAX_CHARS && countBreaks(oldText, c.oldFrom, c.oldTo) + countBreaks(newText, c.newFrom, c.newTo) <= MYERS_MAX_LINES;
@@ -131,7 +134,7 @@ export function* regionPatchSteps(oldText: string, newText: string, splices: rea
         push({ ...h, oldStart: h.oldStart + c.oldLine - 1, newStart: h.newStart + c.newLine - 1 });
       }
     } else {
-      yield* spliceHunk(oldText, newText, c, splices.slice(c.first, c.last + 1), shown < budget.lines ? budget.lines - shown : 0, out, push);
+      yield* spliceHunk(oldText, newText, c, splices, shown < budget.lines ? budget.lines - shown : 0, out, push);
     }
   }
   return out;
@@ -144,36 +147,40 @@ function clipLine(line: string, max: number, out: BoundedPatch): string {
 }
 
 /** Counts the lines of text.slice(from, to) and materialises at most `room` lines into `into`, as diff writes them. */
-function linesOf(text: string, from: number, to: number, room: number, prefix: string, into: string[]): number {
+function* linesOf(text: string, from: number, to: number, room: number, prefix: string, into: string[]): Steps<number> {
   let n = 0;
   let at = from;
-  while (at < to) {
+  while (at < to && into.length < room) {
     const nl = text.indexOf('\n', at);
     const end = nl === -1 || nl >= to ? to : nl;
-    if (into.length < room) {
-      into.push(prefix + text.slice(at, end));
-      // diff marks a last line without a line break.
-      if (end === text.length && into.length < room) into.push(NO_NEWLINE);
-    }
+    into.push(prefix + text.slice(at, end));
+    // diff marks a last line without a line break.
+    if (end === text.length && into.length < room) into.push(NO_NEWLINE);
     n++;
     at = end + 1;
   }
-  return n;
+  if (at >= to) return n;
+  // The rest is only counted: its line breaks, and a last line without one.
+  for (let w = at; w < to; w += SCAN_STEP) {
+    n += countBreaks(text, w, Math.min(to, w + SCAN_STEP));
+    yield;
+  }
+  return n + (text.charCodeAt(to - 1) === 10 ? 0 : 1);
 }
 
 /** One hunk for a cluster, splice group by splice group: changed lines out, new lines in, unchanged lines as context. */
-function* spliceHunk(oldText: string, newText: string, c: Cluster, mine: readonly Splice[], room: number, out: BoundedPatch, push: (h: StructuredPatchHunk) => void): Steps<void> {
+function* spliceHunk(oldText: string, newText: string, c: Cluster, splices: SpliceList, room: number, out: BoundedPatch, push: (h: StructuredPatchHunk) => void): Steps<void> {
   const lines: string[] = [];
   let delta = c.newFrom - c.oldFrom;
   let oldAt = c.oldFrom;
   let oldLines = 0;
   let newLines = 0;
   const group = { oldA: -1, oldB: -1, d: 0 };
-  const flush = () => {
+  function* flush(): Steps<void> {
     if (group.oldA < 0) return;
-    const ctx = linesOf(oldText, oldAt, group.oldA, room, ' ', lines);
-    const removed = linesOf(oldText, group.oldA, group.oldB, room, '-', lines);
-    const added = linesOf(newText, group.oldA + delta, group.oldB + delta + group.d, room, '+', lines);
+    const ctx = yield* linesOf(oldText, oldAt, group.oldA, room, ' ', lines);
+    const removed = yield* linesOf(oldText, group.oldA, group.oldB, room, '-', lines);
+    const added = yield* linesOf(newText, group.oldA + delta, group.oldB + delta + group.d, room, '+', lines);
     out.removed += removed;
     out.added += added;
     oldLines += ctx + removed;
@@ -181,10 +188,10 @@ function* spliceHunk(oldText: string, newText: string, c: Cluster, mine: readonl
     delta += group.d;
     oldAt = group.oldB;
     group.oldA = -1;
-  };
-  let n = 0;
-  for (const s of mine) {
-    if (++n % STEP === 0) yield;
+  }
+  for (let k = c.first; k <= c.last; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const s = splices.at(k)!;
     const a = lineStartBefore(oldText, s.start, 0);
     const b = Math.max(lineEndAfter(oldText, s.end > s.start ? s.end - 1 : s.start, 0), a);
     const d = s.replacement.length - (s.end - s.start);
@@ -193,13 +200,13 @@ function* spliceHunk(oldText: string, newText: string, c: Cluster, mine: readonl
       group.d += d;
       continue;
     }
-    flush();
+    yield* flush();
     group.oldA = a;
     group.oldB = b;
     group.d = d;
   }
-  flush();
-  const tail = linesOf(oldText, oldAt, c.oldTo, room, ' ', lines);
+  yield* flush();
+  const tail = yield* linesOf(oldText, oldAt, c.oldTo, room, ' ', lines);
   oldLines += tail;
   newLines += tail;
   if (lines.length >= room) out.truncated = true;
@@ -216,8 +223,11 @@ export function numberLine(n: number, line: string, style: LineNumberStyle, maxC
 }
 
 /** cat -n snippet of the new text around the first splice (±4 lines, capped). */
-export function editSnippet(oldText: string, newText: string, splices: readonly Splice[], style: LineNumberStyle = 'compact'): string {
-  const [c] = runSteps(clusters(oldText, splices.slice(0, 1), SNIPPET_CONTEXT));
+export function editSnippet(oldText: string, newText: string, splices: SpliceList, style: LineNumberStyle = 'compact'): string {
+  const first = splices.at(0);
+  if (!first) return '';
+  let c: Cluster | undefined;
+  for (const x of clusters(oldText, [first], SNIPPET_CONTEXT)) c ??= x;
   if (!c) return '';
   const region = newText.slice(c.newFrom, c.newTo);
   // Split only what is shown; the rest is counted.
@@ -231,15 +241,44 @@ export function editSnippet(oldText: string, newText: string, splices: readonly 
 
 /** The single splice turning `a` into `b`: everything between their common prefix and suffix. */
 export function wholeTextSplice(a: string, b: string): Splice {
+  return runSteps(wholeTextSpliceSteps(a, b));
+}
+
+/** Characters compared at once, natively, before comparing one by one. */
+const COMPARE_BLOCK = 4096;
+
+/** wholeTextSplice() with pause points; equal stretches are compared a block at a time (native string equality). */
+export function* wholeTextSpliceSteps(a: string, b: string): Steps<Splice> {
   let start = 0;
   const max = Math.min(a.length, b.length);
+  let since = 0;
+  while (start + COMPARE_BLOCK <= max && a.slice(start, start + COMPARE_BLOCK) === b.slice(start, start + COMPARE_BLOCK)) {
+    start += COMPARE_BLOCK;
+    if ((since += COMPARE_BLOCK) >= SCAN_STEP) {
+      since = 0;
+      yield;
+    }
+  }
   while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
   let tail = 0;
+  while (tail + COMPARE_BLOCK <= max - start && a.slice(a.length - tail - COMPARE_BLOCK, a.length - tail) === b.slice(b.length - tail - COMPARE_BLOCK, b.length - tail)) {
+    tail += COMPARE_BLOCK;
+    if ((since += COMPARE_BLOCK) >= SCAN_STEP) {
+      since = 0;
+      yield;
+    }
+  }
   while (tail < max - start && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
   return { start, end: a.length - tail, replacement: b.slice(start, b.length - tail) };
 }
 
 /** The diff between two whole texts, computed over their changed middle only (bounded like regionPatch). */
 export function wholeTextPatch(a: string, b: string): BoundedPatch {
-  return regionPatch(a, b, [wholeTextSplice(a, b)]);
+  return runSteps(wholeTextPatchSteps(a, b));
+}
+
+/** wholeTextPatch() with pause points (see steps.ts). */
+export function* wholeTextPatchSteps(a: string, b: string): Steps<BoundedPatch> {
+  const splice = yield* wholeTextSpliceSteps(a, b);
+  return yield* regionPatchSteps(a, b, [splice]);
 }

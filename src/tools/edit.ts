@@ -3,18 +3,19 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { FileState } from '../session/file-state-store.js';
+import { digestTexts } from '../fs/digest.js';
+import { pauseIfDue } from '../fs/yield-to-others.js';
 import { applyEditSteps, normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import { yieldToOthers } from '../fs/yield-to-others.js';
-import { encodeText } from '../text/codec.js';
-import { countBreaks, countLines } from '../text/count-lines.js';
+import { encodeTextSteps } from '../text/codec.js';
+import { countBreaks, countLinesSteps } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { spliceLineDocSteps, type LineDoc, type Splice } from '../text/line-endings.js';
+import { spliceLineDocSteps, type LineDoc, type SpliceList } from '../text/line-endings.js';
 import { editSnippet, regionPatchSteps } from '../text/patch.js';
-import { runStepsWithPauses, STEP } from '../text/steps.js';
+import { runSteps, runStepsWithPauses, STEP, type Steps } from '../text/steps.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import { describeText, requireEncodable } from './editable-text.js';
+import { describeText, requireEncodableInSlices } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
 import type { ToolDeps } from './tool-deps.js';
@@ -42,7 +43,7 @@ async function editOutput(args: {
   display: string;
   oldDoc: LineDoc;
   newDoc: LineDoc;
-  splices: Splice[];
+  splices: SpliceList;
   headline: string;
   dryRun: boolean;
   current: CurrentFile;
@@ -51,7 +52,7 @@ async function editOutput(args: {
   extra?: Record<string, unknown>;
 }): Promise<{ output: ToolOutput; added: number; removed: number }> {
   const { oldDoc, newDoc, splices, deps } = args;
-  const { hunks, added, removed, truncated } = await runStepsWithPauses(regionPatchSteps(oldDoc.text, newDoc.text, splices), yieldToOthers);
+  const { hunks, added, removed, truncated } = await runStepsWithPauses(regionPatchSteps(oldDoc.text, newDoc.text, splices), pauseIfDue);
   const snippet = editSnippet(oldDoc.text, newDoc.text, splices, deps.config.read.lineNumbers);
   const facts = args.current.exists ? describeText(args.current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const head = args.dryRun ? `Dry run: nothing was written. ${args.headline.replace('has been updated', 'would be updated')}` : args.headline;
@@ -75,41 +76,40 @@ async function editOutput(args: {
   };
 }
 
-const inputKey = (spec: EditSpec) => JSON.stringify([spec.old_string, spec.new_string, spec.replace_all ?? false]);
+/** The retry rule's key: a digest of the inputs (an old_string may be 50 MB; the session keeps 64 hex digits). */
+const inputKey = (spec: EditSpec) => digestTexts(['Edit', spec.old_string, spec.new_string, String(spec.replace_all ?? false)]);
 
 /** Edit as a plain function: policy → the one write pipeline. Throws ToolError (DESIGN §3 codes). */
 export async function edit(raw: EditInput, deps: ToolDeps): Promise<ToolOutput> {
   const input = parseToolInput(EditInput, raw);
   const spec = normalizeEditSpec({ old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }, input.file_path);
   if (spec.old_string === spec.new_string) throw new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE);
-  return authorizedWrite(deps, 'Edit', input.file_path, input.dry_run, (current, ctx) => planEdit(current, ctx, spec, input, deps));
+  const key = await inputKey(spec);
+  return authorizedWrite(deps, 'Edit', input.file_path, input.dry_run, (current, ctx) => planEdit(current, ctx, spec, key, input, deps));
 }
 
-async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
+async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, key: string, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
   const display = input.file_path;
   const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
   const oldDoc = prepared.doc;
-  requireEncodable(spec.new_string, prepared.encoding, display);
-  const key = inputKey(spec);
+  await requireEncodableInSlices(spec.new_string, prepared.encoding, display);
   if (spec.old_string !== '' && isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'this edit', input.dry_run, {}) };
   }
   const { splices, replacements } =
     spec.old_string === ''
       ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 }
-      : await runStepsWithPauses(applyEditSteps(oldDoc.text, spec), yieldToOthers);
+      : await runStepsWithPauses(applyEditSteps(oldDoc.text, spec), pauseIfDue);
 
   // A character is at least one byte: refuse a result over maxEditBytes before building it (replace_all of
   // a short string with a long one can ask for gigabytes).
-  let length = oldDoc.text.length;
-  for (const sp of splices) length += sp.replacement.length - (sp.end - sp.start);
+  const length = await runStepsWithPauses(lengthAfterSteps(oldDoc.text.length, splices), pauseIfDue);
   if (length > deps.config.maxEditBytes) {
     throw new ToolError('TOO_LARGE', `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(deps.config.maxEditBytes)}.`, { size: length, max: deps.config.maxEditBytes });
   }
   // A replace_all of millions of occurrences pauses every few thousand splices: other sessions are answered meanwhile.
-  const newDoc = await runStepsWithPauses(spliceLineDocSteps(oldDoc, splices), yieldToOthers);
-  const bytes = encodeText(newDoc.raw, prepared.encoding);
-  if (splices.length > STEP) await yieldToOthers();
+  const newDoc = await runStepsWithPauses(spliceLineDocSteps(oldDoc, splices), pauseIfDue);
+  const bytes = await runStepsWithPauses(encodeTextSteps(newDoc.raw, prepared.encoding), pauseIfDue);
   const headline = input.replace_all
     ? `The file ${display} has been updated successfully. All occurrences were successfully replaced.`
     : prepared.create
@@ -121,7 +121,7 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
     bytes,
     freshness: prepared.freshness,
     text: newDoc.text,
-    totalLines: linesAfter(current, oldDoc, newDoc, splices),
+    totalLines: await runStepsWithPauses(linesAfterSteps(current, oldDoc, newDoc, splices), pauseIfDue),
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: spec.old_string === '' || current.state?.isPartialView === false,
     onCommitted: rememberEdit(deps.session, current.target.realPath, key),
@@ -131,12 +131,30 @@ async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, 
   };
 }
 
+/** Length of the text after the splices, with pause points (millions of them). */
+function* lengthAfterSteps(length: number, splices: SpliceList): Steps<number> {
+  for (let k = 0; k < splices.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const sp = splices.at(k)!;
+    length += sp.replacement.length - (sp.end - sp.start);
+  }
+  return length;
+}
+
 /** Line count after the splices, from the known count before them when there is one (no 5 MB rescan). */
-export function linesAfter(current: { readonly state: FileState | undefined; readonly hash?: string }, oldDoc: LineDoc, newDoc: LineDoc, splices: readonly Splice[]): number {
+export function linesAfter(current: { readonly state: FileState | undefined; readonly hash?: string }, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): number {
+  return runSteps(linesAfterSteps(current, oldDoc, newDoc, splices));
+}
+
+function* linesAfterSteps(current: { readonly state: FileState | undefined; readonly hash?: string }, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): Steps<number> {
   const before = current.state && current.state.hash === current.hash ? current.state.totalLines : undefined;
-  if (before === undefined || oldDoc.text === '' || newDoc.text === '') return countLines(newDoc.text);
+  if (before === undefined || oldDoc.text === '' || newDoc.text === '') return yield* countLinesSteps(newDoc.text);
   let delta = 0;
-  for (const s of splices) delta += countBreaks(s.replacement) - countBreaks(oldDoc.text, s.start, s.end);
+  for (let k = 0; k < splices.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const s = splices.at(k)!;
+    delta += countBreaks(s.replacement) - countBreaks(oldDoc.text, s.start, s.end);
+  }
   // A final line without a break is a line too: only the last splice can change that.
   const endsOld = oldDoc.text.endsWith('\n') ? 0 : 1;
   const endsNew = newDoc.text.endsWith('\n') ? 0 : 1;

@@ -4,7 +4,9 @@ import { MESSAGES, ToolError } from '../errors.js';
 import { suggestPath } from '../fs/suggest-path.js';
 import type { PathPolicy } from '../policy/path-policy.js';
 import { isLikelyBinary, type DecodedText, type TextEncodingName } from '../text/codec.js';
-import { unencodableReason } from '../text/encodable.js';
+import { unencodableReason, unencodableReasonSteps } from '../text/encodable.js';
+import { runStepsWithPauses } from '../text/steps.js';
+import { pauseIfDue } from '../fs/yield-to-others.js';
 import type { LineDoc } from '../text/line-endings.js';
 import type { PresentFile } from '../write/current-file.js';
 
@@ -28,6 +30,12 @@ export function requireEditableText(current: PresentFile): DecodedText {
 /** ENCODING_UNSUPPORTED when `text` cannot be stored in `encoding` without loss. */
 export function requireEncodable(text: string, encoding: TextEncodingName, display: string): void {
   const reason = unencodableReason(text, encoding);
+  if (reason) throw new ToolError('ENCODING_UNSUPPORTED', `Cannot write ${display}: ${reason}. Remove or replace those characters.`, { path: display });
+}
+
+/** requireEncodable() a window at a time, pausing between windows (a 256 MB Write is not one regex pass). */
+export async function requireEncodableInSlices(text: string, encoding: TextEncodingName, display: string): Promise<void> {
+  const reason = await runStepsWithPauses(unencodableReasonSteps(text, encoding), pauseIfDue);
   if (reason) throw new ToolError('ENCODING_UNSUPPORTED', `Cannot write ${display}: ${reason}. Remove or replace those characters.`, { path: display });
 }
 

@@ -2,15 +2,17 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
-import { yieldToOthers } from '../fs/yield-to-others.js';
-import { buildMatcher } from '../text/aho-corasick.js';
+import { digestTexts } from '../fs/digest.js';
+import { pauseIfDue } from '../fs/yield-to-others.js';
+import { buildMatcherSteps } from '../text/aho-corasick.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import { encodeText } from '../text/codec.js';
-import { countLines } from '../text/count-lines.js';
+import { encodeTextSteps } from '../text/codec.js';
+import { countLinesSteps } from '../text/count-lines.js';
 import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
-import { spliceLineDoc } from '../text/line-endings.js';
+import { spliceLineDocSteps } from '../text/line-endings.js';
 import { lineNumbersOf } from '../text/match.js';
-import { regionPatch } from '../text/patch.js';
+import { regionPatchSteps } from '../text/patch.js';
+import { runSteps, runStepsWithPauses, type Steps } from '../text/steps.js';
 import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
@@ -66,9 +68,15 @@ function atEdit(err: unknown, index: number, count: number): unknown {
  * new_string holding it (comparing every pair was quadratic in the number of edits).
  */
 export function checkEditList(specs: readonly EditSpec[]): void {
+  runSteps(checkEditListSteps(specs));
+}
+
+/** checkEditList() with pause points (see steps.ts): 10,000 edits are a long check. */
+export function* checkEditListSteps(specs: readonly EditSpec[]): Steps<void> {
   const probes = specs.map((spec) => trimTrailingNewlines(spec.old_string));
-  const firstHolder = cascadeHolders(specs, probes);
-  specs.forEach((spec, i) => {
+  const firstHolder = yield* cascadeHolders(specs, probes);
+  for (let i = 0; i < specs.length; i++) {
+    const spec = specs[i]!;
     if (spec.old_string === spec.new_string) throw atEdit(new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE), i, specs.length);
     if (i > 0 && spec.old_string === '') {
       throw atEdit(
@@ -86,39 +94,95 @@ export function checkEditList(specs: readonly EditSpec[]): void {
         { edit_index: i, earlier_edit_index: j },
       );
     }
-  });
+  }
 }
 
 /** Hits the cascade scan may report before the request is refused (only pathological inputs get near it). */
 const CASCADE_HIT_BUDGET = 1 << 24;
+/** Characters of new_strings scanned between two pause points. */
+const CASCADE_WINDOW = 1 << 14;
 
 /** For each edit, the first earlier edit whose new_string contains its probe (undefined: none). */
-function cascadeHolders(specs: readonly EditSpec[], probes: readonly string[]): Array<number | undefined> {
+function* cascadeHolders(specs: readonly EditSpec[], probes: readonly string[]): Steps<Array<number | undefined>> {
   const holder: Array<number | undefined> = new Array<number | undefined>(specs.length);
   if (specs.length < 2) return holder;
-  const matcher = buildMatcher(probes.map((p, i) => (i === 0 ? '' : p)));
+  const matcher = yield* buildMatcherSteps(probes.map((p, i) => (i === 0 ? '' : p)));
   let hits = 0;
+  let scanned = 0;
   for (let j = 0; j < specs.length - 1; j++) {
     const text = specs[j]!.new_string;
-    matcher.scan(text, 0, text.length, (i) => {
-      if (++hits > CASCADE_HIT_BUDGET) {
-        throw new ToolError('INVALID_INPUT', `These ${specs.length} edits cannot be checked for cascades in reasonable time: their old_strings occur very often inside other edits' new_strings. Send fewer edits per MultiEdit. Nothing was written.`);
+    let state = 0;
+    for (let from = 0; from < text.length; from += CASCADE_WINDOW) {
+      const to = Math.min(text.length, from + CASCADE_WINDOW);
+      state = matcher.scan(
+        text,
+        from,
+        to,
+        (i) => {
+          if (++hits > CASCADE_HIT_BUDGET) {
+            throw new ToolError('INVALID_INPUT', `These ${specs.length} edits cannot be checked for cascades in reasonable time: their old_strings occur very often inside other edits' new_strings. Send fewer edits per MultiEdit. Nothing was written.`);
+          }
+          if (i > j && holder[i] === undefined) holder[i] = j;
+        },
+        state,
+      );
+      scanned += to - from;
+      if (scanned >= CASCADE_WINDOW) {
+        scanned = 0;
+        yield;
       }
-      if (i > j && holder[i] === undefined) holder[i] = j;
-    });
+    }
   }
   return holder;
 }
 
-/** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
-export async function multiEdit(raw: MultiEditInput, deps: ToolDeps): Promise<ToolOutput> {
-  const input = parseToolInput(MultiEditInput, raw);
-  const specs = input.edits.map((e) => normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
-  checkEditList(specs);
-  return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, ctx) => planMultiEdit(current, ctx, specs, input, deps));
+/** Edits parsed between two pause points (zod's parse of 10,000 edits is a long pause otherwise). */
+const PARSE_SLICE = 250;
+const MultiEditShell = MultiEditInput.extend({ edits: z.array(z.unknown()).min(1).max(MAX_EDITS) });
+const EditItems = z.array(EditItem);
+
+/**
+ * parseToolInput(MultiEditInput, raw), the edits a slice at a time with pauses between slices. Any
+ * refusal comes from the whole parse, so it reads exactly as parseToolInput's; past MAX_EDITS from
+ * the other parameters alone (the items of a million-edit request are never parsed).
+ */
+export async function parseMultiEditInput(raw: unknown): Promise<z.output<typeof MultiEditInput>> {
+  const edits = typeof raw === 'object' && raw !== null ? (raw as { edits?: unknown }).edits : undefined;
+  if (!Array.isArray(edits) || edits.length <= PARSE_SLICE) return parseToolInput(MultiEditInput, raw);
+  const shell = MultiEditShell.safeParse(raw);
+  if (!shell.success) {
+    // Throws: the refusal names the other parameters' problems, and the count of edits when over the cap.
+    if (edits.length > MAX_EDITS) parseToolInput(MultiEditShell, raw);
+    return parseToolInput(MultiEditInput, raw);
+  }
+  const items: Array<z.output<typeof EditItem>> = [];
+  for (let i = 0; i < edits.length; i += PARSE_SLICE) {
+    const slice = EditItems.safeParse(edits.slice(i, i + PARSE_SLICE));
+    if (!slice.success) return parseToolInput(MultiEditInput, raw);
+    for (const item of slice.data) items.push(item);
+    await pauseIfDue();
+  }
+  return { ...shell.data, edits: items };
 }
 
-const inputKey = (specs: readonly EditSpec[]) => JSON.stringify(['MultiEdit', ...specs.map((s) => [s.old_string, s.new_string, s.replace_all ?? false])]);
+/** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
+export async function multiEdit(raw: MultiEditInput, deps: ToolDeps): Promise<ToolOutput> {
+  return runMultiEdit(await parseMultiEditInput(raw), deps);
+}
+
+async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDeps): Promise<ToolOutput> {
+  const specs: EditSpec[] = [];
+  for (const e of input.edits) {
+    specs.push(normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
+    if (specs.length % PARSE_SLICE === 0) await pauseIfDue();
+  }
+  await runStepsWithPauses(checkEditListSteps(specs), pauseIfDue);
+  const key = await inputKey(specs);
+  return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, ctx) => planMultiEdit(current, ctx, specs, key, input, deps));
+}
+
+/** The retry rule's key: a digest of every edit's inputs. */
+const inputKey = (specs: readonly EditSpec[]) => digestTexts(['MultiEdit', ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
 
 interface EditReport {
   index: number;
@@ -131,13 +195,13 @@ async function planMultiEdit(
   current: CurrentFile,
   ctx: PlanContext,
   specs: readonly EditSpec[],
+  key: string,
   input: z.output<typeof MultiEditInput>,
   deps: ToolDeps,
 ): Promise<Plan> {
   const display = input.file_path;
   const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
   const original = prepared.doc;
-  const key = inputKey(specs);
   if (isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }) };
   }
@@ -153,16 +217,16 @@ async function planMultiEdit(
       },
       // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
       maxLength: deps.config.maxEditBytes,
-      tick: yieldToOthers,
+      pause: pauseIfDue,
     });
   } catch (err) {
     throw err instanceof EditFailure ? atEdit(err.error, err.index, specs.length) : err;
   }
-  const finalDoc = spliceLineDoc(original, sequence.splices);
-  await yieldToOthers();
-  const bytes = encodeText(finalDoc.raw, prepared.encoding);
-  const { hunks, added, removed, truncated } = regionPatch(original.text, sequence.text, sequence.splices);
+  const finalDoc = await runStepsWithPauses(spliceLineDocSteps(original, sequence.splices), pauseIfDue);
+  const bytes = await runStepsWithPauses(encodeTextSteps(finalDoc.raw, prepared.encoding), pauseIfDue);
+  const { hunks, added, removed, truncated } = await runStepsWithPauses(regionPatchSteps(original.text, sequence.text, sequence.splices), pauseIfDue);
   const reports = lineReports(sequence.text, sequence.edits);
+  const totalLines = await runStepsWithPauses(countLinesSteps(finalDoc.text), pauseIfDue);
   const verb = input.dry_run ? 'Dry run: nothing was written. Would apply' : 'Applied';
   const shown = reports.slice(0, MAX_LISTED_EDITS);
   const lines = shown.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);
@@ -173,7 +237,7 @@ async function planMultiEdit(
     bytes,
     freshness: prepared.freshness,
     text: finalDoc.text,
-    totalLines: countLines(finalDoc.text),
+    totalLines,
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
     fullView: specs[0]!.old_string === '' || current.state?.isPartialView === false,
     onCommitted: rememberEdit(deps.session, current.target.realPath, key),
@@ -221,8 +285,8 @@ export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorat
   registerStrictTool(
     server,
     'MultiEdit',
-    { description: MULTI_EDIT_DESCRIPTION, input: MultiEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    { description: MULTI_EDIT_DESCRIPTION, input: MultiEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false }, parse: parseMultiEditInput },
     { log: deps.log, session: deps.session, decorate },
-    (input) => multiEdit(input, deps),
+    (input) => runMultiEdit(input, deps),
   );
 }

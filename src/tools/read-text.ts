@@ -1,8 +1,10 @@
 // Read's text branch: numbered lines from an offset within the output budget, the view recorded by line.
 import { digestInSlices } from '../fs/digest.js';
-import { decodeText } from '../text/codec.js';
-import { countLines } from '../text/count-lines.js';
-import { toLineDoc } from '../text/line-endings.js';
+import { pauseIfDue } from '../fs/yield-to-others.js';
+import { decodeTextSteps } from '../text/codec.js';
+import { countLinesSteps } from '../text/count-lines.js';
+import { toLineDocSteps } from '../text/line-endings.js';
+import { runStepsWithPauses, STEP, type Steps } from '../text/steps.js';
 import type { LineRange } from '../text/line-ranges.js';
 import { numberLine } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
@@ -22,10 +24,11 @@ const FOOTER_RESERVE = 160;
 export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<ToolOutput> {
   const { config } = deps;
   const { display, bytes } = req;
-  const decoded = decodeText(bytes, config.fallbackEncoding);
-  const doc = toLineDoc(decoded.text);
+  // In slices: a 200 MB file is decoded, split and counted without holding up other sessions.
+  const decoded = await runStepsWithPauses(decodeTextSteps(bytes, config.fallbackEncoding), pauseIfDue);
+  const doc = await runStepsWithPauses(toLineDocSteps(decoded.text), pauseIfDue);
   const text = doc.text;
-  const total = countLines(text);
+  const total = await runStepsWithPauses(countLinesSteps(text), pauseIfDue);
   const start = Math.max(1, req.offset ?? 1);
   const base = { file_path: display, ...describeText(decoded, doc), total_lines: total };
   const view = { text, hash: await digestInSlices(bytes), mtimeMs: req.mtimeMs, size: bytes.length, total, offset: req.offset, limit: req.limit };
@@ -52,7 +55,8 @@ export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<To
       structured: { ...base, start_line: start, num_lines: 0, truncated: false },
     };
   }
-  const out = numberedLines(text, start, total, req.limit ?? config.read.maxLines, deps.config, notices);
+  const from = await runStepsWithPauses(lineStartSteps(text, start), pauseIfDue);
+  const out = numberedLines(text, from, start, total, req.limit ?? config.read.maxLines, deps.config, notices);
   const end = start + out.length - 1;
   const truncated = end < total;
   if (truncated) out.push(`… showing lines ${start}–${end} of ${total}. Call Read with offset=${end + 1} to continue.`);
@@ -63,15 +67,22 @@ export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<To
   };
 }
 
-/** Lines start.. rendered with numbers, at most `limit`, within the output budget (at least one line). */
-function numberedLines(text: string, start: number, total: number, limit: number, config: ToolDeps['config'], notices: readonly string[]): string[] {
+/** Offset where 1-based line `line` starts, walked without splitting the whole file, with pause points. */
+function* lineStartSteps(text: string, line: number): Steps<number> {
+  let pos = 0;
+  for (let n = 1; n < line; n++) {
+    pos = text.indexOf('\n', pos) + 1;
+    if (n % STEP === 0) yield;
+  }
+  return pos;
+}
+
+/** Lines start.. (line `start` begins at offset `pos`) rendered with numbers, at most `limit`, within the output budget (at least one line). */
+function numberedLines(text: string, pos: number, start: number, total: number, limit: number, config: ToolDeps['config'], notices: readonly string[]): string[] {
   const out: string[] = [];
   // The budget covers the whole answer: the footer and the notes come out of it too (Claude Code
   // drops an MCP answer over its limit).
   let budget = config.read.outputBudgetBytes - FOOTER_RESERVE - notices.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
-  // Walk lines from `start` without splitting the whole file.
-  let pos = 0;
-  for (let line = 1; line < start; line++) pos = text.indexOf('\n', pos) + 1;
   for (let lineNo = start; lineNo <= total && out.length < limit; lineNo++) {
     const nl = text.indexOf('\n', pos);
     const rendered = numberLine(lineNo, text.slice(pos, nl === -1 ? text.length : nl), config.read.lineNumbers, config.read.maxLineChars);

@@ -45,8 +45,14 @@ export function publishedJsonSchema(input: StrictInput): Record<string, unknown>
  * refusal is an INVALID_INPUT tool error naming the parameter, not the SDK's generic -32602 text.
  */
 export function wireSchema(input: StrictInput) {
-  return z.looseObject({}).meta(publishedJsonSchema(input));
+  let wire = wireSchemas.get(input);
+  if (!wire) wireSchemas.set(input, (wire = z.looseObject({}).meta(publishedJsonSchema(input))));
+  return wire;
 }
+
+// Built once per tool schema, not once per session: generating the JSON Schemas of every tool took
+// ~100 ms of a loaded machine at each new HTTP session, holding up every other session meanwhile.
+const wireSchemas = new WeakMap<StrictInput, z.ZodObject>();
 
 /**
  * Parses a tool's raw arguments. @throws ToolError INVALID_INPUT naming the first bad parameters
@@ -202,6 +208,8 @@ export interface StrictToolSpec<S extends StrictInput> {
   description: string;
   input: S;
   annotations: ToolAnnotations;
+  /** Parses the raw arguments (default: parseToolInput); a tool with very long inputs parses in slices. */
+  parse?: ((raw: unknown) => Promise<z.output<S>>) | undefined;
 }
 
 /**
@@ -219,6 +227,6 @@ export function registerStrictTool<S extends StrictInput>(
     name,
     { description: spec.description, inputSchema: wireSchema(spec.input), annotations: spec.annotations },
     (raw: unknown, extra: ToolCallExtra): Promise<CallToolResult> =>
-      toToolResult(async () => run(parseToolInput(spec.input, raw), extra), { tool: name, log: ctx.log, session: ctx.session }, ctx.decorate),
+      toToolResult(async () => run(spec.parse ? await spec.parse(raw) : parseToolInput(spec.input, raw), extra), { tool: name, log: ctx.log, session: ctx.session }, ctx.decorate),
   );
 }

@@ -5,11 +5,13 @@ import { ToolError } from '../errors.js';
 import { digestInSlices } from '../fs/digest.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
 import { openReadOnlyIn } from '../fs/confined-read.js';
+import { pauseIfDue } from '../fs/yield-to-others.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
-import { decodeText, type DecodedText } from '../text/codec.js';
+import { decodeText, decodeTextSteps, type DecodedText } from '../text/codec.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { toLineDoc, type LineDoc } from '../text/line-endings.js';
+import { toLineDoc, toLineDocSteps, type LineDoc } from '../text/line-endings.js';
+import { runStepsWithPauses } from '../text/steps.js';
 
 interface FileView {
   readonly target: ResolvedPath;
@@ -19,6 +21,8 @@ interface FileView {
   decoded(): DecodedText;
   /** The decoded content as LF lines; computed once. */
   doc(): LineDoc;
+  /** Computes decoded() and doc() in slices, yielding between them (a 50 MB decode holds up no one); later calls are free. */
+  textInSlices(): Promise<void>;
 }
 
 /** No file at the path: a write creates it. */
@@ -66,12 +70,16 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
 }
 
 /** decoded() and doc() of `bytes`, each computed on first use. */
-function lazyText(bytes: Buffer, fallback: 'latin1' | undefined): Pick<FileView, 'decoded' | 'doc'> {
+function lazyText(bytes: Buffer, fallback: 'latin1' | undefined): Pick<FileView, 'decoded' | 'doc' | 'textInSlices'> {
   let decoded: DecodedText | undefined;
   let doc: LineDoc | undefined;
   const view = {
     decoded: () => (decoded ??= decodeText(bytes, fallback)),
     doc: () => (doc ??= toLineDoc(view.decoded().text)),
+    textInSlices: async () => {
+      decoded ??= await runStepsWithPauses(decodeTextSteps(bytes, fallback), pauseIfDue);
+      doc ??= await runStepsWithPauses(toLineDocSteps(decoded.text), pauseIfDue);
+    },
   };
   return view;
 }

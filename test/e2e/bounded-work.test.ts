@@ -34,6 +34,17 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
     expect(await fs.readFile(h.path('big.txt'), 'utf8')).toBe('item = Q;\n'.repeat(300_000));
   });
 
+  it('a 1.5 MB Write of escapes, astral characters and mixed line ends, then a replace_all over it, are byte-exact (sliced parse, decode, match, splice, encode)', async () => {
+    const chunk = 'say "hi"\\n\t😀 é\r\nline\u2028two\u0001 ÿ 😀\n';
+    const content = chunk.repeat(Math.ceil((1.5 * 1024 * 1024) / chunk.length));
+    const h = await open({});
+    okOf(await h.call('Write', { file_path: h.path('big.txt'), content }));
+    expect((await fs.readFile(h.path('big.txt'))).equals(Buffer.from(content, 'utf8'))).toBe(true);
+    const s = okOf(await h.call('Edit', { file_path: h.path('big.txt'), old_string: '😀', new_string: '"x"', replace_all: true }));
+    expect(s.replacements).toBe(2 * (content.length / chunk.length));
+    expect((await fs.readFile(h.path('big.txt'))).equals(Buffer.from(content.replaceAll('😀', '"x"'), 'utf8'))).toBe(true);
+  });
+
   it('a replace_all whose result would pass maxEditBytes is TOO_LARGE before anything is built', async () => {
     const h = await open({ files: { 'a.txt': 'a\n'.repeat(1000) }, config: { maxEditBytes: 1024 * 1024 } });
     okOf(await h.call('Read', { file_path: h.path('a.txt') }));
@@ -104,6 +115,25 @@ describe('long work yields (memory transport, two sessions on one app)', () => {
         order.push('A');
       });
     // Let A's call start working before B asks.
+    await new Promise((r) => setImmediate(r));
+    const small = b.call('Read', { file_path: h.path('small.txt') }).then((r) => {
+      okOf(r);
+      order.push('B');
+    });
+    await Promise.all([heavy, small]);
+    expect(order).toEqual(['B', 'A']);
+  });
+
+  it("session B's small Read is answered while session A's replace_all of 3 × 10⁵ occurrences is still running", async () => {
+    const h = await open({ files: { 'big.txt': 'item = q;\n'.repeat(300_000), 'small.txt': 'hello\n' } });
+    const b = await connectSession(h.app!);
+    track(b);
+    okOf(await h.call('Read', { file_path: h.path('big.txt'), limit: 1 }));
+    const order: string[] = [];
+    const heavy = h.call('Edit', { file_path: h.path('big.txt'), old_string: 'q', new_string: 'Q', replace_all: true }).then((r) => {
+      expect(okOf(r).replacements).toBe(300_000);
+      order.push('A');
+    });
     await new Promise((r) => setImmediate(r));
     const small = b.call('Read', { file_path: h.path('small.txt') }).then((r) => {
       okOf(r);

@@ -1,0 +1,25 @@
+// digestTexts(): one key for a list of strings of any size, told apart from every other list.
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { digestInSlices, digestTexts, digest } from '../../../src/fs/digest.js';
+
+describe('digestTexts()', () => {
+  it('tells lists apart that join to the same text', async () => {
+    const keys = await Promise.all([['ab', 'c'], ['a', 'bc'], ['abc'], ['abc', ''], ['', 'abc']].map((l) => digestTexts(l)));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('hashes a long text as its UTF-8, a surrogate pair at a slice boundary included', async () => {
+    for (const back of [0, 1, 2]) {
+      const text = `${'x'.repeat(1024 * 1024 - back)}😀${'é'.repeat(10)}`;
+      const expected = createHash('sha256').update(`${text.length}:`).update(Buffer.from(text, 'utf8')).digest('hex');
+      expect(await digestTexts([text])).toBe(expected);
+    }
+  });
+
+  it('digestInSlices() equals digest() of the whole buffer', async () => {
+    const bytes = Buffer.alloc(3 * 1024 * 1024 + 17, 7);
+    bytes[2 * 1024 * 1024] = 1;
+    expect(await digestInSlices(bytes)).toBe(digest(bytes));
+  });
+});
