@@ -20,6 +20,7 @@ export interface AtomicWriteOps {
   renameSync: typeof fs.renameSync;
   linkSync: typeof fs.linkSync;
   unlinkSync: typeof fs.unlinkSync;
+  lstatSync: (p: string) => fs.BigIntStats;
 }
 
 export const realOps: AtomicWriteOps = {
@@ -33,6 +34,7 @@ export const realOps: AtomicWriteOps = {
   renameSync: fs.renameSync,
   linkSync: fs.linkSync,
   unlinkSync: fs.unlinkSync,
+  lstatSync: (p) => fs.lstatSync(p, { bigint: true }),
 };
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0 } = fs.constants;

@@ -129,6 +129,9 @@ export function commitToDisk(req: DiskCommitRequest): DiskCommit {
         published = true;
         return { method: 'link', stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
       }
+      // The re-check read the whole file; an editor's rename may have landed meanwhile. The last look
+      // at the name, one system call before ours replaces it (README: the window left without renameat2).
+      if (temp !== undefined && held.nlink === 1) assertStillHeld(req, held, ops);
       if (temp !== undefined && held.nlink === 1 && renameOverSync(dir, temp, name, ops)) {
         published = true;
         return { method: 'rename', stat: statOf(dir, name), replaced: held.inode(held.bytes, checkedAt), grabbed: undefined };
@@ -185,6 +188,18 @@ function recheck(req: DiskCommitRequest): Held | undefined {
     file.closeAfterError();
     throw err;
   }
+}
+
+/** STALE unless `name` still is the inode the re-check read (lstat: a symlink there is not it). */
+function assertStillHeld(req: DiskCommitRequest, held: Held, ops: AtomicWriteOps): void {
+  let now: fs.BigIntStats;
+  try {
+    now = ops.lstatSync(req.dir.path(req.name));
+  } catch (err) {
+    if (isNotFound(err)) throw stale(req);
+    throw err;
+  }
+  if (now.ino !== held.stat.ino || now.dev !== held.stat.dev) throw stale(req);
 }
 
 /** In place, into the very inode re-checked (never a file that took its name meanwhile). */

@@ -174,6 +174,21 @@ describe('nothing lost at the publish', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
   });
 
+  it('an editor-style rename after the re-check read the file, just before the publish: STALE, theirs kept, no temp', async () => {
+    let file = '';
+    const { session, writes, target, ...rest } = await setup(
+      onceBefore('lstatSync', () => {
+        fs.writeFileSync(`${file}.editor`, 'EDITOR\n');
+        fs.renameSync(`${file}.editor`, file);
+      }),
+    );
+    file = rest.file;
+    const err = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) }).catch((e: unknown) => e);
+    expect((err as ToolError).code).toBe('STALE');
+    expect(fs.readFileSync(file, 'utf8')).toBe('EDITOR\n');
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
+  });
+
   it('an editor-style rename before the temp is written is caught by the re-check: STALE, theirs kept, no temp', async () => {
     let file = '';
     const { session, writes, target, ...rest } = await setup(
