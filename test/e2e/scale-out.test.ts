@@ -18,6 +18,7 @@ import { HistoryStore } from '../../src/history/history-store.js';
 import { CLI, tempDir, textOf } from '../helpers/harness.js';
 import { INITIALIZE, MCP_HEADERS, openRawSession, rawRequest, startHttpServer, waitForHealth, type HttpServerProcess } from '../helpers/http-server.js';
 import { findNginx, freePort, NGINX_RECIPE, renderRecipe, startNginx, type NginxProcess } from '../helpers/nginx.js';
+import { prng } from '../helpers/race.js';
 
 const NGINX = findNginx();
 const SKIP = NGINX === undefined ? 'nginx is not installed (Debian: apt-get install nginx-light); the two-replica test needs it' : undefined;
@@ -42,18 +43,6 @@ const VICTIM = INSTANCES[0];
 function seedOf(): number {
   const env = Number(process.env.EG_SCALE_SEED ?? '');
   return Number.isInteger(env) && env > 0 ? env : 15_015;
-}
-
-/** mulberry32: a tiny seeded PRNG, so each client's choices replay from the seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
