@@ -18,6 +18,8 @@ import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, requireEncodableInSlices } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
+import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
+import type { ProgressContext } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
 import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
@@ -31,12 +33,29 @@ export const EditInput = z.strictObject({
 });
 export type EditInput = z.input<typeof EditInput>;
 
-export const EDIT_DESCRIPTION = `Performs exact string replacements in files.
-- You must Read the file first in this session; the edit fails if the file changed on disk since.
-- Copy old_string from the Read output exactly as it appears AFTER the line number and tab; never include the number prefix.
-- The edit fails if old_string is not unique; give more surrounding context, or set replace_all to change every occurrence.
-- old_string "" creates a new file (or fills an empty one) with new_string.
-- Line endings, encoding and every byte outside the replaced text are kept. dry_run returns the patch without writing.`;
+export const EDIT_DESCRIPTION = `Performs exact string replacements in a text file: old_string becomes new_string, every other byte stays as it was.
+
+Usage:
+- Read the file first in this session. Edit refuses a file this session has not read (NOT_READ) and a file whose bytes changed on disk since that Read (STALE: another program or session wrote it); Read it again, then retry with what you see now.
+- Copy old_string from Read's output as the text AFTER the line-number prefix (the number and one tab). The prefix is not part of the file: never put it in old_string or new_string. Keep the indentation exactly as shown, tabs as tabs and spaces as spaces.
+- old_string must occur exactly once (AMBIGUOUS otherwise, with the matching lines listed): add surrounding lines until it is unique, or set replace_all to change every occurrence (renaming a variable, a repeated string).
+- new_string must differ from old_string (NO_CHANGE). An old_string that is not found (NO_MATCH) comes back with the closest lines of the file to fix your copy from.
+- Prefer editing existing files to creating new ones. old_string "" creates a file that does not exist yet (or fills an empty one) with new_string.
+- Edit keeps the file's encoding, BOM, line endings (type new_string with plain \n; a CRLF file gets CRLF) and permissions, and writes atomically. Curly quotes in the file match straight quotes in old_string, and the file's quote style is kept.
+- dry_run: true validates the edit and returns the patch without writing. Every write is recorded: FileHistory lists a file's versions and RestoreFile undoes an edit.
+- Sending the same Edit again after it succeeded (a lost response) writes nothing and says so; after a fresh Read the same edit applies again.
+- For several changes to one file, MultiEdit applies them all or none in one write. Jupyter notebooks (.ipynb) take NotebookEdit.`;
+
+/** Edit's structuredContent (also the answer of a retry that found the edit already applied). */
+export const EditOutput = z.strictObject({
+  file_path: z.string(),
+  replacements: z.number().int().describe('Occurrences replaced (0 when already applied)'),
+  ...PATCH,
+  dry_run: z.boolean().describe('true: nothing was written'),
+  already_applied: z.boolean().describe('true: an identical earlier call already made this edit; nothing was written'),
+  ...TEXT_FACTS,
+  ...OUTSIDE_WRITE,
+});
 
 /** Edit's success text, snippet and structuredContent. */
 async function editOutput(args: {
@@ -80,12 +99,12 @@ async function editOutput(args: {
 const inputKey = (spec: EditSpec) => digestTexts(['Edit', spec.old_string, spec.new_string, String(spec.replace_all ?? false)]);
 
 /** Edit as a plain function: policy → the one write pipeline. Throws ToolError (DESIGN §3 codes). */
-export async function edit(raw: EditInput, deps: ToolDeps): Promise<ToolOutput> {
+export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
   const input = parseToolInput(EditInput, raw);
   const spec = normalizeEditSpec({ old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }, input.file_path);
   if (spec.old_string === spec.new_string) throw new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE);
   const key = await inputKey(spec);
-  return authorizedWrite(deps, 'Edit', input.file_path, input.dry_run, (current, ctx) => planEdit(current, ctx, spec, key, input, deps));
+  return authorizedWrite(deps, 'Edit', input.file_path, input.dry_run, (current, plan) => planEdit(current, plan, spec, key, input, deps), ctx);
 }
 
 async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, key: string, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
@@ -165,8 +184,14 @@ export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: To
   registerStrictTool(
     server,
     'Edit',
-    { description: EDIT_DESCRIPTION, input: EditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    {
+      title: 'Edit file (exact string replacement)',
+      description: EDIT_DESCRIPTION,
+      input: EditInput,
+      output: [EditOutput],
+      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
     { log: deps.log, session: deps.session, decorate },
-    (input) => edit(input, deps),
+    (input, extra) => edit(input, deps, extra),
   );
 }

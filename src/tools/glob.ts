@@ -7,6 +7,7 @@ import { splitGlobPattern } from '../search/glob-filter.js';
 import type { GlobResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
+import { CancelledOutput } from './output-schema.js';
 import { registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
@@ -27,6 +28,14 @@ export const GLOB_DESCRIPTION = `- Fast file pattern matching tool that works wi
 - Returns matching file paths (absolute) sorted by modification time, newest first; at most 100
 - Hidden files are included; files ignored by .gitignore, .ignore or .git/info/exclude, and .git/, are skipped unless include_ignored is true
 - Use this tool when you need to find files by name patterns. Finding a file is not reading it: Read a file before you Edit it`;
+
+/** Glob's structuredContent. */
+export const GlobOutput = z.strictObject({
+  filenames: z.array(z.string()).describe('Absolute paths, newest modification first'),
+  numFiles: z.number().int().describe('Paths listed'),
+  truncated: z.boolean().describe('More files matched than listed: narrow the path or pattern'),
+  durationMs: z.number().int(),
+});
 
 const TRUNCATED = '(Results are truncated. Consider using a more specific path or pattern.)';
 
@@ -70,7 +79,7 @@ export function registerGlobTool(server: McpServer, deps: ToolDeps, decorate: To
   registerStrictTool(
     server,
     'Glob',
-    { description: GLOB_DESCRIPTION, input: GlobInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { title: 'Find files by name (glob)', description: GLOB_DESCRIPTION, input: GlobInput, output: [GlobOutput, CancelledOutput], annotations: { readOnlyHint: true, openWorldHint: false } },
     { log: deps.log, session: deps.session, decorate },
     (input, extra) => glob(input, deps, extra),
   );

@@ -9,6 +9,7 @@ import { formatGrepText } from '../search/grep-text.js';
 import type { GrepMode, GrepResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
+import { CancelledOutput } from './output-schema.js';
 import { registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
@@ -52,6 +53,23 @@ export const GREP_DESCRIPTION = `A powerful search tool over file contents, with
   - Multiline matching: By default patterns match within single lines only. For cross-line patterns like \`struct \\{[\\s\\S]*?field\`, use \`multiline: true\`
   - Hidden files are searched; files ignored by .gitignore, .ignore or .git/info/exclude, .git/, binary files and files over the size cap are skipped (counted in structuredContent.skipped)
   - Finding text is not reading the file: Read a file before you Edit it`;
+
+/** Grep's structuredContent: content and numLines in content mode, filenames otherwise, numMatches in count mode. */
+export const GrepOutput = z.strictObject({
+  mode: z.enum(['content', 'files_with_matches', 'count']),
+  numFiles: z.number().int().describe('Files with at least one match (all of them, not only this page)'),
+  content: z.string().optional().describe('content mode: the matching lines; count mode: path:count lines'),
+  numLines: z.number().int().optional(),
+  filenames: z.array(z.string()).optional().describe('Paths on this page, newest modification first'),
+  numMatches: z.number().int().optional().describe('count mode: matching lines in all files'),
+  appliedLimit: z.number().int(),
+  appliedOffset: z.number().int(),
+  truncated: z.boolean().describe('More entries follow: call again with offset = nextOffset'),
+  nextOffset: z.number().int().optional(),
+  filesSearched: z.number().int(),
+  skipped: z.strictObject({ binary: z.number().int(), tooLarge: z.number().int(), unreadable: z.number().int() }).describe('Files not searched, by reason'),
+  durationMs: z.number().int(),
+});
 
 /** Searches file contents; the page and its footer follow Claude Code's Grep. */
 export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
@@ -117,7 +135,7 @@ export function registerGrepTool(server: McpServer, deps: ToolDeps, decorate: To
   registerStrictTool(
     server,
     'Grep',
-    { description: GREP_DESCRIPTION, input: GrepInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { title: 'Search file contents (regex)', description: GREP_DESCRIPTION, input: GrepInput, output: [GrepOutput, CancelledOutput], annotations: { readOnlyHint: true, openWorldHint: false } },
     { log: deps.log, session: deps.session, decorate },
     (input, extra) => grep(input, deps, extra),
   );

@@ -19,6 +19,8 @@ import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { authorizedWrite } from './authorized-write.js';
+import { OUTSIDE_WRITE, PATCH } from './output-schema.js';
+import type { ProgressContext } from './progress.js';
 import type { FileToolDeps, ToolDeps } from './tool-deps.js';
 import { parseToolInput, registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
@@ -36,15 +38,57 @@ export const RestoreFileInput = z.strictObject({
 });
 export type RestoreFileInput = z.input<typeof RestoreFileInput>;
 
-export const FILE_HISTORY_DESCRIPTION = `Lists the versions editguard recorded for a file, newest first.
+export const FILE_HISTORY_DESCRIPTION = `Lists the versions editguard recorded for a file, newest first: how to see, and undo, what was written to it.
 - Every write through editguard (Edit, MultiEdit, Write, NotebookEdit, RestoreFile) records the file before and after; version 0 is the file before the first recorded write (it may not have existed).
 - Each version shows when it was saved, the tool and session that wrote it, and the lines added/removed; the listing says which version the file currently matches, or that it changed outside editguard.
+- Use it before RestoreFile to pick a version, or after a STALE refusal to see whether the change came from editguard. Files without history get HISTORY_NOT_FOUND, naming files under your roots that have some.
 - Use RestoreFile to put a version back.`;
 
 export const RESTORE_FILE_DESCRIPTION = `Restores a file to a version listed by FileHistory (exact bytes: encoding, BOM and line endings included).
 - Restoring a version in which the file did not exist deletes the file.
 - Refused (STALE) when the file changed outside editguard since its last recorded version; pass force: true to restore anyway (the current content is saved as a version first).
-- The restore is recorded as a new version, so it can itself be undone. dry_run returns the diff without writing.`;
+- The restore is recorded as a new version, so it can itself be undone (the answer names the version that undoes it). dry_run returns the diff without writing.
+- It needs no Read first; after a restore, Read the file before editing it further.`;
+
+/** FileHistory's structuredContent (history-listing.ts HistoryListing). */
+export const FileHistoryOutput = z.strictObject({
+  file_path: z.string(),
+  versions: z
+    .array(
+      z.looseObject({
+        version: z.number().int(),
+        time: z.string().describe('ISO 8601'),
+        origin: z.enum(['initial', 'write', 'external']).describe('initial: before the first recorded write; external: changed outside editguard'),
+        tool: z.string().nullable(),
+        session: z.string().nullable(),
+        instance: z.string().nullable(),
+        exists: z.boolean(),
+        size: z.number().int(),
+        hash: z.string().nullable(),
+        lines_added: z.number().int(),
+        lines_removed: z.number().int(),
+      }),
+    )
+    .describe('Newest first'),
+  current_version: z.number().int().nullable().describe('The newest version the file equals now, or null'),
+  latest_version: z.number().int(),
+  status: z.enum(['unchanged', 'changed_outside', 'deleted_outside']),
+});
+
+/** RestoreFile's structuredContent. */
+export const RestoreFileOutput = z.strictObject({
+  file_path: z.string(),
+  version: z.number().int().describe('The version restored'),
+  dry_run: z.boolean().describe('true: nothing was written'),
+  already_current: z.boolean().describe('The file already matched the version; nothing was written'),
+  deleted: z.boolean().describe('The version is one in which the file did not exist, so it was deleted'),
+  ...PATCH,
+  lines_added: z.number().int(),
+  lines_removed: z.number().int(),
+  new_version: z.number().int().nullable().describe('The version this restore was recorded as'),
+  undo_version: z.number().int().optional().describe('RestoreFile with this version undoes the restore'),
+  ...OUTSIDE_WRITE,
+});
 
 const MAX_DIFF_LINES = 400;
 const MAX_LISTED_FILES = 20;
@@ -167,12 +211,17 @@ function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
  * @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND (unknown file or version, or a
  *   missing blob), STALE (changed outside editguard since the latest version, without force).
  */
-export async function restoreFile(raw: RestoreFileInput, deps: FileToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
+export async function restoreFile(raw: RestoreFileInput, deps: FileToolDeps, history: HistoryStore | undefined, ctx?: ProgressContext): Promise<ToolOutput> {
   const input = parseToolInput(RestoreFileInput, raw);
   const store = requireStore(history);
   let restored: { realPath: string; hash: string | null } | undefined;
-  const output = await authorizedWrite(deps, 'RestoreFile', input.file_path, input.dry_run, (current, ctx) =>
-    planRestore(current, ctx, input, store, deps, (hash) => (restored = { realPath: current.target.realPath, hash })),
+  const output = await authorizedWrite(
+    deps,
+    'RestoreFile',
+    input.file_path,
+    input.dry_run,
+    (current, plan) => planRestore(current, plan, input, store, deps, (hash) => (restored = { realPath: current.target.realPath, hash })),
+    ctx,
   );
   if (input.dry_run || restored === undefined) return output;
   const restoredHash = restored.hash;
@@ -279,15 +328,21 @@ export function registerHistoryTools(server: McpServer, deps: ToolDeps, history:
   registerStrictTool(
     server,
     'FileHistory',
-    { description: FILE_HISTORY_DESCRIPTION, input: FileHistoryInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { title: 'File history (versions written)', description: FILE_HISTORY_DESCRIPTION, input: FileHistoryInput, output: [FileHistoryOutput], annotations: { readOnlyHint: true, openWorldHint: false } },
     { log: deps.log, session: deps.session, decorate },
     (input) => fileHistory(input, deps, history),
   );
   registerStrictTool(
     server,
     'RestoreFile',
-    { description: RESTORE_FILE_DESCRIPTION, input: RestoreFileInput, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    {
+      title: 'Restore file version (undo)',
+      description: RESTORE_FILE_DESCRIPTION,
+      input: RestoreFileInput,
+      output: [RestoreFileOutput],
+      annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
     { log: deps.log, session: deps.session, decorate },
-    (input) => restoreFile(input, deps, history),
+    (input, extra) => restoreFile(input, deps, history, extra),
   );
 }

@@ -7,6 +7,7 @@ import { lsTruncatedNote, renderLsTree } from '../search/ls-tree.js';
 import type { LsResult } from '../search/search-job.js';
 import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
+import { CancelledOutput } from './output-schema.js';
 import { registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
@@ -21,6 +22,15 @@ export const LsInput = z.strictObject({
 export type LsInput = z.infer<typeof LsInput>;
 
 export const LS_DESCRIPTION = `Lists files and directories in a given path as a tree (directories first, at most 1000 entries). The path parameter must be an absolute path. Without a path, LS lists the allowed roots — the only places the file tools work. You can optionally provide an array of glob patterns to ignore with the ignore parameter. Hidden files are listed; what .gitignore/.ignore ignore, and .git/, are left out unless include_ignored is true. You should generally prefer the Glob and Grep tools, if you know which directories to search.`;
+
+/** LS's structuredContent: `roots` without a path, else the `path` listed. */
+export const LsOutput = z.strictObject({
+  roots: z.array(z.string()).optional().describe('The allowed roots (LS without a path)'),
+  path: z.string().optional().describe('The directory listed'),
+  entries: z.array(z.strictObject({ path: z.string(), type: z.enum(['directory', 'file', 'symlink']) })),
+  numEntries: z.number().int().describe('Entries found (more than listed when truncated)'),
+  truncated: z.boolean(),
+});
 
 /** Lists one directory, or every root when `path` is omitted. */
 export async function ls(input: LsInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
@@ -59,7 +69,7 @@ export function registerLsTool(server: McpServer, deps: ToolDeps, decorate: Tool
   registerStrictTool(
     server,
     'LS',
-    { description: LS_DESCRIPTION, input: LsInput, annotations: { readOnlyHint: true, openWorldHint: false } },
+    { title: 'List directory', description: LS_DESCRIPTION, input: LsInput, output: [LsOutput, CancelledOutput], annotations: { readOnlyHint: true, openWorldHint: false } },
     { log: deps.log, session: deps.session, decorate },
     (input, extra) => ls(input, deps, extra),
   );

@@ -20,6 +20,8 @@ import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, requireEncodable } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
+import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
+import type { ProgressContext } from './progress.js';
 import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
@@ -40,13 +42,32 @@ export const MultiEditInput = z.strictObject({
 });
 export type MultiEditInput = z.input<typeof MultiEditInput>;
 
-export const MULTI_EDIT_DESCRIPTION = `Makes several exact string replacements in one file, atomically.
-- Same rules as Edit for every edit (Read the file first; old_string must be unique unless replace_all).
-- Edits apply in order: each old_string is looked up in the file as the previous edits left it.
-- An old_string may not be text that an earlier edit's new_string inserted (CASCADE); make that one edit instead.
-- All or nothing: if any edit fails, nothing is written and the error names the failing edit.
-- A single edit with old_string "" creates a new file (or fills an empty one), as with Edit.
-- Line endings, encoding and every byte outside the replaced text are kept. dry_run returns the patch without writing.`;
+export const MULTI_EDIT_DESCRIPTION = `Makes several exact string replacements in one text file, all or nothing, in one write. Prefer it to a series of Edit calls on the same file.
+
+Usage:
+- Every edit follows Edit's rules: Read the file first in this session (NOT_READ, or STALE if it changed on disk since); copy old_string from Read's output without the line-number prefix (the number and one tab) and with the indentation exactly as shown; old_string must be unique unless replace_all is true; new_string must differ from old_string.
+- Edits apply in order, each to the file as the previous edits left it. An old_string may not match text that an earlier edit's new_string inserted (CASCADE): make that one edit instead.
+- All or nothing: if any edit fails, nothing is written and the error names the failing edit (edits[i], and details.edit_index). Fix that edit and send the whole list again.
+- Only the first edit may have old_string "": it creates a file that does not exist yet (or fills an empty one).
+- The file's encoding, BOM, line endings and permissions are kept; curly quotes in the file match straight quotes in old_string.
+- dry_run: true returns the patch and where each edit landed without writing. The write is recorded in history: FileHistory and RestoreFile undo it.`;
+
+/** MultiEdit's structuredContent (also the answer of a retry that found the edits already applied). */
+export const MultiEditOutput = z.strictObject({
+  file_path: z.string(),
+  edits_applied: z.number().int().describe('Edits applied (0 when already applied)'),
+  replacements: z.number().int().describe('Occurrences replaced by all edits together'),
+  edits: z
+    .array(z.strictObject({ index: z.number().int(), replacements: z.number().int(), line: z.number().int().describe('1-based line of its first replacement in the new file') }))
+    .describe('Each edit, in order (the first 1000)'),
+  edits_truncated: z.boolean().optional(),
+  ...PATCH,
+  dry_run: z.boolean().describe('true: nothing was written'),
+  already_applied: z.boolean().describe('true: an identical earlier call already made these edits; nothing was written'),
+  created: z.boolean().optional().describe('The first edit (old_string "") created the file'),
+  ...TEXT_FACTS,
+  ...OUTSIDE_WRITE,
+});
 
 const PREVIEW_CHARS = 60;
 /** Edits listed in the text answer and in structuredContent.edits (the rest are counted). */
@@ -166,11 +187,11 @@ export async function parseMultiEditInput(raw: unknown): Promise<z.output<typeof
 }
 
 /** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
-export async function multiEdit(raw: MultiEditInput, deps: ToolDeps): Promise<ToolOutput> {
-  return runMultiEdit(await parseMultiEditInput(raw), deps);
+export async function multiEdit(raw: MultiEditInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
+  return runMultiEdit(await parseMultiEditInput(raw), deps, ctx);
 }
 
-async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDeps): Promise<ToolOutput> {
+async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
   const specs: EditSpec[] = [];
   for (const e of input.edits) {
     specs.push(normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
@@ -178,7 +199,7 @@ async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDe
   }
   await runStepsWithPauses(checkEditListSteps(specs), pauseIfDue);
   const key = await inputKey(specs);
-  return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, ctx) => planMultiEdit(current, ctx, specs, key, input, deps));
+  return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, plan) => planMultiEdit(current, plan, specs, key, input, deps), ctx);
 }
 
 /** The retry rule's key: a digest of every edit's inputs. */
@@ -285,8 +306,15 @@ export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorat
   registerStrictTool(
     server,
     'MultiEdit',
-    { description: MULTI_EDIT_DESCRIPTION, input: MultiEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false }, parse: parseMultiEditInput },
+    {
+      title: 'Edit file (several replacements, all or nothing)',
+      description: MULTI_EDIT_DESCRIPTION,
+      input: MultiEditInput,
+      output: [MultiEditOutput],
+      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      parse: parseMultiEditInput,
+    },
     { log: deps.log, session: deps.session, decorate },
-    (input) => runMultiEdit(input, deps),
+    (input, extra) => runMultiEdit(input, deps, extra),
   );
 }

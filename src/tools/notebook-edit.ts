@@ -15,6 +15,8 @@ import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText, requireEncodable } from './editable-text.js';
 import { authorizedWrite } from './authorized-write.js';
+import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
+import type { ProgressContext } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
 import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
@@ -32,13 +34,35 @@ export const NotebookEditInput = z.strictObject({
 });
 export type NotebookEditInput = z.input<typeof NotebookEditInput>;
 
-export const NOTEBOOK_EDIT_DESCRIPTION = `Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb).
-- Read the notebook first in this session, in full (elided outputs must be read too; Read says how).
-- cell_id is the id Read shows in <cell id="…">; cell-N (0-based) also works.
-- replace (default) sets the cell's source; a code cell's outputs and execution_count are cleared. cell_type changes the cell's type. Replacing cell-N one past the last cell appends a cell.
-- insert adds a cell after cell_id (at the start without one); cell_type is required.
-- delete removes the cell.
-- Only the edited cell's JSON changes: indentation, key order, line endings, encoding and every other cell are kept byte for byte.`;
+export const NOTEBOOK_EDIT_DESCRIPTION = `Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). Use it instead of Edit or Write for notebooks.
+
+Usage:
+- Read the notebook first in this session, in full: every cell, and every output Read elided (Read says how to see them: offset=N limit=1 shows cell N whole). NotebookEdit refuses otherwise (NOT_READ), and refuses a notebook that changed on disk since that Read (STALE: Read it again).
+- notebook_path is the absolute path of the .ipynb file.
+- cell_id is the id Read shows in <cell id="…">; cell-N (0-based position) also works, and is the only name in notebooks without cell ids. It is required for replace and delete.
+- edit_mode replace (the default) sets the cell's source to new_source; a code cell's outputs and execution_count are cleared, since they no longer match. cell_type changes the cell's type. Replacing cell-N one past the last cell appends a cell.
+- edit_mode insert adds a new cell after cell_id (first in the notebook without one); cell_type is required. edit_mode delete removes the cell (new_source is ignored).
+- new_source is the cell's text exactly as it should be: no line-number prefixes, indentation as intended.
+- Only the edited cell's JSON changes: indentation, key order, line endings, encoding and every other cell stay byte for byte.
+- dry_run: true reports the edit without writing. Every write is recorded: FileHistory and RestoreFile undo it.`;
+
+/** NotebookEdit's structuredContent. */
+export const NotebookEditOutput = z.strictObject({
+  notebook_path: z.string(),
+  cell_id: z.string().describe('The cell edited: its id, or cell-N in notebooks without ids'),
+  cell_index: z.number().int().describe('0-based: in the new notebook for replace/insert, in the old one for delete'),
+  cell_type: z.string(),
+  language: z.string().describe('The kernel language'),
+  edit_mode: z.enum(['replace', 'insert', 'delete']).describe('The edit applied (replacing one past the last cell inserts)'),
+  cell_count: z.number().int().describe('Cells in the notebook after the edit'),
+  nbformat: z.number().int(),
+  nbformat_minor: z.number().int(),
+  changed: z.boolean().describe('false: the notebook already had this content; nothing was written'),
+  dry_run: z.boolean().describe('true: nothing was written'),
+  ...PATCH,
+  ...TEXT_FACTS,
+  ...OUTSIDE_WRITE,
+});
 
 const ECHO_CHARS = 1000;
 
@@ -46,7 +70,7 @@ const ECHO_CHARS = 1000;
 export const randomCellId = (): string => randomBytes(4).toString('hex');
 
 /** NotebookEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
-export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId: () => string = randomCellId): Promise<ToolOutput> {
+export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId: () => string = randomCellId, ctx?: ProgressContext): Promise<ToolOutput> {
   const input = parseToolInput(NotebookEditInput, raw);
   if (!isNotebookPath(input.notebook_path)) {
     throw new ToolError('INVALID_INPUT', 'File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.', { path: input.notebook_path });
@@ -56,7 +80,7 @@ export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId
   if (mode !== 'insert' && input.cell_id === undefined) {
     throw new ToolError('INVALID_INPUT', 'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).');
   }
-  return authorizedWrite(deps, 'NotebookEdit', input.notebook_path, input.dry_run, (current, ctx) => planNotebookEdit(current, ctx, input, mode, deps, newId));
+  return authorizedWrite(deps, 'NotebookEdit', input.notebook_path, input.dry_run, (current, plan) => planNotebookEdit(current, plan, input, mode, deps, newId), ctx);
 }
 
 async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: z.output<typeof NotebookEditInput>, mode: EditMode, deps: ToolDeps, newId: () => string): Promise<Plan> {
@@ -143,8 +167,14 @@ export function registerNotebookEditTool(server: McpServer, deps: ToolDeps, deco
   registerStrictTool(
     server,
     'NotebookEdit',
-    { description: NOTEBOOK_EDIT_DESCRIPTION, input: NotebookEditInput, annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false } },
+    {
+      title: 'Edit Jupyter notebook cell',
+      description: NOTEBOOK_EDIT_DESCRIPTION,
+      input: NotebookEditInput,
+      output: [NotebookEditOutput],
+      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
     { log: deps.log, session: deps.session, decorate },
-    (input) => notebookEdit(input, deps),
+    (input, extra) => notebookEdit(input, deps, randomCellId, extra),
   );
 }

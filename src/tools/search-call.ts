@@ -8,6 +8,7 @@ import type { PathPolicy } from '../policy/path-policy.js';
 import type { SearchJob, SearchProgress, SearchResult } from '../search/search-job.js';
 import { SearchCancelled, type SearchPool } from '../search/search-pool.js';
 import { fileNotFound } from './editable-text.js';
+import { progressSender } from './progress.js';
 
 /** The parts of an MCP request a search uses (the tool callback's `extra`). */
 export type SearchCallContext = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'signal' | '_meta' | 'sendNotification'>;
@@ -63,24 +64,14 @@ export async function runSearch(pool: SearchPool, job: SearchJob, ctx: SearchCal
 }
 
 function progressNotifier(ctx: SearchCallContext | undefined): ((p: SearchProgress) => void) | undefined {
-  const token = ctx?._meta?.progressToken;
-  if (ctx === undefined || token === undefined) return undefined;
-  let sent = 0;
+  const send = progressSender(ctx);
+  if (send === undefined) return undefined;
   let lastAt = 0;
   return (p) => {
-    const progress = p.directories + p.files + p.searched;
     const now = Date.now();
-    if (progress <= sent || now - lastAt < PROGRESS_EVERY_MS) return;
-    sent = progress;
+    if (now - lastAt < PROGRESS_EVERY_MS) return;
     lastAt = now;
     const searched = p.searched > 0 ? `; searched ${p.searched} files` : '';
-    ctx
-      .sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress, message: `Listed ${p.directories} directories, ${p.files} entries${searched}` },
-      })
-      .catch(() => {
-        // A client that went away mid-search: the search result will not reach it either.
-      });
+    send(p.directories + p.files + p.searched, `Listed ${p.directories} directories, ${p.files} entries${searched}`);
   };
 }

@@ -7,6 +7,7 @@ import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Session } from '../session/session.js';
 import type { ToolOutput } from '../tool-output.js';
+import { wireOutputSchema, type OutputVariants } from './output-schema.js';
 import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 /** A tool's input: a strict zod object (nested objects strict too). */
@@ -205,8 +206,12 @@ function clip(s: string, max: number): string {
 export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface StrictToolSpec<S extends StrictInput> {
+  /** A short human name clients show (MCP `title`). */
+  title: string;
   description: string;
   input: S;
+  /** structuredContent on success: one object, or one per kind of answer; the error shape is added (output-schema.ts). */
+  output: OutputVariants;
   annotations: ToolAnnotations;
   /** Parses the raw arguments (default: parseToolInput); a tool with very long inputs parses in slices. */
   parse?: ((raw: unknown) => Promise<z.output<S>>) | undefined;
@@ -225,7 +230,7 @@ export function registerStrictTool<S extends StrictInput>(
 ): void {
   server.registerTool(
     name,
-    { description: spec.description, inputSchema: wireSchema(spec.input), annotations: spec.annotations },
+    { title: spec.title, description: spec.description, inputSchema: wireSchema(spec.input), outputSchema: wireOutputSchema(spec.output), annotations: { title: spec.title, ...spec.annotations } },
     (raw: unknown, extra: ToolCallExtra): Promise<CallToolResult> =>
       toToolResult(async () => run(spec.parse ? await spec.parse(raw) : parseToolInput(spec.input, raw), extra), { tool: name, log: ctx.log, session: ctx.session }, ctx.decorate),
   );

@@ -15,6 +15,8 @@ import type { FreshnessDecision } from '../write/freshness.js';
 import type { PlanContext, WritePlan } from '../write/write-pipeline.js';
 import { describeText, requireEditableText, requireEncodableInSlices } from './editable-text.js';
 import { authorizedWrite } from './authorized-write.js';
+import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
+import type { ProgressContext } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
 import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
 import type { ToolResultDecorator } from './tool-result.js';
@@ -26,16 +28,30 @@ export const WriteInput = z.strictObject({
 });
 export type WriteInput = z.input<typeof WriteInput>;
 
-export const WRITE_DESCRIPTION = `Writes a file to the local filesystem, replacing it if it exists.
-- An existing file must have been Read in full in this session first, and not changed since.
-- Prefer Edit for changes to existing files; use Write for new files or complete rewrites.
-- Content is written exactly as given (line endings included); an existing file keeps its encoding, BOM and permissions. Parent directories are created.`;
+export const WRITE_DESCRIPTION = `Writes a file to the local filesystem: creates it, or replaces all of an existing file's content.
+
+Usage:
+- Overwriting an existing file needs a Read of the whole file in this session first (NOT_READ otherwise; a Read with offset/limit that left lines unseen is not enough), and the file must not have changed on disk since (STALE: Read it again).
+- Prefer Edit (or MultiEdit) to change part of an existing file: it sends only the change and cannot drop lines by accident. Use Write for new files and complete rewrites.
+- Create files only when the task needs them; do not add documentation or README files nobody asked for.
+- content is written exactly as given, line endings included (no line-number prefixes: those come from Read's display, not the file). An existing file keeps its encoding, BOM and permissions; missing parent directories are created.
+- The write is atomic (readers see the old or the new file, never half of it) and recorded: FileHistory lists versions and RestoreFile undoes it. dry_run: true returns the diff without writing.`;
+
+/** Write's structuredContent. */
+export const WriteOutput = z.strictObject({
+  file_path: z.string(),
+  type: z.enum(['create', 'update']).describe('create: the file did not exist'),
+  ...PATCH,
+  dry_run: z.boolean().describe('true: nothing was written'),
+  ...TEXT_FACTS,
+  ...OUTSIDE_WRITE,
+});
 
 /**
  * Write as a plain function: size check → policy → the one write pipeline.
  * @throws ToolError TOO_LARGE, PATH_DENIED, NOT_READ, STALE, BINARY_FILE, ENCODING_UNSUPPORTED (DESIGN §3).
  */
-export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput> {
+export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
   const input = parseToolInput(WriteInput, raw);
   // Every character is one to three bytes: only content near the limit needs counting (in slices).
   const max = deps.config.maxEditBytes;
@@ -44,7 +60,7 @@ export async function write(raw: WriteInput, deps: ToolDeps): Promise<ToolOutput
   if (size > max) {
     throw new ToolError('TOO_LARGE', `Content is too large to write (${surely ? 'at least ' : ''}${formatBytes(size)}). Maximum file size is ${formatBytes(max)}.`);
   }
-  return authorizedWrite(deps, 'Write', input.file_path, input.dry_run, (current, ctx) => planWrite(current, ctx, input));
+  return authorizedWrite(deps, 'Write', input.file_path, input.dry_run, (current, plan) => planWrite(current, plan, input), ctx);
 }
 
 async function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output<typeof WriteInput>): Promise<WritePlan> {
@@ -89,8 +105,14 @@ export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: T
   registerStrictTool(
     server,
     'Write',
-    { description: WRITE_DESCRIPTION, input: WriteInput, annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    {
+      title: 'Write file (create or replace)',
+      description: WRITE_DESCRIPTION,
+      input: WriteInput,
+      output: [WriteOutput],
+      annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
     { log: deps.log, session: deps.session, decorate },
-    (input) => write(input, deps),
+    (input, extra) => write(input, deps, extra),
   );
 }

@@ -68,12 +68,18 @@ export interface DeletePlan extends ChangePlanBase {
 /** What a tool's plan decides: no change, new bytes, or no file. */
 export type Plan = NoChangePlan | WritePlan | DeletePlan;
 
+/** The steps of a write, in order, as `WriteRequest.progress` hears of them (a dry run stops after 'plan'). */
+export const WRITE_STAGES = ['read', 'plan', 'backup', 'write', 'record'] as const;
+export type WriteStage = (typeof WRITE_STAGES)[number];
+
 export interface WriteRequest {
   target: ResolvedPath;
   tool: WritingTool;
   session: Session;
   dryRun: boolean;
   plan(current: CurrentFile, ctx: PlanContext): Plan | Promise<Plan>;
+  /** Told as each stage starts (MCP progress of a long write); stages that do not happen are skipped. */
+  progress?: ((stage: WriteStage) => void) | undefined;
 }
 
 export interface WritePipelineOptions {
@@ -141,25 +147,15 @@ export class WritePipeline {
     let dir = openDirIfExists(path.dirname(real));
     let disk: DiskCommit | undefined;
     try {
+      req.progress?.('read');
       const current = await loadCurrentFile(
         req.target,
         req.session.files.get(real),
         { maxEditBytes: this.#opts.maxEditBytes, fallbackEncoding: this.#opts.fallbackEncoding },
         dir,
       );
-      const made = new Set<FreshnessDecision>();
-      const decide = (how: 'checked' | 'waived') => {
-        const decision = new FreshnessDecision(how);
-        made.add(decision);
-        return decision;
-      };
-      const ctx: PlanContext = {
-        assertFresh: (opts) => {
-          assertFresh(current, req.target.input, opts?.fullView ?? false);
-          return decide('checked');
-        },
-        waiveFreshness: () => decide('waived'),
-      };
+      const { ctx, made } = planContext(current, req.target.input);
+      req.progress?.('plan');
       const plan = await req.plan(current, ctx);
       if (plan.change === 'write') this.#requireEditableSize(plan.bytes);
       if (plan.change === 'none' || req.dryRun) return plan.output;
@@ -180,7 +176,9 @@ export class WritePipeline {
         linesRemoved: plan.linesRemoved,
         time: (this.#opts.clock ?? Date.now)(),
       };
+      req.progress?.('backup');
       await this.#opts.recorder?.backup(real, before, event);
+      req.progress?.('write');
       disk = commitToDisk({
         dir,
         name,
@@ -200,6 +198,7 @@ export class WritePipeline {
       }
       for (const l of this.#listeners) l(event);
       try {
+        req.progress?.('record');
         await this.#opts.recorder?.commit(event);
       } catch (err) {
         // The file is written; a failed history record must not turn success into failure.
@@ -234,6 +233,24 @@ export class WritePipeline {
       max,
     });
   }
+}
+
+/** The plan's freshness calls, and the decisions they made (a write needs one of them). */
+function planContext(current: CurrentFile, display: string): { ctx: PlanContext; made: Set<FreshnessDecision> } {
+  const made = new Set<FreshnessDecision>();
+  const decide = (how: 'checked' | 'waived') => {
+    const decision = new FreshnessDecision(how);
+    made.add(decision);
+    return decision;
+  };
+  const ctx: PlanContext = {
+    assertFresh: (opts) => {
+      assertFresh(current, display, opts?.fullView ?? false);
+      return decide('checked');
+    },
+    waiveFreshness: () => decide('waived'),
+  };
+  return { ctx, made };
 }
 
 /** What the session now knows of a file it wrote: all of it, unless a ranged view stays partial. */

@@ -23,6 +23,7 @@ function rootsClient(answer: () => Promise<string[]>): { client: Client; asked: 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// listTools: false everywhere here: the test's own first call must be the session's first request (the roots gate).
 describe.each(TRANSPORTS)('client roots over %s', (kind) => {
   const { open, trackDir } = harnessPool(kind);
 
@@ -40,7 +41,7 @@ describe.each(TRANSPORTS)('client roots over %s', (kind) => {
       await sleep(400);
       return [path.join(root, 'inner')];
     });
-    const h = await open({ root, client });
+    const h = await open({ root, client, listTools: false });
     // The very first request: without the wait it would run under the whole CLI root.
     const first = await h.call('Read', { file_path: path.join(root, 'outer.txt') });
     expect(errorOf(first).code).toBe('PATH_DENIED');
@@ -53,7 +54,7 @@ describe.each(TRANSPORTS)('client roots over %s', (kind) => {
     const elsewhere = await tempDir('eg-elsewhere-');
     trackDir(elsewhere);
     const { client } = rootsClient(async () => [elsewhere]);
-    const h = await open({ root, client });
+    const h = await open({ root, client, listTools: false });
     for (const p of [path.join(root, 'outer.txt'), path.join(root, 'inner', 'a.txt'), path.join(elsewhere, 'x.txt')]) {
       const e = errorOf(await h.call('Read', { file_path: p }));
       expect(e.code).toBe('PATH_DENIED');
@@ -68,7 +69,7 @@ describe.each(TRANSPORTS)('client roots over %s', (kind) => {
     const root = await project();
     let current = [path.join(root, 'inner')];
     const { client, asked } = rootsClient(async () => current);
-    const h = await open({ root, client });
+    const h = await open({ root, client, listTools: false });
     expect(errorOf(await h.call('Read', { file_path: path.join(root, 'outer.txt') })).code).toBe('PATH_DENIED');
     current = [root];
     await client.sendRootsListChanged();
@@ -85,7 +86,7 @@ describe.each(TRANSPORTS)('client roots over %s', (kind) => {
   it('a client that never answers roots/list is served with the server roots after the bounded wait', async () => {
     const root = await project();
     const { client, asked } = rootsClient(() => new Promise<string[]>(() => {}));
-    const h = await open({ root, client, config: { clientRoots: { timeoutMs: 300 } } });
+    const h = await open({ root, client, listTools: false, config: { clientRoots: { timeoutMs: 300 } } });
     const started = Date.now();
     okOf(await h.call('Read', { file_path: path.join(root, 'outer.txt') }));
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
@@ -103,7 +104,7 @@ describe('client roots: the log', () => {
     const lines: string[] = [];
     const log = createLogger('info', (line) => lines.push(line));
     const { client } = rootsClient(() => new Promise<string[]>(() => {}));
-    const h = await open({ root, client, log, config: { clientRoots: { timeoutMs: 200 } } });
+    const h = await open({ root, client, listTools: false, log, config: { clientRoots: { timeoutMs: 200 } } });
     await h.call('Read', { file_path: path.join(root, 'missing.txt') });
     await h.call('Read', { file_path: path.join(root, 'missing.txt') });
     const warnings = lines.filter((l) => l.includes('roots/list'));
@@ -115,7 +116,7 @@ describe('client roots: the log', () => {
     const root = await tempDir();
     await fs.writeFile(path.join(root, 'a.txt'), 'a\n');
     const { client, asked } = rootsClient(async () => [path.join(root, 'nowhere')]);
-    const h = await open({ root, client, config: { clientRoots: { enabled: false } } });
+    const h = await open({ root, client, listTools: false, config: { clientRoots: { enabled: false } } });
     okOf(await h.call('Read', { file_path: path.join(root, 'a.txt') }));
     expect(asked()).toBe(0);
   });

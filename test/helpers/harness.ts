@@ -56,6 +56,12 @@ export interface HarnessOptions {
   recorder?: WriteRecorder;
   /** Spawned transports only: run the server as this uid/gid (the tests run as root in CI). */
   user?: { uid: number; gid: number };
+  /**
+   * false: no tools/list after connecting, so the test's own first request is the session's first
+   * (client-roots timing). Otherwise the client lists the tools first and, like the SDK after any
+   * listTools, validates every result's structuredContent against the tool's outputSchema.
+   */
+  listTools?: boolean;
 }
 
 export async function writeFiles(root: string, files: Record<string, string | Buffer>): Promise<void> {
@@ -121,6 +127,8 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
       : new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', cwd: root });
     await client.connect(transport);
   }
+  // The SDK client checks structuredContent against outputSchema only for tools it has listed.
+  if (opts.listTools !== false) await listToolsChecked(client);
   return {
     root,
     stateDir,
@@ -135,6 +143,13 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
       await closeServer();
     },
   };
+}
+
+/** Lists the tools (caching their output validators in the client); every tool must publish an outputSchema. */
+export async function listToolsChecked(client: Client): Promise<void> {
+  const { tools } = await client.listTools();
+  const without = tools.filter((t) => !t.outputSchema).map((t) => t.name);
+  if (without.length > 0) throw new Error(`tools without an outputSchema: ${without.join(', ')}`);
 }
 
 export interface ErrorData {
@@ -179,6 +194,7 @@ export async function connectSession(app: App): Promise<SessionClient> {
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   await client.connect(b);
+  await listToolsChecked(client);
   return {
     client,
     session,
