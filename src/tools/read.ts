@@ -41,7 +41,8 @@ Usage:
 - Images (PNG, JPEG, GIF, WebP) come back as images you can see; PDFs whole, as an embedded resource (no page ranges).
 - Jupyter notebooks (.ipynb) come back as <cell id="…"> blocks with their outputs; offset and limit count cells (offset 1 = the first cell), and offset=N limit=1 shows cell N with every output. NotebookEdit needs every cell and output seen.
 - Read only files: for a directory use LS, to find files Glob and Grep.
-- An empty file answers with a warning instead of content.
+- An empty file answers with a warning instead of content. Binary files other than images and PDFs are refused (BINARY_FILE), and so are files over the editable size (TOO_LARGE, 256 MB by default). Text that is not valid UTF-8 or UTF-16 is shown with U+FFFD and a note; such a file cannot be edited unless the server is configured for Latin-1.
+- Several files can be read at once with parallel Read calls. When a file you read changes on disk afterwards (another program, another session), a later result carries a notice saying so.
 - Read before you Edit, MultiEdit, Write or NotebookEdit a file: editguard records what this session saw and refuses writes to files changed on disk since (STALE). After your own successful edit there is no need to Read again to check it; after a STALE refusal, Read again.`;
 
 const START_AND_LENGTH = {
