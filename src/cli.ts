@@ -10,7 +10,7 @@ import type { CommandContext, CommandIo } from './commands/command-context.js';
 import { COMMAND_HELP, COMMAND_NAMES, type CommandName } from './commands/command-help.js';
 import type { CommandInvocation } from './commands/run-command.js';
 import { ConfigError, defaultStateDir, mergeConfig, parseConfig, type Config } from './config.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, type Logger, type LogLevel } from './log.js';
 import { VERSION } from './version.js';
 
 const COMMAND_SUMMARIES = COMMAND_NAMES.map((name) => {
@@ -42,6 +42,24 @@ Server options:
   --log-level LVL   debug | info | warn | error | silent (default info)
   --version, --help
 `;
+
+/** The level a fatal error is logged at: the configured one once known. A fatal error is never silenced. */
+let fatalLevel: LogLevel = 'info';
+
+/**
+ * The last words of a crash, like every other event: one line (name, message, causes), the stack
+ * following only at debug.
+ */
+function logFatal(what: string, err: unknown): void {
+  createLogger(fatalLevel === 'debug' ? 'debug' : 'error', (line) => process.stderr.write(line)).error(`fatal: ${what}; exiting`, err);
+}
+
+// An exception nothing caught, or a promise rejection nothing handled (Node rethrows those as uncaught
+// exceptions): one log line and exit 1, instead of Node's own multi-line report.
+process.on('uncaughtException', (err, origin) => {
+  logFatal(origin === 'unhandledRejection' ? 'unhandled promise rejection' : 'uncaught exception', err);
+  process.exit(1);
+});
 
 /** Ends the CLI with an exit code; the message (if any) goes to stderr. */
 class CliExit {
@@ -293,6 +311,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = configFrom(args, process.env);
+  fatalLevel = config.logLevel;
   const log = createLogger(config.logLevel, (line) => process.stderr.write(line));
   const home = homeDir();
   const stateDir = path.resolve(config.stateDir ?? defaultStateDir(process.env, home));
@@ -317,7 +336,7 @@ main().then(
       process.exitCode = err.code;
       return;
     }
-    process.stderr.write(`editguard: fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    logFatal('unexpected error', err);
     process.exitCode = 1;
   },
 );

@@ -130,7 +130,7 @@ export class SearchPool {
       this.idle.push(worker);
       if (reply.type === 'done') task.resolve(reply.result);
       else if (reply.type === 'error') task.reject(new ToolError(reply.code, reply.message, reply.details));
-      else task.reject(new Error(`search worker failed: ${reply.message}`));
+      else task.reject(workerCrash(reply.message));
       this.pump();
     };
     const onGone = (err: unknown) => {
@@ -171,4 +171,12 @@ export class SearchPool {
     task.reject(new SearchCancelled());
     this.pump();
   }
+}
+
+/** A worker's crash report (its error's stack) as an Error: the first line is the message, the frames its stack (logged at debug only). */
+function workerCrash(report: string): Error {
+  const [head, ...frames] = report.split('\n');
+  const err = new Error(`search worker failed: ${head}`);
+  err.stack = [`Error: ${err.message}`, ...frames].join('\n');
+  return err;
 }

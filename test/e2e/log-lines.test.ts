@@ -1,8 +1,10 @@
 // Logs (issue 14, item 4): at the default level every event is one stderr line, no stack trace; stacks only at
-// debug. A spawned HTTP server is made to log the known offenders: a history pruning failure at start, an
-// elicitation left unanswered and a roots/list never answered when SIGTERM closes their sessions.
+// debug. A spawned HTTP server is made to log the known offenders: a history pruning failure at start, a
+// roots/list never answered (Claude Code's health check), an elicitation left unanswered when SIGTERM closes
+// its session, and a fatal crash (an uncaught exception, an unhandled rejection).
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, tempDir } from '../helpers/harness.js';
 import { startHttpServer, type HttpServerProcess } from '../helpers/http-server.js';
@@ -49,13 +51,17 @@ async function provokeAndStop(level: string | undefined): Promise<string> {
   // A manifest name that is a directory: pruning at start-up fails reading it (EISDIR).
   await fs.mkdir(path.join(state, 'history', 'broken.jsonl'), { recursive: true });
   const config = path.join(work, 'config.json');
-  await fs.writeFile(config, JSON.stringify({ http: { shutdownTimeoutMs: 1000 } }));
+  await fs.writeFile(config, JSON.stringify({ http: { shutdownTimeoutMs: 1000 }, clientRoots: { timeoutMs: 300 } }));
   const args = ['--root', root, '--state-dir', state, '--config', config, ...(level ? ['--log-level', level] : [])];
   const server = await startHttpServer(CLI, args);
   servers.push(server);
   // A client that declares roots and never answers roots/list (its GET stream is open and never read).
   const rootsSession = await openSession(server.url, { roots: { listChanged: true } });
   const get = await fetch(server.url, { method: 'GET', headers: { Accept: 'text/event-stream', 'mcp-session-id': rootsSession } });
+  // Its first call makes the server ask (on the call's own stream, unread here); the answer comes after the bounded wait.
+  const ls = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'LS', arguments: {} } };
+  const listed = await (await fetch(server.url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': rootsSession }, body: JSON.stringify(ls) })).text();
+  expect(listed).toContain('Allowed roots');
   // A write to a protected path asks by elicitation; the client never answers.
   const elicitSession = await openSession(server.url, { elicitation: {} });
   const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Write', arguments: { file_path: path.join(root, '.git', 'config'), content: 'x\n' } } };
@@ -78,11 +84,41 @@ describe('log lines', () => {
     expect(stderr).not.toMatch(/^\s+at /m);
     expect(lines.filter((l) => l.startsWith('editguard warn: history pruning failed '))).toEqual([expect.stringContaining('EISDIR')]);
     expect(lines.filter((l) => l.startsWith('editguard warn: elicitation failed; treating it as declined'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('roots/list'))).toEqual([expect.stringMatching(/^editguard warn: session [\w.]+: the client did not answer roots\/list within 300 ms; serving the server's roots \(.+\)$/)]);
   });
 
   it('at debug the same events carry their stacks', async () => {
     const stderr = await provokeAndStop('debug');
     const pruning = stderr.slice(stderr.indexOf('editguard warn: history pruning failed '));
     expect(pruning.split('\n')[1]).toMatch(/^\s+at /);
+  });
+
+  it.each([
+    ['uncaught exception', 'throw', 'default'],
+    ['unhandled promise rejection', 'reject', 'default'],
+    ['uncaught exception', 'throw', 'debug'],
+  ])('a fatal %s (%s) at the %s log level is one line, with its stack only at debug, and exit code 1', async (what, how, level) => {
+    const work = await tempDir('eg-fatal-');
+    dirs.push(work);
+    // Loaded before the CLI (node --import): on SIGUSR2 it throws, or rejects a promise nobody handles.
+    const preload = path.join(work, 'crash-on-signal.mjs');
+    await fs.writeFile(
+      preload,
+      "process.on('SIGUSR2', () => {\n  const err = new Error('boom from the test');\n  if (process.env.EG_CRASH === 'reject') void Promise.reject(err);\n  else throw err;\n});\n",
+    );
+    const args = ['--root', work, '--state-dir', path.join(work, 'state'), ...(level === 'debug' ? ['--log-level', level] : [])];
+    const server = await startHttpServer(CLI, args, { env: { ...process.env, EG_CRASH: how, NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` } });
+    servers.push(server);
+    server.child.kill('SIGUSR2');
+    const { code } = await server.exited(10_000);
+    expect(code).toBe(1);
+    const stderr = server.stderr();
+    const fatal = stderr.slice(stderr.indexOf('editguard error: fatal'));
+    expect(fatal.split('\n')[0]).toBe(`editguard error: fatal: ${what}; exiting Error: boom from the test`);
+    if (level === 'debug') expect(fatal.split('\n')[1]).toMatch(/^\s+at .*crash-on-signal\.mjs/);
+    else {
+      expect(stderr).not.toMatch(/^\s+at /m);
+      for (const line of stderr.trimEnd().split('\n')) expect(line, stderr).toMatch(/^editguard (listening on |(info|warn|error): )/);
+    }
   });
 });

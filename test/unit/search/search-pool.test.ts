@@ -72,4 +72,19 @@ describe('SearchPool', () => {
     expect(await stuck).toBeInstanceOf(Error);
     await expect(pool.run(job('fine', 'ok.txt'))).rejects.toThrow('closed');
   });
+  it('run() rejects a worker crash with a one-line message; the worker\'s stack frames are the error\'s stack (issue 14: logs show stacks at debug only)', async () => {
+    const dir = await tempDir('eg-crash-');
+    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
+    const worker = path.join(dir, 'crashing-worker.mjs');
+    await fs.writeFile(
+      worker,
+      "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', (m) => parentPort.postMessage({ id: m.id, type: 'crash', message: new Error('boom').stack }));\n",
+    );
+    const pool = new SearchPool({ size: 1, workerUrl: pathToFileURL(worker), log: silentLogger });
+    cleanups.push(() => pool.close());
+    const err = (await pool.run(grepJob(dir, 'x', {})).catch((e: unknown) => e)) as Error;
+    expect(err.message).toBe('search worker failed: Error: boom');
+    expect(err.stack!.split('\n')[0]).toBe('Error: search worker failed: Error: boom');
+    expect(err.stack!.split('\n')[1]).toMatch(/^\s+at .*crashing-worker\.mjs/);
+  });
 });
