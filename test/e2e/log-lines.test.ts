@@ -2,6 +2,7 @@
 // debug. A spawned HTTP server is made to log the known offenders: a history pruning failure at start, a
 // roots/list never answered (Claude Code's health check), an elicitation left unanswered when SIGTERM closes
 // its session, and a fatal crash (an uncaught exception, an unhandled rejection).
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -120,5 +121,34 @@ describe('log lines', () => {
       expect(stderr).not.toMatch(/^\s+at /m);
       for (const line of stderr.trimEnd().split('\n')) expect(line, stderr).toMatch(/^editguard (listening on |(info|warn|error): )/);
     }
+  });
+
+  it('SIGTERM to a stdio server with a call waiting for roots/list: exit 0, every line one event, no stack', async () => {
+    const work = await tempDir('eg-logs-stdio-');
+    dirs.push(work);
+    const child = spawn(process.execPath, [CLI, '--root', work, '--state-dir', path.join(work, 'state')], { stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const waiters: Array<{ text: string; resolve: () => void }> = [];
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+      for (const w of waiters.filter((x) => stdout.includes(x.text))) waiters.splice(waiters.indexOf(w), 1)[0]!.resolve();
+    });
+    /** Resolves once the server has written `text` to stdout. */
+    const seen = (text: string) => new Promise<void>((resolve) => waiters.push({ text, resolve }));
+    const send = (m: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    const initialized = seen('"serverInfo"');
+    send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'log-test', version: '0' } } });
+    await initialized;
+    const asked = seen('"roots/list"');
+    send({ method: 'notifications/initialized' });
+    send({ id: 1, method: 'tools/call', params: { name: 'LS', arguments: {} } });
+    await asked;
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    for (const line of stderr.trimEnd().split('\n').filter((l) => l !== '')) expect(line, stderr).toMatch(/^editguard (info|warn|error): /);
   });
 });
