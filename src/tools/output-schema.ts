@@ -63,9 +63,21 @@ export function outputUnion(variants: OutputVariants) {
  * shape as alternatives (anyOf). The SDK's client validates every result against it, errors included.
  */
 export function publishedOutputSchema(variants: OutputVariants): Record<string, unknown> {
-  const json = z.toJSONSchema(outputUnion(variants), { io: 'output', target: 'draft-7' }) as Record<string, unknown>;
+  const json = withoutSafeIntegerBounds(z.toJSONSchema(outputUnion(variants), { io: 'output', target: 'draft-7' })) as Record<string, unknown>;
   delete json.$schema;
   return { type: 'object', ...json };
+}
+
+/** zod bounds every integer by ±(2^53 − 1); said on every count, it is a third of the schema and tells no one anything. */
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
+    out[k] = withoutSafeIntegerBounds(v);
+  }
+  return out;
 }
 
 /**
