@@ -41,7 +41,10 @@ export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): v
   const start = lister.open(base, undefined, '');
   if (start === undefined) return;
   const stack: Frame[] = [];
+  // The directory being entered, not on the stack yet.
+  let current: ConfinedDir | undefined;
   const enter = (dir: WalkedDir): void => {
+    current = dir.handle;
     const entries = lister.list(dir);
     const files: Dirent[] = [];
     const subdirs: string[] = [];
@@ -54,18 +57,26 @@ export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): v
     if (!lister.stillThere(dir)) subdirs.length = 0;
     else if (files.length > 0) visit(dir, files);
     stack.push({ dir, subdirs, next: 0 });
+    current = undefined;
   };
-  enter({ handle: start, abs: withSep(base), rel: '' });
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    if (top.next === top.subdirs.length) {
-      top.dir.handle.close();
-      stack.pop();
-      continue;
+  try {
+    enter({ handle: start, abs: withSep(base), rel: '' });
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (top.next === top.subdirs.length) {
+        top.dir.handle.close();
+        stack.pop();
+        continue;
+      }
+      const name = top.subdirs[top.next++]!;
+      const handle = lister.open(top.dir.abs + name, top.dir.handle, name);
+      if (handle !== undefined) enter({ handle, abs: `${top.dir.abs}${name}${path.sep}`, rel: `${top.dir.rel}${name}/` });
     }
-    const name = top.subdirs[top.next++]!;
-    const handle = lister.open(top.dir.abs + name, top.dir.handle, name);
-    if (handle !== undefined) enter({ handle, abs: `${top.dir.abs}${name}${path.sep}`, rel: `${top.dir.rel}${name}/` });
+  } finally {
+    // A visit that threw: no descriptor outlives the walk (close() is idempotent).
+    start.close();
+    for (const frame of stack) frame.dir.handle.close();
+    current?.close();
   }
 }
 
