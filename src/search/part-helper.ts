@@ -12,7 +12,7 @@ export type HelperReply =
   | { id: number; type: 'crash'; message: string };
 
 /** Threads one search uses: two where there are two CPUs (the listing is repeated, statting and reading split). */
-export const SEARCH_PARTS = Math.min(2, os.availableParallelism());
+export const SEARCH_PARTS = Number(process.env.EGPARTS ?? Math.min(2, os.availableParallelism()));
 
 interface Pending {
   resolve(result: PartResult): void;
