@@ -137,7 +137,10 @@ out.push(
   `20 parallel Edits of distinct lines, surviving on disk: editguard ${par[0]}/20, reference ${par[1]}/20`,
 );
 }
-if (section('search')) out.push('', ...(await searchBench({ quick, editguard: EDITGUARD, reference: REFERENCE })));
+// --baseline PATH/dist/cli.js: the search section also times another build (e.g. main's) interleaved with this one.
+const baselineAt = process.argv.indexOf('--baseline');
+const baseline = baselineAt === -1 ? undefined : path.resolve(process.argv[baselineAt + 1]);
+if (section('search')) out.push('', ...(await searchBench({ quick, editguard: EDITGUARD, reference: REFERENCE, baseline })));
 if (section('bounded')) {
   const { runBoundedBench, partsFromArgv } = await import('./bounded.mjs');
   out.push('', ...(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })));

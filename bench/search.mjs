@@ -148,10 +148,12 @@ async function readLatencyUnderGrep(cli, root, small, seconds) {
 }
 
 /**
- * The search section of `npm run bench`: returns markdown lines.
- * @param {{ quick: boolean, editguard: string, reference: string }} opts
+ * The search section of `npm run bench`: returns markdown lines. With `baseline` (another build's
+ * dist/cli.js), that build runs every Glob/Grep too, interleaved with this one: before/after ratios
+ * from one run, whatever the load on the machine does meanwhile.
+ * @param {{ quick: boolean, editguard: string, reference: string, baseline?: string }} opts
  */
-export async function searchBench({ quick, editguard, reference }) {
+export async function searchBench({ quick, editguard, reference, baseline }) {
   const runs = quick ? 3 : 7;
   const files = 50_000;
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-search-')));
@@ -162,29 +164,30 @@ export async function searchBench({ quick, editguard, reference }) {
   const rg = hasRg();
   const eg = await stdioClient([editguard, '--root', root, '--state-dir', path.join(base, 'state'), '--log-level', 'error']);
   const ref = await stdioClient([reference, root]);
+  const old = baseline === undefined ? undefined : await stdioClient([baseline, '--root', root, '--state-dir', path.join(base, 'state-baseline'), '--log-level', 'error']);
 
   const scenarios = [
     {
       label: 'Glob `**/*.ts` (18,750 matches)',
-      eg: () => timedCall(eg, 'Glob', { pattern: '**/*.ts' }),
+      eg: (c = eg) => timedCall(c, 'Glob', { pattern: '**/*.ts' }),
       rg: () => timedRg(['--files', '-g', '**/*.ts', root]),
       ref: () => timedCall(ref, 'search_files', { path: root, pattern: '**/*.ts' }),
     },
     {
       label: 'Glob `**/*.ts`, vs rg sorted by mtime (the same work: Glob sorts newest first)',
-      eg: () => timedCall(eg, 'Glob', { pattern: '**/*.ts' }),
+      eg: (c = eg) => timedCall(c, 'Glob', { pattern: '**/*.ts' }),
       rg: () => timedRg(['--files', '--sortr', 'modified', '-g', '**/*.ts', root]),
       ref: undefined,
     },
     {
       label: 'Grep `computeInvoiceTotal`, files_with_matches',
-      eg: () => timedCall(eg, 'Grep', { pattern: 'computeInvoiceTotal' }),
+      eg: (c = eg) => timedCall(c, 'Grep', { pattern: 'computeInvoiceTotal' }),
       rg: () => timedRg(['-l', 'computeInvoiceTotal', root]),
       ref: () => timedCall(ref, 'search_files', { path: root, pattern: '**/*computeInvoiceTotal*' }),
     },
     {
       label: 'Grep `invoice\\.\\w+\\(`, content -n',
-      eg: () => timedCall(eg, 'Grep', { pattern: 'invoice\\.\\w+\\(', output_mode: 'content' }),
+      eg: (c = eg) => timedCall(c, 'Grep', { pattern: 'invoice\\.\\w+\\(', output_mode: 'content' }),
       rg: () => timedRg(['-n', 'invoice\\.\\w+\\(', root]),
       ref: undefined,
     },
@@ -192,22 +195,26 @@ export async function searchBench({ quick, editguard, reference }) {
   // Warm-up: worker start, page cache.
   for (const s of scenarios) {
     await s.eg();
+    if (old) await s.eg(old);
     if (rg) s.rg();
   }
   const rows = [];
   for (const s of scenarios) {
-    const t = { eg: [], rg: [], ref: [] };
+    const t = { eg: [], base: [], rg: [], ref: [] };
     // Interleaved, so load from others on this machine hits every contestant alike.
     for (let i = 0; i < runs; i++) {
       t.eg.push(await s.eg());
+      if (old) t.base.push(await s.eg(old));
       if (rg) t.rg.push(s.rg());
       // search_files takes seconds per call: three runs are enough to see the ratio.
       if (s.ref && i < 3) t.ref.push(await s.ref());
     }
-    const m = { eg: median(t.eg), rg: rg ? median(t.rg) : NaN, ref: s.ref ? median(t.ref) : NaN };
-    rows.push(`| ${s.label} | ${ms(m.eg)} | ${ms(m.rg)} | ${ratio(m.eg, m.rg)} | ${ms(m.ref)} | ${s.ref ? ratio(m.ref, m.eg) : '—'} |`);
+    const m = { eg: median(t.eg), base: old ? median(t.base) : NaN, rg: rg ? median(t.rg) : NaN, ref: s.ref ? median(t.ref) : NaN };
+    const baseCells = old ? ` ${ms(m.base)} | ${ratio(m.base, m.rg)} |` : '';
+    rows.push(`| ${s.label} | ${ms(m.eg)} | ${ms(m.rg)} | ${ratio(m.eg, m.rg)} |${baseCells} ${ms(m.ref)} | ${s.ref ? ratio(m.ref, m.eg) : '—'} |`);
   }
   await eg.close();
+  await old?.close();
   await ref.close();
 
   const lat = await readLatencyUnderGrep(editguard, root, path.join(root, definition), quick ? 4 : 10);
@@ -215,8 +222,8 @@ export async function searchBench({ quick, editguard, reference }) {
   return [
     `Search: ${files.toLocaleString('en-US')} files (generated in ${(genMs / 1000).toFixed(1)} s), ${runs} interleaved runs, medians. rg = ${rg ? spawnSync('rg', ['--version']).stdout.toString().split('\n')[0] : 'not installed (apt-get install ripgrep) — skipped'}; search_files = reference server (name match only).`,
     '',
-    '| scenario | editguard | rg | editguard / rg | search_files | search_files / editguard |',
-    '|---|---|---|---|---|---|',
+    `| scenario | editguard | rg | editguard / rg |${old ? ' baseline | baseline / rg |' : ''} search_files | search_files / editguard |`,
+    `|---|---|---|---|${old ? '---|---|' : ''}---|---|`,
     ...rows,
     '',
     `Small Read (10 lines) in HTTP session B: alone p50 ${ms(pct(lat.alone, 50))} p99 ${ms(pct(lat.alone, 99))} (n=${lat.alone.length}); ` +

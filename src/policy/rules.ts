@@ -75,6 +75,15 @@ interface Rule {
   anchor: Anchor;
   /** `undefined` for the bare "~" rule, which covers home itself. */
   test: ((candidate: string) => boolean) | undefined;
+  /** The compiled body (what `test` runs besides an exact-equality check), for entryDenier(). */
+  body: string;
+  re: RegExp | undefined;
+}
+
+/** Rules of one anchor folded into one test: exact bodies (picomatch matches a glob equal to its input) or one regex. */
+interface Folded {
+  exact: ReadonlySet<string>;
+  re: RegExp;
 }
 
 const WINDOWS = path.sep === '\\';
@@ -114,6 +123,39 @@ export class PathRules {
       if (this.coversSelf(rule, absPath)) return rule.glob;
     }
     return undefined;
+  }
+
+  /**
+   * deniedEntry(absPath) !== undefined, for walkers that test every entry: the globs of each anchor
+   * folded into one regular expression, tested against the path relative to that anchor computed
+   * once — instead of a relative path and a matcher call per glob per entry.
+   */
+  entryDenier(): (absPath: string) => boolean {
+    const fold = (anchor: Anchor): Folded | undefined => {
+      const rules = this.denyRules.filter((r) => r.anchor === anchor && r.re !== undefined);
+      if (rules.length === 0) return undefined;
+      const source = rules.map((r) => `(?:${r.re!.source})`).join('|');
+      return { exact: new Set(rules.map((r) => r.body)), re: new RegExp(source, rules[0]!.re!.flags) };
+    };
+    const hit = (f: Folded | undefined, candidate: string) => f !== undefined && candidate !== '' && (f.exact.has(candidate) || f.re.test(candidate));
+    const absolute = fold('absolute');
+    const inHome = fold('home');
+    const homeItself = this.denyRules.some((r) => r.anchor === 'home' && r.test === undefined);
+    const inRoots = fold('root');
+    const { home, roots } = this;
+    return (absPath) => {
+      if (hit(absolute, toGlobPath(absPath))) return true;
+      if ((inHome !== undefined || homeItself) && isWithin(home, absPath)) {
+        if (absPath === home) {
+          if (homeItself) return true;
+        } else if (hit(inHome, toGlobPath(relativeWithin(home, absPath)))) return true;
+      }
+      if (inRoots === undefined) return false;
+      for (const root of roots) {
+        if (absPath !== root && isWithin(root, absPath) && hit(inRoots, toGlobPath(relativeWithin(root, absPath)))) return true;
+      }
+      return false;
+    };
   }
 
   /** Whether any deny glob exists (walkers skip per-entry checks when none does). */
@@ -182,8 +224,10 @@ function compile(glob: string): Rule {
     if (body.startsWith('./')) body = body.slice(2);
   }
   if (body.length > 1) body = body.replace(/\/+$/, '');
-  if (body === '') return { glob, anchor, test: undefined };
-  return { glob, anchor, test: picomatch(toGlobPath(body), { dot: true, nocase: WINDOWS }) };
+  if (body === '') return { glob, anchor, test: undefined, body, re: undefined };
+  const opts = { dot: true, nocase: WINDOWS };
+  body = toGlobPath(body);
+  return { glob, anchor, test: picomatch(body, opts), body, re: picomatch.makeRe(body, opts) };
 }
 
 /** `candidate` is "/"-separated; absolute candidates stop before the filesystem root. */
@@ -197,6 +241,12 @@ function matchesSelfOrAncestor(rule: Rule, candidate: string, absolute: boolean)
     current = current.slice(0, cut);
     if (absolute && /^[A-Za-z]:$/.test(current)) return false;
   }
+}
+
+/** path.relative(dir, p) for a normalized `p` inside `dir`: a slice on POSIX (path.relative resolves both, per call). */
+function relativeWithin(dir: string, p: string): string {
+  if (WINDOWS) return path.relative(dir, p);
+  return p.slice(dir.endsWith('/') ? dir.length : dir.length + 1);
 }
 
 function toGlobPath(p: string): string {

@@ -1,12 +1,17 @@
 // Lists a directory as the policy and the ignore files see it: the one place a walk decides what exists.
 import fs, { type Dirent } from 'node:fs';
 import path from 'node:path';
+import { ConfinedDir, confinementMode, SWAPPED } from '../fs/confined-dir.js';
+import { errnoCode } from '../fs/errno.js';
 import { isWithin } from '../policy/paths.js';
 import type { EntryPolicy } from './entry-policy.js';
 import { IGNORE_FILES, ignoreLevel, isIgnored, stackInside, type IgnoreStack } from './ignore-rules.js';
+import type { WalkedDir } from './walk.js';
 
 /** Ignore files bigger than this are not read (a generated monster is not a real ignore file). */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+/** Ranks below the directory's own ignore files (last in a level). */
+const EXCLUDE_FILE = path.join('.git', 'info', 'exclude');
 
 /** Counters a walk reports (progress, structuredContent). */
 export interface ListingStats {
@@ -14,18 +19,24 @@ export interface ListingStats {
   entries: number;
   /** Directories that could not be read (EACCES, vanished mid-walk, …). */
   unreadable: number;
+  /**
+   * Directories left out because they were not where the listing said when opened (a symlink, or
+   * moved: another process swapped them mid-walk), and files Grep did not read for that reason.
+   */
+  swapped: number;
 }
 
 /**
- * Synchronous directory listing with the walk's rules applied, used as fdir's `readdirSync`
- * and by LS's breadth-first listing. Leaves out: `.git/` (unless includeIgnored), hidden
+ * Synchronous directory opening and listing with the walk's rules applied, used by walkFiles
+ * (Glob, Grep) and LS's breadth-first listing. Leaves out: `.git/` (unless includeIgnored), hidden
  * directories (the state dir), denied entries, entries the nested ignore files ignore (unless
  * includeIgnored), and anything that is neither a file, a directory nor a symlink. Symlinks are
  * kept as entries (never followed; `symlinks` records them). Each directory's ignore stack is
  * handed to its subdirectories as the walk meets them, so a directory is read exactly once.
  */
 export class DirLister {
-  readonly stats: ListingStats = { directories: 0, entries: 0, unreadable: 0 };
+  readonly stats: ListingStats = { directories: 0, entries: 0, unreadable: 0, swapped: 0 };
+  private readonly portable = confinementMode() === 'portable';
   /** Absolute paths of the symlinks listed so far. */
   readonly symlinks = new Set<string>();
   private readonly stacks = new Map<string, IgnoreStack>();
@@ -65,19 +76,52 @@ export class DirLister {
     this.stacks.set(dir, stack);
   }
 
-  /** The entries of `dir` (a path the walk reached, ending in a separator) that the walk may see. */
-  list(dir: string): Dirent[] {
-    const key = withSep(dir);
+  /**
+   * Opens the directory `abs` that the walk met: through `parent` by `name` (never following a
+   * symlink there), or by path with its real path verified (ConfinedDir.open). Undefined when it
+   * cannot be opened; a directory that is a symlink now, or elsewhere, counts as swapped.
+   */
+  open(abs: string, parent: ConfinedDir | undefined, name: string): ConfinedDir | undefined {
+    try {
+      return parent === undefined ? ConfinedDir.open(abs) : parent.child(name, false);
+    } catch (err) {
+      this.stacks.delete(withSep(abs));
+      this.stats.directories++;
+      if (errnoCode(err) === SWAPPED) this.stats.swapped++;
+      else this.stats.unreadable++;
+      this.onDirectory(this.stats);
+      return undefined;
+    }
+  }
+
+  /** The entries of the opened directory `dir` that the walk may see. */
+  list(dir: WalkedDir): Dirent[] {
     let entries: Dirent[] | undefined;
     try {
-      entries = fs.readdirSync(key, { withFileTypes: true });
+      entries = fs.readdirSync(dir.handle.path(''), { withFileTypes: true });
     } catch {
       entries = undefined;
     }
-    return this.keep(key, entries);
+    return this.keep(dir, entries);
   }
 
-  private keep(key: string, entries: Dirent[] | undefined): Dirent[] {
+  /**
+   * Whether `dir` is still the directory at its path (portable mode; a descriptor cannot move).
+   * When not, it counts as swapped and its listing must be dropped.
+   */
+  stillThere(dir: WalkedDir): boolean {
+    if (!this.portable) return true;
+    try {
+      dir.handle.verify();
+      return true;
+    } catch {
+      this.stats.swapped++;
+      return false;
+    }
+  }
+
+  private keep(dir: WalkedDir, entries: Dirent[] | undefined): Dirent[] {
+    const key = dir.abs;
     const inherited = this.stacks.get(key) ?? [];
     this.stacks.delete(key);
     this.stats.directories++;
@@ -88,7 +132,7 @@ export class DirLister {
     }
     let stack = inherited;
     if (!this.includeIgnored) {
-      const level = this.levelOf(key, entries);
+      const level = this.levelOf(dir, entries);
       if (level) stack = [...inherited, level];
     }
     const kept: Dirent[] = [];
@@ -109,27 +153,22 @@ export class DirLister {
     return kept;
   }
 
-  /** fdir's file-system adapter: its `readdirSync` is {@link list}; nothing else is used by a synchronous crawl without symlink resolution. */
-  fsAdapter(): typeof fs {
-    const list = (dir: fs.PathLike) => this.list(String(dir));
-    return { ...fs, readdirSync: list as unknown as typeof fs.readdirSync };
-  }
-
-  private levelOf(dir: string, entries: Dirent[]) {
-    let texts: Array<string | undefined> | undefined;
+  /** The ignore level of `dir`, its ignore files read through its descriptor (O_NOFOLLOW). */
+  private levelOf(dir: WalkedDir, entries: Dirent[]) {
+    let hasIgnoreFile = false;
     let gitDir = false;
     for (const entry of entries) {
       if (entry.name === '.git' && entry.isDirectory()) gitDir = true;
       // Only regular files: a symlinked ignore file could point outside the roots.
-      if (entry.isFile() && (IGNORE_FILES as readonly string[]).includes(entry.name)) texts ??= [];
+      if (entry.isFile() && (IGNORE_FILES as readonly string[]).includes(entry.name)) hasIgnoreFile = true;
     }
-    if (texts !== undefined) texts = IGNORE_FILES.map((name) => readSmallFile(dir + name));
-    return this.readLevel(dir, texts ?? [], gitDir);
+    const texts = hasIgnoreFile ? IGNORE_FILES.map((name) => readSmallFile(dir.handle.path(name))) : [];
+    const exclude = gitDir ? readSmallFile(dir.handle.path(EXCLUDE_FILE), dir.handle.path('.git')) : undefined;
+    return ignoreLevel(dir.abs, [...texts, exclude]);
   }
 
   private readLevel(dir: string, texts: Array<string | undefined>, gitDir: boolean) {
-    // .git/info/exclude ranks below the directory's own ignore files.
-    const exclude = gitDir ? readSmallFile(path.join(dir, '.git', 'info', 'exclude'), path.join(dir, '.git')) : undefined;
+    const exclude = gitDir ? readSmallFile(path.join(dir, EXCLUDE_FILE), path.join(dir, '.git')) : undefined;
     return ignoreLevel(dir, [...texts, exclude]);
   }
 }

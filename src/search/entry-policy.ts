@@ -11,21 +11,23 @@ const NON_ASCII = /[^\x00-\x7f]/;
  */
 export class EntryPolicy {
   readonly roots: readonly string[];
-  private readonly rules: PathRules;
+  /** Undefined without deny globs; else every glob compiled into one test (PathRules.entryDenier). */
+  private readonly denied: ((absPath: string) => boolean) | undefined;
   private readonly hidden: ReadonlySet<string>;
 
   constructor(rules: WalkRules) {
     this.roots = rules.roots;
-    this.rules = new PathRules({ deny: rules.deny, protected: [], home: rules.home, roots: rules.anchors });
+    const paths = new PathRules({ deny: rules.deny, protected: [], home: rules.home, roots: rules.anchors });
+    this.denied = paths.hasDenyRules ? paths.entryDenier() : undefined;
     this.hidden = new Set(rules.hidden);
   }
 
   /** True when `absPath` (a real path met in a walk) must not be listed, searched or entered. */
   excludes(absPath: string, isDirectory: boolean): boolean {
-    if (!isDirectory && !this.rules.hasDenyRules) return false;
+    if (!isDirectory && this.denied === undefined) return false;
     // Deny globs and hidden dirs are NFC; a name stored as NFD on disk must not slip past them.
     const checked = NON_ASCII.test(absPath) ? absPath.normalize('NFC') : absPath;
     if (isDirectory && (this.hidden.has(absPath) || this.hidden.has(checked))) return true;
-    return this.rules.hasDenyRules && this.rules.deniedEntry(checked) !== undefined;
+    return this.denied !== undefined && this.denied(checked);
   }
 }

@@ -1,12 +1,17 @@
 // Reads candidate files for Grep: one reused buffer, a size cap, never through a symlink, text or "binary".
 import fs from 'node:fs';
+import path from 'node:path';
+import { ConfinedDir, SWAPPED } from '../fs/confined-dir.js';
+import { errnoCode } from '../fs/errno.js';
 import { decodeText, detectEncoding, isLikelyBinary } from '../text/codec.js';
 
 /** Outcome of reading one file; `bytes` is only valid until the next read. */
 export type ReadOutcome =
   | { status: 'ok'; bytes: Buffer; mtimeMs: () => number }
   | { status: 'tooLarge' }
-  | { status: 'unreadable' };
+  | { status: 'unreadable' }
+  /** A symlink (or gone elsewhere) where a regular file was listed: another process swapped it. */
+  | { status: 'swapped' };
 
 const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
 // Characters that make Read call a file binary (besides NUL); their absence settles it quickly.
@@ -23,13 +28,17 @@ export class FileReader {
 
   constructor(private readonly maxBytes: number) {}
 
-  /** Reads `file` and hands the bytes to `use`; `mtimeMs` (fstat) may be called inside `use`. */
-  read<T>(file: string, use: (outcome: ReadOutcome) => T): T {
+  /**
+   * Reads entry `name` of the open directory `dir` (never through a symlink there) and hands the
+   * bytes to `use`; `mtimeMs` (fstat) may be called inside `use`. Portable mode: the caller checks
+   * the directory is still in place afterwards (DirLister.stillThere).
+   */
+  read<T>(dir: ConfinedDir, name: string, use: (outcome: ReadOutcome) => T): T {
     let fd: number;
     try {
-      fd = fs.openSync(file, OPEN_FLAGS);
-    } catch {
-      return use({ status: 'unreadable' });
+      fd = fs.openSync(dir.path(name), OPEN_FLAGS);
+    } catch (err) {
+      return use({ status: errnoCode(err) === 'ELOOP' ? 'swapped' : 'unreadable' });
     }
     try {
       let length = 0;
@@ -56,6 +65,33 @@ export class FileReader {
     } finally {
       fs.closeSync(fd);
     }
+  }
+}
+
+/**
+ * Reads the file at the real path `file` through its directory opened and verified by path
+ * (ConfinedDir.open): a parent swapped for a symlink since the walk found it is not followed.
+ */
+export function readInPlace<T>(reader: FileReader, file: string, use: (outcome: ReadOutcome) => T): T {
+  let dir: ConfinedDir;
+  try {
+    dir = ConfinedDir.open(path.dirname(file));
+  } catch (err) {
+    return use({ status: errnoCode(err) === SWAPPED ? 'swapped' : 'unreadable' });
+  }
+  try {
+    return reader.read(dir, path.basename(file), (r) => {
+      if (r.status !== 'ok') return use(r);
+      // Portable mode: the directory must still be the one verified, or the bytes may be from elsewhere.
+      try {
+        dir.verify();
+      } catch {
+        return use({ status: 'swapped' });
+      }
+      return use(r);
+    });
+  } finally {
+    dir.close();
   }
 }
 

@@ -1,9 +1,9 @@
-// Glob in a worker: walk, match relative paths, newest first.
+// Glob in a worker: walk, match relative paths, keep the newest `limit`.
 import fs from 'node:fs';
-import path from 'node:path';
 import { DirLister } from './dir-lister.js';
 import { EntryPolicy } from './entry-policy.js';
-import { globMatcher, toPosix } from './glob-filter.js';
+import { globMatcher } from './glob-filter.js';
+import { NewestFirst } from './newest-first.js';
 import type { GlobJob, GlobResult, JobHooks } from './search-job.js';
 import { walkFiles } from './walk.js';
 
@@ -11,31 +11,36 @@ import { walkFiles } from './walk.js';
 export async function runGlobJob(job: GlobJob, hooks: JobHooks): Promise<GlobResult> {
   const policy = new EntryPolicy(job.rules);
   const matches = globMatcher(job.glob);
-  const found = new Map<string, number>();
+  const newest = new NewestFirst(job.limit);
+  // Nested or repeated dirs list some files twice; one dir (the common case) needs no set.
+  const seen = job.dirs.length > 1 ? new Set<string>() : undefined;
+  let total = 0;
   let files = 0;
   let dirs = 0;
+  let swapped = 0;
   for (const dir of job.dirs) {
     const lister = new DirLister(policy, job.includeIgnored, (s) => hooks.progress({ directories: dirs + s.directories, files: files + s.entries, searched: 0 }));
-    const prefix = dir.endsWith(path.sep) ? dir.length : dir.length + 1;
-    const listed = walkFiles(dir, lister, (p) => matches(toPosix(p.slice(prefix))));
-    for (const file of listed) {
-      if (found.has(file)) continue;
-      try {
+    walkFiles(dir, lister, (d, entries) => {
+      for (const entry of entries) {
+        if (!matches(d.rel + entry.name)) continue;
+        const file = d.abs + entry.name;
+        if (seen !== undefined) {
+          if (seen.has(file)) continue;
+          seen.add(file);
+        }
         // lstat: a symlink is listed with its own time, never followed. Synchronous: faster than
-        // libuv's pool here, and it leaves that pool to the other sessions.
-        found.set(file, fs.lstatSync(file).mtimeMs);
-      } catch {
-        // Vanished since it was listed.
+        // libuv's pool here, and it leaves that pool to the other sessions. By path: at worst a
+        // swapped parent makes this the time of a file elsewhere, which only orders the list; the
+        // names come from the confined listing. Vanished since it was listed: not a match.
+        const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+        if (stat === undefined) continue;
+        newest.offer(file, stat.mtimeMs);
+        total++;
       }
-    }
+    });
     files += lister.stats.entries;
     dirs += lister.stats.directories;
+    swapped += lister.stats.swapped;
   }
-  const sorted = [...found].sort(newestFirst).map(([file]) => file);
-  return { kind: 'glob', files: sorted.slice(0, job.limit), total: sorted.length };
-}
-
-/** Newest modification first; equal times by path, so pages are stable. */
-export function newestFirst(a: readonly [string, number], b: readonly [string, number]): number {
-  return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  return { kind: 'glob', files: newest.paths(), total, swapped };
 }

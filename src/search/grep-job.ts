@@ -1,15 +1,21 @@
 // Grep in a worker: find the matching files (newest first), then render the requested page.
-import path from 'node:path';
 import { DirLister } from './dir-lister.js';
 import { EntryPolicy } from './entry-policy.js';
 import { fileTypeMatcher } from './file-types.js';
-import { FileReader, isBinary, searchText, type ReadOutcome } from './file-reader.js';
-import { newestFirst } from './glob-job.js';
-import { grepGlobFilter, toPosix } from './glob-filter.js';
+import { FileReader, isBinary, readInPlace, searchText, type ReadOutcome } from './file-reader.js';
+import { grepGlobFilter } from './glob-filter.js';
 import { contentLines, PageBuilder, renderContentLine } from './grep-page.js';
 import { lineMatcher, matchingLines, type LineMatcher } from './match-lines.js';
-import type { GrepJob, GrepResult, GrepSkips, JobHooks, SearchProgress } from './search-job.js';
+import { newestFirst } from './newest-first.js';
+import type { GrepJob, GrepResult, GrepSkips, JobHooks } from './search-job.js';
 import { walkFiles } from './walk.js';
+
+/** Where pass 1 puts what it finds. */
+interface HitSink {
+  hits: Hit[];
+  search(file: string, r: ReadOutcome): void;
+  count: { swapped: number };
+}
 
 interface Hit {
   file: string;
@@ -19,33 +25,28 @@ interface Hit {
 }
 
 /**
- * Runs Grep: pass 1 finds matching files, pass 2 (content mode) re-reads only the files on the
- * page. Everything is synchronous in the worker: faster than libuv's pool for many small files
- * (one reused buffer, no per-file promise), and that pool stays free for other sessions.
+ * Runs Grep: pass 1 searches every candidate file as the walk lists it (read through the walk's
+ * open directory, so a swapped parent is never followed), pass 2 (content mode) re-reads only the
+ * files on the page. Everything is synchronous in the worker: faster than libuv's pool for many
+ * small files (one reused buffer, no per-file promise), and that pool stays free for other sessions.
  */
 export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepResult> {
   const matcher = lineMatcher(job.pattern);
   const reader = new FileReader(job.maxFileBytes);
   const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
-  const walked = { directories: 0, files: 0, searched: 0 };
-  const candidates = listCandidates(job, (p) => {
-    walked.directories = p.directories;
-    walked.files = p.files;
-    hooks.progress(walked);
-  });
+  const count = { swapped: 0 };
   const literal = job.pattern.literal === undefined ? undefined : Buffer.from(job.pattern.literal, 'utf8');
   const everyLine = job.mode === 'count';
   const hits: Hit[] = [];
-  let lastReport = 0;
-  for (let i = 0; i < candidates.length; i++) {
-    const file = candidates[i]!;
-    const hit = reader.read(file, (r) => searchFile(r, matcher, literal, everyLine, skipped));
-    if (hit !== undefined) hits.push({ file, ...hit });
-    if ((i & 255) === 0 && performance.now() - lastReport > 100) {
-      lastReport = performance.now();
-      hooks.progress({ ...walked, searched: i + 1 });
+  const search = (file: string, r: ReadOutcome) => {
+    if (r.status === 'swapped') {
+      count.swapped++;
+      return;
     }
-  }
+    const hit = searchFile(r, matcher, literal, everyLine, skipped);
+    if (hit !== undefined) hits.push({ file, ...hit });
+  };
+  const filesSearched = searchCandidates(job, reader, { hits, search, count }, hooks);
   hits.sort((a, b) => newestFirst([a.file, a.mtimeMs], [b.file, b.mtimeMs]));
 
   const page = new PageBuilder({ offset: job.offset, limit: job.headLimit, budgetBytes: job.budgetBytes });
@@ -64,40 +65,66 @@ export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepRes
     more: page.more,
     nextOffset: job.offset + page.shown,
     budgetCut: page.budgetCut,
-    filesSearched: candidates.length,
+    filesSearched,
     skipped,
+    swapped: count.swapped,
   };
 }
 
-/** Files to search: explicit files as given; directories walked with the glob and type filters, symlinks left out. */
-function listCandidates(job: GrepJob, progress: (p: SearchProgress) => void): string[] {
+/**
+ * Hands every file to search to `search`: explicit files as given, directories walked with the
+ * glob and type filters (symlinks left out: not followed, and found again by their real path if
+ * inside). Returns how many files were searched.
+ */
+function searchCandidates(job: GrepJob, reader: FileReader, sink: HitSink, hooks: JobHooks): number {
+  const { hits, search, count } = sink;
   const policy = new EntryPolicy(job.rules);
   const byGlob = job.globs.length > 0 ? grepGlobFilter(job.globs) : undefined;
   const byType = job.typeGlobs.length > 0 ? fileTypeMatcher(job.typeGlobs) : undefined;
-  const out: string[] = [];
-  const done = { directories: 0, files: 0 };
+  // Several targets may overlap (a file and its directory, nested roots): search each file once.
+  const seen = job.targets.length > 1 ? new Set<string>() : undefined;
+  const once = (file: string) => seen === undefined || (!seen.has(file) && seen.add(file) !== undefined);
+  const walked = { directories: 0, files: 0, searched: 0 };
+  let lastReport = 0;
+  const searched = () => {
+    if ((++walked.searched & 255) === 0 && performance.now() - lastReport > 100) {
+      lastReport = performance.now();
+      hooks.progress(walked);
+    }
+  };
   for (const target of job.targets) {
     if (target.isFile) {
-      out.push(target.path);
+      if (!once(target.path)) continue;
+      readInPlace(reader, target.path, (r) => search(target.path, r));
+      searched();
       continue;
     }
-    const lister = new DirLister(policy, job.includeIgnored, (s) =>
-      progress({ directories: done.directories + s.directories, files: done.files + s.entries, searched: 0 }),
-    );
-    const prefix = target.path.endsWith(path.sep) ? target.path.length : target.path.length + 1;
-    const keep = (p: string) =>
-      (byType === undefined || byType(path.basename(p))) && (byGlob === undefined || byGlob(toPosix(p.slice(prefix))));
-    for (const file of walkFiles(target.path, lister, keep)) {
-      // Not followed: the target may lie outside the roots, or be found again by its real path.
-      if (!lister.symlinks.has(file)) out.push(file);
-    }
-    done.directories += lister.stats.directories;
-    done.files += lister.stats.entries;
+    const done = { ...walked };
+    const lister = new DirLister(policy, job.includeIgnored, (s) => {
+      walked.directories = done.directories + s.directories;
+      walked.files = done.files + s.entries;
+      hooks.progress(walked);
+    });
+    walkFiles(target.path, lister, (d, entries) => {
+      const mark = hits.length;
+      for (const entry of entries) {
+        if (entry.isSymbolicLink()) continue;
+        if (byType !== undefined && !byType(entry.name)) continue;
+        if (byGlob !== undefined && !byGlob(d.rel + entry.name)) continue;
+        const file = d.abs + entry.name;
+        if (!once(file)) continue;
+        reader.read(d.handle, entry.name, (r) => search(file, r));
+        searched();
+      }
+      // Portable mode: files read while the directory was away from its place may be from elsewhere.
+      if (!lister.stillThere(d)) hits.length = mark;
+    });
+    count.swapped += lister.stats.swapped;
   }
-  return [...new Set(out)];
+  return walked.searched;
 }
 
-function searchFile(r: ReadOutcome, m: LineMatcher, literal: Buffer | undefined, everyLine: boolean, skipped: GrepSkips) {
+function searchFile(r: Exclude<ReadOutcome, { status: 'swapped' }>, m: LineMatcher, literal: Buffer | undefined, everyLine: boolean, skipped: GrepSkips) {
   if (r.status !== 'ok') {
     skipped[r.status]++;
     return undefined;
@@ -117,7 +144,7 @@ function renderContent(job: GrepJob, hits: readonly Hit[], m: LineMatcher, reade
   const grouped = job.before > 0 || job.after > 0;
   for (const hit of hits) {
     if (!page.open) return;
-    const text = reader.read(hit.file, (r) => (r.status === 'ok' && !isBinary(r.bytes) ? searchText(r.bytes) : undefined));
+    const text = readInPlace(reader, hit.file, (r) => (r.status === 'ok' && !isBinary(r.bytes) ? searchText(r.bytes) : undefined));
     // Changed since pass 1 (now too large, binary or gone): its lines are simply not there any more.
     if (text === undefined) continue;
     for (const c of contentLines(hit.file, text, matchingLines(text, m), job.before, job.after)) {

@@ -1,4 +1,5 @@
 // LS in a worker: breadth first under each directory, directories first, up to the entry cap.
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { DirLister } from './dir-lister.js';
 import { EntryPolicy } from './entry-policy.js';
@@ -16,6 +17,7 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
   const trees: LsTree[] = [];
   let total = 0;
   let truncated = false;
+  let swapped = 0;
   for (const dir of job.dirs) {
     const tree: LsTree = { dir, entries: [] };
     trees.push(tree);
@@ -25,7 +27,7 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
     const queue = [dir];
     while (queue.length > 0 && !truncated) {
       const current = queue.shift()!;
-      const entries = lister.list(current).sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : 1));
+      const entries = listConfined(lister, current).sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : 1));
       for (const entry of entries) {
         const abs = path.join(current, entry.name);
         const rel = toPosix(path.relative(dir, abs));
@@ -40,6 +42,23 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
         if (type === 'directory') queue.push(abs);
       }
     }
+    swapped += lister.stats.swapped;
   }
-  return { kind: 'ls', trees, total, truncated };
+  return { kind: 'ls', trees, total, truncated, swapped };
+}
+
+/**
+ * The kept entries of `dir`, opened by path and verified to be that real directory (ConfinedDir.open:
+ * a parent swapped for a symlink since it was listed is not followed) and listed through its descriptor.
+ */
+function listConfined(lister: DirLister, dir: string): Dirent[] {
+  const handle = lister.open(dir, undefined, path.basename(dir));
+  if (handle === undefined) return [];
+  try {
+    const walked = { handle, abs: dir.endsWith(path.sep) ? dir : dir + path.sep, rel: '' };
+    const entries = lister.list(walked);
+    return lister.stillThere(walked) ? entries : [];
+  } finally {
+    handle.close();
+  }
 }

@@ -69,6 +69,8 @@ export interface GlobResult {
   /** Absolute paths, newest modification first (ties by path), at most `limit`. */
   files: string[];
   total: number;
+  /** Directories left out because another process swapped them mid-walk (ListingStats.swapped). */
+  swapped: number;
 }
 
 export interface GrepSkips {
@@ -76,6 +78,7 @@ export interface GrepSkips {
   tooLarge: number;
   unreadable: number;
 }
+
 
 export interface GrepResult {
   kind: 'grep';
@@ -96,6 +99,8 @@ export interface GrepResult {
   budgetCut: boolean;
   filesSearched: number;
   skipped: GrepSkips;
+  /** Directories and files left out because another process swapped them mid-walk. */
+  swapped: number;
 }
 
 export type LsEntryType = 'directory' | 'file' | 'symlink';
@@ -111,6 +116,8 @@ export interface LsResult {
   trees: LsTree[];
   total: number;
   truncated: boolean;
+  /** Directories left out because another process swapped them mid-listing. */
+  swapped: number;
 }
 
 export type SearchResult = GlobResult | GrepResult | LsResult;

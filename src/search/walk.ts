@@ -1,17 +1,85 @@
-// Recursive file walks for Glob and Grep: fdir crawls, a DirLister decides what each directory holds.
-import { fdir } from 'fdir';
+// Recursive walks for Glob and Grep, confined by descriptor: each directory is opened through its
+// parent's descriptor without following a symlink, so a walk never leaves the directory it started in.
+import type { Dirent } from 'node:fs';
+import path from 'node:path';
+import { ConfinedDir } from '../fs/confined-dir.js';
 import type { DirLister } from './dir-lister.js';
 
+/** A directory the walk holds open while its entries are handled. */
+export interface WalkedDir {
+  /** The directory itself (proc-fd mode: its descriptor); open its entries through `handle.path(name)`. */
+  handle: ConfinedDir;
+  /** Its real path with a trailing separator. */
+  abs: string;
+  /** Its path relative to the walk's start, "/"-separated: "" for the start, else ending in "/". */
+  rel: string;
+}
+
+/** Called once per directory with the files and symlinks the lister kept there (never followed). */
+export type VisitFiles = (dir: WalkedDir, files: readonly Dirent[]) => void;
+
+interface Frame {
+  dir: WalkedDir;
+  subdirs: string[];
+  next: number;
+}
+
 /**
- * Every file and symlink under `base` (a real, authorized directory) that the lister lets
- * through and `keep` accepts, as absolute paths, in no particular order. Synchronous, in a
- * search worker: an asynchronous crawl was ~20% faster alone but queues hundreds of readdir
- * calls on libuv's thread pool, which the whole process shares — other sessions' Reads then
- * wait behind them. Symlinks are listed, never followed (fdir without `withSymlinks`).
+ * Walks `base` (a real, authorized directory) depth first, handing each directory's kept files to
+ * `visit`. Every subdirectory is opened through its parent's descriptor with O_DIRECTORY|O_NOFOLLOW
+ * (ConfinedDir.child) and listed through its own, so another process swapping a directory for a
+ * symlink mid-walk makes that one entry fail to open (counted in `lister.stats.swapped`) instead of
+ * steering the walk outside. Open descriptors: one per level of the current path. In portable mode
+ * (no /proc) directories are opened by path and verified (real path and identity) after they were
+ * listed; one that moved meanwhile counts as swapped and is neither visited nor entered.
+ *
+ * Synchronous, in a search worker: faster than libuv's pool for many small directories, and that
+ * pool, which the whole process shares, stays free for other sessions' Reads.
  */
-export function walkFiles(base: string, lister: DirLister, keep?: (absPath: string) => boolean): string[] {
+export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): void {
   lister.seed(base);
-  let crawler = new fdir({ fs: lister.fsAdapter() }).withFullPaths();
-  if (keep) crawler = crawler.filter((p, isDirectory) => isDirectory || keep(p));
-  return crawler.crawl(base).sync();
+  const start = lister.open(base, undefined, '');
+  if (start === undefined) return;
+  const stack: Frame[] = [];
+  // The directory being entered, not on the stack yet.
+  let current: ConfinedDir | undefined;
+  const enter = (dir: WalkedDir): void => {
+    current = dir.handle;
+    const entries = lister.list(dir);
+    const files: Dirent[] = [];
+    const subdirs: string[] = [];
+    for (const entry of entries) {
+      if (entry.isDirectory()) subdirs.push(entry.name);
+      else files.push(entry);
+    }
+    // Portable mode only (a descriptor cannot move): a listing read while the directory was not at its
+    // place does not count. A visit that reads files checks again after (lister.stillThere).
+    if (!lister.stillThere(dir)) subdirs.length = 0;
+    else if (files.length > 0) visit(dir, files);
+    stack.push({ dir, subdirs, next: 0 });
+    current = undefined;
+  };
+  try {
+    enter({ handle: start, abs: withSep(base), rel: '' });
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (top.next === top.subdirs.length) {
+        top.dir.handle.close();
+        stack.pop();
+        continue;
+      }
+      const name = top.subdirs[top.next++]!;
+      const handle = lister.open(top.dir.abs + name, top.dir.handle, name);
+      if (handle !== undefined) enter({ handle, abs: `${top.dir.abs}${name}${path.sep}`, rel: `${top.dir.rel}${name}/` });
+    }
+  } finally {
+    // A visit that threw: no descriptor outlives the walk (close() is idempotent).
+    start.close();
+    for (const frame of stack) frame.dir.handle.close();
+    current?.close();
+  }
+}
+
+function withSep(dir: string): string {
+  return dir.endsWith(path.sep) ? dir : dir + path.sep;
 }

@@ -122,6 +122,36 @@ const resourceStep = (rel: string): Step => async (h, a) => {
   }
 };
 
+/**
+ * For the search tools: a deeper inside tree (d/sub/) and outside files whose names and contents say
+ * OUTSIDE, so a walk that followed the swapped-in symlink shows it in names (Glob, LS, Grep's file
+ * list) or contents (Grep content mode).
+ */
+async function searchArena(_h: Harness, a: Arena): Promise<void> {
+  await fs.mkdir(path.join(a.outside, 'sub'), { recursive: true });
+  await fs.writeFile(path.join(a.outside, `${OUTSIDE}-only.txt`), `${OUTSIDE} inside line\n`);
+  await fs.writeFile(path.join(a.outside, 'sub', `${OUTSIDE}-deep.txt`), `${OUTSIDE} inside deep\n`);
+  await fs.writeFile(path.join(a.outside, 'sub', 'deep.txt'), `${OUTSIDE} inside deep\n`);
+  await fs.mkdir(path.join(a.root, 'd', 'sub'), { recursive: true });
+  await fs.writeFile(path.join(a.root, 'd', 'sub', 'deep.txt'), 'inside deep\n');
+}
+
+/** Glob, Grep (names and contents) and LS over the root and over root/d, in turn. */
+const searchStep: Step = async (h, a, i) => {
+  const calls: Array<[string, Record<string, unknown>]> = [
+    ['Glob', { pattern: '**/*' }],
+    ['Grep', { pattern: 'inside', output_mode: 'content', '-n': true }],
+    ['LS', { path: a.root }],
+    ['Grep', { pattern: 'inside', path: path.join(a.root, 'd') }],
+    ['Glob', { pattern: '**/*.txt', path: path.join(a.root, 'd') }],
+    ['LS', { path: path.join(a.root, 'd') }],
+    ['Grep', { pattern: 'deep', glob: '**/sub/*.txt', output_mode: 'count' }],
+  ];
+  const [name, args] = calls[i % calls.length]!;
+  const r = await h.call(name, args);
+  return { code: codeOf(r), leaked: textOf(r).includes(OUTSIDE) || JSON.stringify(r.structuredContent ?? {}).includes(OUTSIDE) };
+};
+
 interface Scenario {
   name: string;
   arena: 'dir' | 'file' | 'hardlink';
@@ -208,6 +238,8 @@ const SCENARIOS: Scenario[] = [
       }
     },
   },
+  { name: 'Glob, Grep and LS, parent directory swapped', arena: 'dir', seed: 1113, setup: searchArena, step: searchStep },
+  { name: 'Grep, file swapped', arena: 'file', seed: 1114, setup: searchArena, step: searchStep },
 ];
 
 /** Runs `scenario` for `seconds` and returns its tally (escapes: outside content shown, outside files changed or created). */
@@ -253,7 +285,12 @@ async function race(open: (root: string) => Promise<Harness>, scenario: Scenario
 const SECONDS: Record<TransportKind, number> = { memory: 2, stdio: 0.7, http: 0.7 };
 const MIN_CALLS = 12;
 /** Over the spawned transports, the scenarios that cover each kind of call once. */
-const SPAWNED = new Set(['Read, parent directory swapped', 'Read→Edit, file swapped', 'Write of new and read files, parent directory swapped']);
+const SPAWNED = new Set([
+  'Read, parent directory swapped',
+  'Read→Edit, file swapped',
+  'Write of new and read files, parent directory swapped',
+  'Glob, Grep and LS, parent directory swapped',
+]);
 
 describe.skipIf(!CAN_RACE).each(TRANSPORTS)('attacks over %s: a directory or file swapped for a symlink mid-call', (kind) => {
   const { open, trackDir } = harnessPool(kind);

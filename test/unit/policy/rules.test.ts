@@ -1,4 +1,6 @@
 // Unit tests for deny/protected glob matching (pure: no filesystem).
+import path from 'node:path';
+import fc from 'fast-check';
 import { describe, it, expect } from 'vitest';
 import { DEFAULT_PROTECTED, PathRules, SHELL_STARTUP_FILES } from '../../../src/policy/rules.js';
 
@@ -123,4 +125,26 @@ describe('PathRules.deniedEntry()', () => {
       expect(rules.hasDenyRules).toBe(deny.length > 0);
     });
   }
+});
+
+describe('PathRules.entryDenier()', () => {
+  const GLOBS = ['secrets', 'secrets/**', '**/.env', '*.key', '**/*.pem', '!keep', 'a/{b,c}/*.txt', 'x\\*y', '~', '~/.aws', '~/.ssh/**', '/work/proj/build', '/etc/**', '**/node_modules', 'dir/', './rel/*', '[ab]?.log', '@(p|q).js'];
+  const SEGMENTS = ['secrets', '.env', 'a', 'b', 'c', 'k.key', 'x.pem', 'keep', 'x*y', '.aws', '.ssh', 'build', 'node_modules', 'dir', 'rel', 'aa.log', 'p.js', 'f.txt', 'é.txt'];
+  const BASES = ['/work/proj', '/work/other', '/home/me', '/etc', '/elsewhere', '/'];
+
+  it('entryDenier() agrees with deniedEntry() on every path (property, seeded)', () => {
+    fc.assert(
+      fc.property(
+        fc.subarray(GLOBS),
+        fc.constantFrom(...BASES),
+        fc.array(fc.constantFrom(...SEGMENTS), { maxLength: 4 }),
+        (deny, base, segments) => {
+          const rules = new PathRules({ deny, protected: [], home, roots });
+          const p = segments.length === 0 ? base : path.posix.join(base, ...segments);
+          expect(rules.entryDenier()(p)).toBe(rules.deniedEntry(p) !== undefined);
+        },
+      ),
+      { seed: 20261201, numRuns: 3000 },
+    );
+  });
 });

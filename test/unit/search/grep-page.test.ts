@@ -53,6 +53,7 @@ describe('formatGrepText()', () => {
   const base: GrepResult = {
     kind: 'grep', mode: 'files_with_matches', lines: [], numFiles: 0, numMatches: 0, shown: 0, offset: 0, more: false, nextOffset: 0, budgetCut: false, filesSearched: 3,
     skipped: { binary: 0, tooLarge: 0, unreadable: 0 },
+    swapped: 0,
   };
   const opts = { headLimit: 250, maxFileBytes: 1024 };
   it('formatGrepText() speaks Claude Code: Found N file(s), No files found, No matches found, totals', () => {
