@@ -65,8 +65,6 @@ export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> 
 
 /** Bytes sniffed before a big file is streamed (the binary heuristic looks at as many). */
 const HEAD_BYTES = 8 * 1024;
-/** Editable text files from this size on are streamed too (hashed): the session would not keep their text anyway. */
-const STREAM_FROM = 16 * 1024 * 1024;
 
 /**
  * The stat and bytes of a regular file small enough to read — confined (DESIGN §5): both come from one
@@ -107,7 +105,7 @@ async function readBig(file: ConfinedFile, target: ResolvedPath, display: string
   const { size } = file.stat;
   const max = deps.config.maxEditBytes;
   const tooBig = size > max;
-  if (!tooBig && (size < Math.max(STREAM_FROM, deps.config.state.maxBytes) || isNotebookPath(target.realPath))) return undefined;
+  if (!tooBig && (size < deps.config.read.streamFromBytes || size === 0 || isNotebookPath(target.realPath))) return undefined;
   const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
   const got = head.subarray(0, await file.readAt(head, 0, head.length, 0));
   const utf16 = detectEncoding(got).startsWith('utf16');
