@@ -6,7 +6,7 @@ import { ToolError } from '../errors.js';
 import { largeFileMark, type ConfinedFile } from '../fs/confined-read.js';
 import { ByteScanner } from '../text/byte-scanner.js';
 import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
-import type { FileIdentity } from '../text/line-index-cache.js';
+import type { FileIdentity, ScannedFile } from '../text/line-index-cache.js';
 import type { ToolOutput } from '../tool-output.js';
 import { numberedBody, renderTextRead, truncatedBody } from './read-text.js';
 import type { ToolDeps } from './tool-deps.js';
@@ -48,14 +48,14 @@ export async function readStreamed(req: StreamedReadRequest, deps: ToolDeps): Pr
   const cache = deps.lineIndexes;
   for (let attempt = 0; ; attempt++) {
     try {
-      let index = req.hashed ? undefined : cache?.get(req.realPath, id);
-      let hash = largeFileMark(stat);
-      if (index === undefined) {
-        const scanned = await scanFile(req.file, stat.size, req.head, deps.config.fallbackEncoding, req.hashed);
-        index = scanned.index;
-        hash = scanned.hash ?? hash;
-        if (!req.hashed) cache?.set(req.realPath, id, index);
+      let scanned = cache?.get(req.realPath, id);
+      if (scanned === undefined || (req.hashed && scanned.hash === undefined)) {
+        const startedMs = Date.now();
+        scanned = await scanFile(req.file, stat.size, req.head, deps.config.fallbackEncoding, req.hashed);
+        cache?.set(req.realPath, id, scanned, startedMs);
       }
+      const { index } = scanned;
+      const hash = req.hashed ? scanned.hash! : largeFileMark(stat);
       const lines = streamedLines(req.file, index, deps.config.read.maxLineChars);
       return await renderTextRead(
         {
@@ -90,7 +90,7 @@ function identityOf(stat: fs.Stats): FileIdentity {
 }
 
 /** One pass over the file: the line index, and the sha256 when `hashed`. Reads overlap the scanning. */
-async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean): Promise<{ index: LineIndex; hash: string | undefined }> {
+async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean): Promise<ScannedFile> {
   const chunk = Math.min(CHUNK, Math.max(INDEX_BLOCK, size));
   const scanner = new ByteScanner(2 * chunk);
   const builder = new LineIndexBuilder(size, head);

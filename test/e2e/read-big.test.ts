@@ -86,6 +86,31 @@ describe.each(TRANSPORTS)('Read of a big file over %s', (kind: TransportKind) =>
     expect(okOf(r)).toMatchObject({ total_lines: 5_001, truncated: false });
   });
 
+  it('an index is kept only for a file quiet before the scan, and a rewrite of the same size with its mtime put back is still seen', async () => {
+    const h = await open({ files: { 'big.txt': lines(5_000) }, config: { maxEditBytes: MAX } });
+    const file = h.path('big.txt');
+    const old = new Date(Date.now() - 3_600_000);
+    await fs.utimes(file, old, old);
+    expect(textOf(await h.call('Read', { file_path: file, offset: 4_000, limit: 1 }))).toContain(`4000\t${line(4_000)}`);
+    // Same size, same line offsets, same mtime: only the ctime tells. Line 4000 now reads differently.
+    const changed = lines(5_000).replace(line(4_000), line(4_000).replace('line', 'LINE'));
+    await fs.writeFile(file, changed);
+    await fs.utimes(file, old, old);
+    const r = await h.call('Read', { file_path: file, offset: 4_000, limit: 1 });
+    expect(textOf(r)).toContain(`4000\t${line(4_000).replace('line', 'LINE')}`);
+  });
+
+  it('a hashed (editable) streamed file is recorded by its digest: Edit after reading every line goes through', async () => {
+    const h = await open({ files: { 'mid.txt': lines(300) }, config: { read: { streamFromBytes: 1 } } });
+    const file = h.path('mid.txt');
+    const old = new Date(Date.now() - 3_600_000);
+    await fs.utimes(file, old, old);
+    for (let at = 1; at <= 300; at += 100) okOf(await h.call('Read', { file_path: file, offset: at, limit: 100 }));
+    const r = await h.call('Edit', { file_path: file, old_string: line(150), new_string: 'edited' });
+    expect(r.isError).toBeFalsy();
+    expect(textOf(await h.call('Read', { file_path: file, offset: 150, limit: 1 }))).toBe('150\tedited\n… showing lines 150–150 of 300. Call Read with offset=151 to continue.');
+  });
+
   it('a UTF-16 or binary file over maxEditBytes is TOO_LARGE with the reason', async () => {
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(lines(2_000), 'utf16le')]);
     const binary = Buffer.alloc(100_000, 0);
