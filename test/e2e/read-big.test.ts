@@ -92,12 +92,14 @@ describe.each(TRANSPORTS)('Read of a big file over %s', (kind: TransportKind) =>
     const old = new Date(Date.now() - 3_600_000);
     await fs.utimes(file, old, old);
     expect(textOf(await h.call('Read', { file_path: file, offset: 4_000, limit: 1 }))).toContain(`4000\t${line(4_000)}`);
-    // Same size, same line offsets, same mtime: only the ctime tells. Line 4000 now reads differently.
-    const changed = lines(5_000).replace(line(4_000), line(4_000).replace('line', 'LINE'));
+    // Same size, same mtime, every line start up to line 5000 where it was: only the ctime tells. The
+    // last line is now 5 lines (a stale index would still say 5000).
+    const changed = lines(5_000).replace(line(4_000), line(4_000).replace('line', 'LINE')).replace(line(5_000), line(5_000).slice(0, 45) + '\na\nb\nc\nd');
     await fs.writeFile(file, changed);
     await fs.utimes(file, old, old);
     const r = await h.call('Read', { file_path: file, offset: 4_000, limit: 1 });
     expect(textOf(r)).toContain(`4000\t${line(4_000).replace('line', 'LINE')}`);
+    expect(okOf(r)).toMatchObject({ total_lines: 5_004 });
   });
 
   it('a hashed (editable) streamed file is recorded by its digest: Edit after reading every line goes through', async () => {
