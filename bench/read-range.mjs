@@ -65,7 +65,18 @@ function servers(editguard, reference, work) {
     path.join(dcHome, '.claude-server-commander', 'config.json'),
     JSON.stringify({ blockedCommands: [], defaultShell: 'bash', allowedDirectories: [], telemetryEnabled: false }),
   );
+  // EG_BENCH_BASELINE=/path/to/other/dist/cli.js adds another editguard build (e.g. main) as its own row.
+  const baseline = process.env.EG_BENCH_BASELINE;
   return [
+    ...(baseline
+      ? [
+          {
+            name: 'editguard (baseline)',
+            spawn: (dir) => ({ command: process.execPath, args: [baseline, '--root', dir, '--state-dir', path.join(work, 'eg-base-state'), '--log-level', 'error'] }),
+            read: (file, offset) => ['Read', { file_path: file, offset, limit: 10 }],
+          },
+        ]
+      : []),
     {
       name: 'editguard',
       spawn: (dir) => ({ command: process.execPath, args: [editguard, '--root', dir, '--state-dir', path.join(work, 'eg-state'), '--log-level', 'error'] }),
@@ -140,7 +151,7 @@ async function bigReadRows(mib, all, rounds, warm) {
   }
   return all.map((s) => {
     const m = res.get(s.name);
-    const err = m.errors.length ? ` — ${m.errors.length} wrong/failed: ${m.errors[0]}` : '';
+    const err = m.errors.length ? ` — ${m.errors.length} wrong or failed: ${m.errors[0].slice(0, 90)}` : '';
     return `| ${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} @ line ${at.toLocaleString('en')} | ${s.name} | ${f1(median(m.cold))} ms | ${f1(median(m.warm))} ms | ${f1(m.above)} MiB${err} |`;
   });
 }
