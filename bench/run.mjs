@@ -145,4 +145,9 @@ if (section('bounded')) {
   const { runBoundedBench, partsFromArgv } = await import('./bounded.mjs');
   out.push('', ...(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })));
 }
+if (section('read')) {
+  // --only read: 10 lines deep in 200 MiB / 1 GiB files beside the peers, and HTTP vs stdio per Edit (bench/read-range.mjs).
+  const { readRangeBench } = await import('./read-range.mjs');
+  out.push('', ...(await readRangeBench({ quick, editguard: EDITGUARD, reference: REFERENCE })));
+}
 process.stdout.write(out.join('\n') + '\n');

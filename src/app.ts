@@ -13,6 +13,7 @@ import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
 import { SearchPool } from './search/search-pool.js';
 import { Session } from './session/session.js';
+import { LineIndexCache } from './text/line-index-cache.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
 import type { WriteEvent, WriteRecorder } from './write/write-event.js';
 import { WritePipeline } from './write/write-pipeline.js';
@@ -40,6 +41,8 @@ export interface App {
   writes: WritePipeline;
   /** Worker threads for Glob, Grep and LS, shared by every session. */
   search: SearchPool;
+  /** Line indexes of the big files Read streamed (scanned once per file version, for every session). */
+  lineIndexes: LineIndexCache;
   /** File history (FileHistory, RestoreFile, history:// resources); undefined when history.enabled is false. */
   history: HistoryStore | undefined;
   stateDir: string;
@@ -90,6 +93,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     policy,
     writes,
     search,
+    lineIndexes: new LineIndexCache(),
     history,
     stateDir: env.stateDir,
     instanceId,

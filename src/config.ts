@@ -35,6 +35,12 @@ export const ConfigSchema = z
         /** Text outputs shown per notebook cell before they are elided (a single-cell Read gets outputBudgetBytes). */
         notebookOutputBytes: z.number().int().positive().default(16 * 1024),
         lineNumbers: z.enum(['compact', 'legacy']).default('compact'),
+        /**
+         * Text files from this size on are streamed (constant memory, hashed in the same pass); files over
+         * maxEditBytes always are (not hashed). Past 0.75 × state.maxBytes the session keeps no text of a
+         * file anyway, so the default changes nothing a session remembers.
+         */
+        streamFromBytes: z.number().int().nonnegative().default(32 * MiB),
       })
       .strict()
       .prefault({}),

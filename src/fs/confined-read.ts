@@ -9,10 +9,15 @@ import { errnoCode, isGone } from './errno.js';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
 
-/** A file opened by openConfined: its stat and handle; read it with readAll(), then close(). */
+/** A file opened by openConfined: its stat and handle; read it with readAll() or readAt(), then close(). */
 export interface ConfinedFile {
   readonly stat: fs.Stats;
   readAll(): Promise<Buffer>;
+  /**
+   * Reads into `buffer[offset, offset + length)` from file position `position`, through the same
+   * descriptor (never reopened by path); resolves the bytes read (fewer only at the end of the file).
+   */
+  readAt(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -42,11 +47,27 @@ export async function openConfined(realPath: string): Promise<ConfinedFile | und
   const handle = fh;
   try {
     const stat = await handle.stat();
-    return { stat, readAll: () => handle.readFile(), close: () => handle.close() };
+    return { stat, readAll: () => handle.readFile(), readAt: (buf, off, len, pos) => readFully(handle, buf, off, len, pos), close: () => handle.close() };
   } catch (err) {
     await handle.close();
     throw err;
   }
+}
+
+/** pread until `length` bytes or the end of the file (a read may return fewer bytes than asked). */
+async function readFully(handle: fsp.FileHandle, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(buffer, offset + done, length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done;
+}
+
+/** The staleness mark of a file too large to hash: its size, mtime and inode (the change tracker compares the same). */
+export function largeFileMark(stat: fs.Stats): string {
+  return `large:${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }
 
 /**

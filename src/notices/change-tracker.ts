@@ -1,7 +1,7 @@
 // ChangeTracker (DESIGN §7): watcher events and other sessions' writes become per-session notices with a
 // bounded diff, "deleted" notices, and resources/updated for subscribers. Notices never count as a Read.
 import { digest } from '../fs/digest.js';
-import { openConfined } from '../fs/confined-read.js';
+import { largeFileMark, openConfined } from '../fs/confined-read.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { FileWatcher, WatchEvent } from '../fs/watcher.js';
 import type { Logger } from '../log.js';
@@ -30,7 +30,7 @@ export const realDisk: ChangeDisk = {
     try {
       const st = file.stat;
       if (!st.isFile()) return { exists: false };
-      if (st.size > maxBytes) return { exists: true, hash: `large:${st.size}:${st.mtimeMs}:${st.ino}`, bytes: undefined };
+      if (st.size > maxBytes) return { exists: true, hash: largeFileMark(st), bytes: undefined };
       const bytes = await file.readAll();
       return { exists: true, hash: digest(bytes), bytes };
     } finally {

@@ -16,7 +16,8 @@ export interface ReadRequest {
 
 /** One Read's view: LF text, its identity and size, and which lines (notebooks: cells) it showed. */
 export interface ReadView {
-  text: string;
+  /** Undefined for a file streamed in ranges (never held whole). */
+  text: string | undefined;
   hash: string;
   mtimeMs: number;
   size: number;

@@ -23,18 +23,64 @@ const FOOTER_RESERVE = 160;
 /** Numbered lines of a text file from `offset` (1-based), at most `limit` or what the output budget allows. */
 export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<ToolOutput> {
   const { config } = deps;
-  const { display, bytes } = req;
+  const { bytes } = req;
   // In slices: a 200 MB file is decoded, split and counted without holding up other sessions.
   const decoded = await runStepsWithPauses(decodeTextSteps(bytes, config.fallbackEncoding), pauseIfDue);
   const doc = await runStepsWithPauses(toLineDocSteps(decoded.text), pauseIfDue);
   const text = doc.text;
   const total = await runStepsWithPauses(countLinesSteps(text), pauseIfDue);
-  const start = Math.max(1, req.offset ?? 1);
-  const base = { file_path: display, ...describeText(decoded, doc), total_lines: total };
-  const view = { text, hash: await digestInSlices(bytes), mtimeMs: req.mtimeMs, size: bytes.length, total, offset: req.offset, limit: req.limit };
-  const record = (shown: LineRange[], ranged: boolean) => recordRead(deps.session, req.realPath, { ...view, shown, ranged });
-  const notices = [...req.notices];
-  if (!decoded.lossless) {
+  const hash = await digestInSlices(bytes);
+  return renderTextRead(
+    {
+      ...req,
+      described: describeText(decoded, doc),
+      lossless: decoded.lossless,
+      total,
+      view: { text, hash, size: bytes.length },
+      lines: async function* (start) {
+        let pos = await runStepsWithPauses(lineStartSteps(text, start), pauseIfDue);
+        for (;;) {
+          const nl = text.indexOf('\n', pos);
+          yield numberedBody(text.slice(pos, nl === -1 ? text.length : nl), config.read.maxLineChars);
+          pos = nl + 1;
+        }
+      },
+    },
+    deps,
+  );
+}
+
+/** A text file as the renderer needs it, whether held whole or streamed. */
+export interface TextLines extends Omit<TextReadRequest, 'bytes'> {
+  described: { encoding: string; bom: boolean; line_endings: string };
+  lossless: boolean;
+  total: number;
+  /** What the session records: the LF text (undefined when not kept), digest (or mark) and size. */
+  view: { text: string | undefined; hash: string; size: number };
+  /** Line bodies from 1-based `start` (≤ total) on, each already cut at maxLineChars (see numberedBody). */
+  lines(start: number): AsyncGenerator<string, void, undefined>;
+}
+
+/** A line as Read shows it after its number: cut at `maxChars` with a marker giving its length. */
+export function numberedBody(line: string, maxChars: number): string {
+  return truncatedBody(line.length > maxChars ? line.slice(0, maxChars) : line, line.length, maxChars);
+}
+
+/** The shown body of a line of `length` characters whose first characters are `head` (all of them, or at least maxChars). */
+export function truncatedBody(head: string, length: number, maxChars: number): string {
+  return length > maxChars ? `${head.slice(0, maxChars)}… [line truncated: ${length} chars]` : head;
+}
+
+/** The answer to a text Read: warnings, numbered lines within the output budget, footer and notes; the view recorded. */
+export async function renderTextRead(t: TextLines, deps: ToolDeps): Promise<ToolOutput> {
+  const { config } = deps;
+  const { display, total } = t;
+  const start = Math.max(1, t.offset ?? 1);
+  const base = { file_path: display, ...t.described, total_lines: total };
+  const view = { ...t.view, mtimeMs: t.mtimeMs, total, offset: t.offset, limit: t.limit };
+  const record = (shown: LineRange[], ranged: boolean) => recordRead(deps.session, t.realPath, { ...view, shown, ranged });
+  const notices = [...t.notices];
+  if (!t.lossless) {
     notices.push(
       `Note: ${display} is not valid UTF-8/UTF-16; undecodable bytes are shown as U+FFFD. Edit and Write will refuse this file unless a fallback encoding is configured.`,
     );
@@ -55,12 +101,11 @@ export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<To
       structured: { ...base, start_line: start, num_lines: 0, truncated: false },
     };
   }
-  const from = await runStepsWithPauses(lineStartSteps(text, start), pauseIfDue);
-  const out = numberedLines(text, from, start, total, req.limit ?? config.read.maxLines, deps.config, notices);
+  const out = await numberedLines(t.lines(start), start, total, t.limit ?? config.read.maxLines, config, notices);
   const end = start + out.length - 1;
   const truncated = end < total;
   if (truncated) out.push(`… showing lines ${start}–${end} of ${total}. Call Read with offset=${end + 1} to continue.`);
-  record([[start, end]], req.offset !== undefined || req.limit !== undefined);
+  record([[start, end]], t.offset !== undefined || t.limit !== undefined);
   return {
     text: [...out, ...notices].join('\n'),
     structured: { ...base, start_line: start, num_lines: end - start + 1, truncated, ...(truncated ? { next_offset: end + 1 } : {}) },
@@ -77,20 +122,31 @@ function* lineStartSteps(text: string, line: number): Steps<number> {
   return pos;
 }
 
-/** Lines start.. (line `start` begins at offset `pos`) rendered with numbers, at most `limit`, within the output budget (at least one line). */
-function numberedLines(text: string, pos: number, start: number, total: number, limit: number, config: ToolDeps['config'], notices: readonly string[]): string[] {
+/** Lines start.. rendered with numbers, at most `limit`, within the output budget (at least one line). */
+async function numberedLines(
+  lines: AsyncGenerator<string, void, undefined>,
+  start: number,
+  total: number,
+  limit: number,
+  config: ToolDeps['config'],
+  notices: readonly string[],
+): Promise<string[]> {
   const out: string[] = [];
   // The budget covers the whole answer: the footer and the notes come out of it too (Claude Code
   // drops an MCP answer over its limit).
   let budget = config.read.outputBudgetBytes - FOOTER_RESERVE - notices.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
-  for (let lineNo = start; lineNo <= total && out.length < limit; lineNo++) {
-    const nl = text.indexOf('\n', pos);
-    const rendered = numberLine(lineNo, text.slice(pos, nl === -1 ? text.length : nl), config.read.lineNumbers, config.read.maxLineChars);
-    const cost = Buffer.byteLength(rendered) + 1;
-    if (cost > budget && out.length > 0) break;
-    budget -= cost;
-    out.push(rendered);
-    pos = nl + 1;
+  try {
+    for (let lineNo = start; lineNo <= total && out.length < limit; lineNo++) {
+      const next = await lines.next();
+      if (next.done) break;
+      const rendered = numberLine(lineNo, next.value, config.read.lineNumbers, Infinity);
+      const cost = Buffer.byteLength(rendered) + 1;
+      if (cost > budget && out.length > 0) break;
+      budget -= cost;
+      out.push(rendered);
+    }
+  } finally {
+    await lines.return();
   }
   return out;
 }

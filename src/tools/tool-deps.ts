@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { SearchPool } from '../search/search-pool.js';
 import type { Session } from '../session/session.js';
+import type { LineIndexCache } from '../text/line-index-cache.js';
 import type { WritePipeline } from '../write/write-pipeline.js';
 
 export interface ToolDeps {
@@ -12,6 +13,8 @@ export interface ToolDeps {
   log: Logger;
   /** Worker threads for Glob, Grep and LS. */
   search: SearchPool;
+  /** Line indexes of the big files Read streamed, shared by every session (none: each Read scans). */
+  lineIndexes?: LineIndexCache | undefined;
 }
 
 /** What the file tools need without the search workers: `editguard restore` runs RestoreFile with no pool. */

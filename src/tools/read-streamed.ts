@@ -1,0 +1,211 @@
+// Read of a text file too big to hold whole: scanned once at constant memory through the confined
+// descriptor (a sparse line index, cached per file version), then only the lines shown are read.
+import { createHash } from 'node:crypto';
+import type fs from 'node:fs';
+import { ToolError } from '../errors.js';
+import { largeFileMark, type ConfinedFile } from '../fs/confined-read.js';
+import { pauseIfDue } from '../fs/yield-to-others.js';
+import { ByteScanner } from '../text/byte-scanner.js';
+import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
+import type { FileIdentity, ScannedFile } from '../text/line-index-cache.js';
+import type { ToolOutput } from '../tool-output.js';
+import { numberedBody, renderTextRead, truncatedBody } from './read-text.js';
+import type { ToolDeps } from './tool-deps.js';
+
+/** Bytes read per call while scanning (two in flight: one read, one scanned). */
+const CHUNK = 4 * 1024 * 1024;
+/** Bytes hashed between two chances to yield. */
+const HASH_SLICE = 1024 * 1024;
+/** Bytes read at a time while showing lines; a longer line is streamed on its own. */
+const WINDOW = 64 * 1024;
+/** Bytes read at a time through one very long line. */
+const LONG_CHUNK = 1024 * 1024;
+
+export interface StreamedReadRequest {
+  display: string;
+  realPath: string;
+  /** Open, a regular file; the caller closes it. */
+  file: ConfinedFile;
+  /** Its first bytes (the sniffed head), at least 3 or the whole file. */
+  head: Uint8Array;
+  offset: number | undefined;
+  limit: number | undefined;
+  notices: string[];
+  /**
+   * Hash the bytes (the file can be edited: the session records its digest) or not (over
+   * maxEditBytes: recorded by size, mtime and inode, as the change tracker compares it).
+   */
+  hashed: boolean;
+}
+
+/** The file had fewer bytes than its stat said while it was scanned. */
+class ChangedWhileReading extends Error {}
+
+/**
+ * Numbered lines as readText() gives them, at memory independent of the file's size.
+ * @throws ToolError IO_ERROR when the file keeps changing under the read; errno errors as they come.
+ */
+export async function readStreamed(req: StreamedReadRequest, deps: ToolDeps): Promise<ToolOutput> {
+  const stat = req.file.stat;
+  const id = identityOf(stat);
+  const cache = deps.lineIndexes;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      let scanned = cache?.get(req.realPath, id);
+      if (scanned === undefined || (req.hashed && scanned.hash === undefined)) {
+        const startedMs = Date.now();
+        scanned = await scanFile(req.file, stat.size, req.head, deps.config.fallbackEncoding, req.hashed);
+        cache?.set(req.realPath, id, scanned, startedMs);
+      }
+      const { index } = scanned;
+      const hash = req.hashed ? scanned.hash! : largeFileMark(stat);
+      const lines = streamedLines(req.file, index, deps.config.read.maxLineChars);
+      return await renderTextRead(
+        {
+          display: req.display,
+          realPath: req.realPath,
+          mtimeMs: stat.mtimeMs,
+          offset: req.offset,
+          limit: req.limit,
+          notices: req.notices,
+          described: { encoding: index.encoding === 'latin1' ? 'latin1' : 'utf-8', bom: index.bodyStart > 0, line_endings: index.style },
+          lossless: index.lossless,
+          total: index.totalLines,
+          view: { text: undefined, hash, size: stat.size },
+          lines,
+        },
+        deps,
+      );
+    } catch (err) {
+      if (!(err instanceof ChangedWhileReading)) throw err;
+      cache?.delete(req.realPath);
+      if (attempt >= 1) {
+        throw new ToolError('IO_ERROR', `${req.display} changed while it was being read (${err.message}). Read it again once it is no longer being written.`, {
+          path: req.display,
+        });
+      }
+    }
+  }
+}
+
+function identityOf(stat: fs.Stats): FileIdentity {
+  return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
+}
+
+/** One pass over the file: the line index, and the sha256 when `hashed`. Reads overlap the scanning. */
+async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean): Promise<ScannedFile> {
+  const chunk = Math.min(CHUNK, Math.max(INDEX_BLOCK, size));
+  const scanner = new ByteScanner(2 * chunk);
+  const builder = new LineIndexBuilder(size, head);
+  const sha = hashed ? createHash('sha256') : undefined;
+  const read = (half: number, pos: number) => file.readAt(scanner.bytes, half * chunk, Math.min(chunk, size - pos), pos);
+  let pos = 0;
+  let half = 0;
+  let pending = size > 0 ? read(0, 0) : undefined;
+  while (pending !== undefined) {
+    const got = await pending;
+    const want = Math.min(chunk, size - pos);
+    if (got < want) throw new ChangedWhileReading(`${pos + got} bytes where ${size} were expected`);
+    pos += got;
+    const from = half * chunk;
+    half ^= 1;
+    pending = pos < size ? read(half, pos) : undefined;
+    builder.add(scanner, from, from + got);
+    if (sha) {
+      // sha256 runs at ~1 GB/s: a 4 MiB chunk is hashed a slice at a time, other sessions served between.
+      for (let at = from; at < from + got; at += HASH_SLICE) {
+        sha.update(scanner.bytes.subarray(at, Math.min(from + got, at + HASH_SLICE)));
+        await pauseIfDue();
+      }
+    }
+  }
+  return { index: builder.finish(fallback), hash: sha?.digest('hex') };
+}
+
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** Line bodies from 1-based `start` on, read a window at a time from the line's byte offset. */
+function streamedLines(file: ConfinedFile, index: LineIndex, maxChars: number): (start: number) => AsyncGenerator<string, void, undefined> {
+  const decode = index.encoding === 'latin1' ? (b: Buffer) => b.toString('latin1') : (b: Buffer) => UTF8.decode(b);
+  return async function* (start) {
+    const buf = Buffer.allocUnsafe(WINDOW);
+    let pos = await lineStart(file, index, start, buf);
+    let winStart = 0;
+    let winLen = 0;
+    while (pos < index.size) {
+      let rel = pos - winStart;
+      let nl = rel >= 0 && rel < winLen ? buf.subarray(0, winLen).indexOf(10, rel) : -1;
+      if (nl === -1 && (rel < 0 || rel >= winLen || winStart + winLen < index.size)) {
+        winStart = pos;
+        winLen = await file.readAt(buf, 0, Math.min(WINDOW, index.size - pos), pos);
+        if (winLen === 0) throw new ChangedWhileReading(`no bytes at ${pos}`);
+        rel = 0;
+        nl = buf.subarray(0, winLen).indexOf(10);
+      }
+      if (nl !== -1) {
+        const end = nl > rel && buf[nl - 1] === 13 ? nl - 1 : nl;
+        yield numberedBody(decode(buf.subarray(rel, end)), maxChars);
+        pos = winStart + nl + 1;
+      } else if (winStart + winLen >= index.size) {
+        yield numberedBody(decode(buf.subarray(rel, winLen)), maxChars);
+        pos = index.size;
+      } else {
+        const long = await longLine(file, index, pos, maxChars);
+        yield long.body;
+        pos = long.next;
+        winLen = 0;
+      }
+    }
+  };
+}
+
+/**
+ * Byte offset where 1-based line `start` begins (≤ totalLines): the index names the block, one read walks it.
+ * @throws ChangedWhileReading when the block does not hold the breaks the index counted.
+ */
+async function lineStart(file: ConfinedFile, index: LineIndex, start: number, buf: Buffer): Promise<number> {
+  if (start <= 1) return index.bodyStart;
+  const { blockStart, skip } = locateLine(index, start);
+  const got = await file.readAt(buf, 0, Math.min(INDEX_BLOCK, index.size - blockStart), blockStart);
+  const block = buf.subarray(0, got);
+  let at = -1;
+  for (let k = 0; k < skip; k++) {
+    at = block.indexOf(10, at + 1);
+    if (at === -1) throw new ChangedWhileReading(`line ${start} is not where the index put it`);
+  }
+  return blockStart + at + 1;
+}
+
+/** A line longer than the window: its shown body (cut at maxChars, with its length) and where the next line starts. */
+async function longLine(file: ConfinedFile, index: LineIndex, pos: number, maxChars: number): Promise<{ body: string; next: number }> {
+  const latin1 = index.encoding === 'latin1';
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const decode = (b: Buffer, stream: boolean) => (latin1 ? b.toString('latin1') : decoder.decode(b, { stream }));
+  const buf = Buffer.allocUnsafe(LONG_CHUNK);
+  let head = '';
+  let length = 0;
+  const take = (s: string) => {
+    length += s.length;
+    if (head.length <= maxChars) head += s.slice(0, maxChars + 1 - head.length);
+  };
+  // A "\r" ending a chunk is held back: it is dropped if the next chunk starts with the "\n" of its CRLF.
+  let heldCr = false;
+  for (let at = pos; at < index.size; ) {
+    const got = await file.readAt(buf, 0, Math.min(LONG_CHUNK, index.size - at), at);
+    if (got === 0) throw new ChangedWhileReading(`no bytes at ${at}`);
+    const chunk = buf.subarray(0, got);
+    const nl = chunk.indexOf(10);
+    if (heldCr && nl !== 0) take(decode(Buffer.from([13]), true));
+    heldCr = false;
+    if (nl !== -1) {
+      take(decode(chunk.subarray(0, nl > 0 && chunk[nl - 1] === 13 ? nl - 1 : nl), false));
+      return { body: truncatedBody(head, length, maxChars), next: at + nl + 1 };
+    }
+    heldCr = chunk[got - 1] === 13;
+    take(decode(chunk.subarray(0, heldCr ? got - 1 : got), true));
+    at += got;
+  }
+  if (heldCr) take(decode(Buffer.from([13]), true));
+  if (!latin1) take(decoder.decode());
+  return { body: truncatedBody(head, length, maxChars), next: index.size };
+}
