@@ -173,24 +173,10 @@ export class WritePipeline {
 
       const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
       const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestInSlices(plan.bytes) } : undefined;
-      const event: WriteEvent = {
-        path: real,
-        tool: req.tool,
-        session: req.session,
-        before,
-        after,
-        linesAdded: plan.linesAdded,
-        linesRemoved: plan.linesRemoved,
-        time: (this.#opts.clock ?? Date.now)(),
-      };
-      const commit: DiskCommitRequest = {
-        dir,
-        name,
-        display: req.target.input,
-        current,
-        change: plan.change === 'write' ? { kind: 'write', bytes: plan.bytes } : { kind: 'delete' },
-        ops: this.#opts.ops,
-      };
+      const time = (this.#opts.clock ?? Date.now)();
+      const event: WriteEvent = { path: real, tool: req.tool, session: req.session, before, after, linesAdded: plan.linesAdded, linesRemoved: plan.linesRemoved, time };
+      const change = plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
+      const commit: DiskCommitRequest = { dir, name, display: req.target.input, current, change, ops: this.#opts.ops };
       // The backup's fsyncs (thread pool) and the temp's fdatasync (here) run at once; nothing is
       // published before both are done.
       commit.temp = await alongsideBackup(this.#opts.recorder?.backup(real, before, event), () => writeTempFor(commit), dir, this.#opts.ops);
