@@ -15,7 +15,7 @@ const EDITGUARD = path.join(REPO, 'dist/cli.js');
 const REFERENCE = path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const quick = process.argv.includes('--quick');
 // --only NAME runs one section: edit (the Edit/Write scenarios), search (Glob/Grep, bench/search.mjs)
-// or bounded (MultiEdit/replace_all growth and latency under a heavy request, bench/bounded.mjs;
+// perf (issue 13: Edit/Write against every peer and the raw floor, bench/perf.mjs), or bounded (MultiEdit/replace_all growth and latency under a heavy request, bench/bounded.mjs;
 // `--parts growth,nomatch,memory,latency` runs some of it).
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
@@ -141,6 +141,11 @@ out.push(
 const baselineAt = process.argv.indexOf('--baseline');
 const baseline = baselineAt === -1 ? undefined : path.resolve(process.argv[baselineAt + 1]);
 if (section('search')) out.push('', ...(await searchBench({ quick, editguard: EDITGUARD, reference: REFERENCE, baseline })));
+if (section('perf')) {
+  // Issue 13: the write path against every peer and the raw floor (bench/perf.mjs); Read rows slot in as extraRows.
+  const { perfBench } = await import('./perf.mjs');
+  out.push('', ...(await perfBench({ quick, editguard: EDITGUARD, reference: REFERENCE })));
+}
 if (section('bounded')) {
   const { runBoundedBench, partsFromArgv } = await import('./bounded.mjs');
   out.push('', ...(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })));

@@ -72,10 +72,11 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   if (config.history.enabled) await assertStateDir(env.stateDir);
   // history.enabled: false means nothing of a file's content is copied into the state dir.
   const history = config.history.enabled
-    ? new HistoryStore({ stateDir: env.stateDir, instance: instanceId, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
+    ? new HistoryStore({ stateDir: env.stateDir, instance: instanceId, durability: config.durability, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
     : undefined;
   const writes = new WritePipeline({
     maxEditBytes: config.maxEditBytes,
+    durability: config.durability,
     fallbackEncoding: config.fallbackEncoding,
     recorder: env.recorder ?? (history && reportedAsUnavailable(history, env.stateDir)),
     // Without history nothing is kept in the state dir, not even locks: writers then serialise per process only.

@@ -19,6 +19,13 @@ export const ConfigSchema = z
     /** Bytes that do not decode as UTF-8 are edited as Latin-1 when set (otherwise ENCODING_UNSUPPORTED). */
     fallbackEncoding: z.enum(['latin1']).optional(),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /**
+     * "full": every write is on disk before its reply (the file fdatasync'd and its directory fsync'd,
+     * history's pre-image and intent fsync'd before the file changes). "relaxed": no fsync at all —
+     * the OS writes back in its own time: a kill -9 still loses nothing, a power cut or kernel crash
+     * may lose the last writes and their history.
+     */
+    durability: z.enum(['full', 'relaxed']).default('full'),
     read: z
       .object({
         maxLines: z.number().int().positive().default(2000),

@@ -1,9 +1,9 @@
 // Content-addressed blobs under the state dir: every pre-image is kept once, named by its sha256.
 import { randomBytes } from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { digest } from '../fs/digest.js';
-import { isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
 import { listDir } from '../fs/list-dir.js';
 import { removeIfOld } from '../fs/remove-if-old.js';
@@ -27,7 +27,7 @@ export class BlobStore {
    */
   async put(bytes: Uint8Array, hash = digest(bytes)): Promise<string> {
     const target = this.pathOf(hash);
-    if (await touch(target)) return hash;
+    if (this.touchSync(hash, bytes.length)) return hash;
     const dir = path.dirname(target);
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
@@ -35,6 +35,63 @@ export class BlobStore {
     await fs.rename(tmp, target);
     await fsyncDir(dir);
     return hash;
+  }
+
+  /**
+   * True when the blob is there with `size` bytes (its mtime refreshed, as put() does); false when
+   * it is missing or has another size (a torn copy: put() replaces it). Synchronous: two metadata calls.
+   */
+  touchSync(hash: string, size: number): boolean {
+    const target = this.pathOf(hash);
+    let st: fsSync.Stats;
+    try {
+      st = fsSync.statSync(target);
+    } catch {
+      return false;
+    }
+    if (st.size !== size) return false;
+    try {
+      const now = new Date();
+      fsSync.utimesSync(target, now, now);
+    } catch {
+      /* not ours to touch (shared state dir): present is still present */
+    }
+    return true;
+  }
+
+  /**
+   * Stores `bytes` (temp + rename, in this thread) without making them durable yet: `sync(hash)`
+   * does that later. Returns false when the blob was already there (touched, nothing written).
+   */
+  putUnsyncedSync(bytes: Uint8Array, hash: string): boolean {
+    if (this.touchSync(hash, bytes.length)) return false;
+    const target = this.pathOf(hash);
+    fsSync.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    const fd = fsSync.openSync(tmp, 'wx', 0o600);
+    try {
+      for (let off = 0; off < bytes.length; ) off += fsSync.writeSync(fd, bytes, off, bytes.length - off);
+    } catch (err) {
+      fsSync.closeSync(fd);
+      fsSync.rmSync(tmp, { force: true });
+      throw err;
+    }
+    fsSync.closeSync(fd);
+    fsSync.renameSync(tmp, target);
+    return true;
+  }
+
+  /** Makes a blob put by putUnsyncedSync durable (its data, then its directory entry). A missing blob is fine. */
+  async sync(hash: string): Promise<void> {
+    const target = this.pathOf(hash);
+    const fh = await fs.open(target, 'r').catch(() => undefined);
+    if (!fh) return;
+    try {
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    await fsyncDir(path.dirname(target));
   }
 
   async get(hash: string): Promise<Buffer> {
@@ -74,21 +131,5 @@ export class BlobStore {
       }
     }
     return { removed, bytes };
-  }
-}
-
-/** Refreshes mtime; false when the file does not exist. */
-async function touch(p: string): Promise<boolean> {
-  const now = new Date();
-  try {
-    await fs.utimes(p, now, now);
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    // Not ours to touch (shared state dir): present is still present.
-    return fs.access(p).then(
-      () => true,
-      () => false,
-    );
   }
 }

@@ -3,11 +3,12 @@
 // changes; the commit line follows the write. Shared by every session and process of a state dir.
 // This file orchestrates; the record format is manifest.ts, the retention plan retention.ts.
 import { randomBytes } from 'node:crypto';
-import { digestFile } from '../fs/confined-read.js';
+import { digest } from '../fs/digest.js';
+import { digestFile, readConfined } from '../fs/confined-read.js';
 import type { Logger } from '../log.js';
 import type { WriteEvent, WriteRecorder } from '../write/write-event.js';
 import { BlobStore } from './blob-store.js';
-import { derive, type FileHistory, type IntentRec } from './manifest.js';
+import { derive, type FileHistory, type Image, type IntentRec } from './manifest.js';
 import { ManifestStore } from './manifest-store.js';
 import { planRetention } from './retention.js';
 
@@ -21,6 +22,11 @@ export interface HistoryStoreOptions {
   maxAgeMs: number;
   clock?: () => number;
   log?: Logger;
+  /**
+   * "full" (default): blobs and intent lines are fsync'd before the file changes. "relaxed": no
+   * fsync — a kill -9 still loses nothing (the OS has the writes), a power cut may.
+   */
+  durability?: 'full' | 'relaxed';
   /**
    * Unreferenced blobs (and temp files) whose mtime is younger than this, by the wall clock,
    * survive collection: another process may have stored one and be about to log the intent that
@@ -59,6 +65,12 @@ export class HistoryStore implements WriteRecorder {
   readonly #opts: HistoryStoreOptions;
   readonly #clock: () => number;
   readonly #ids = new WeakMap<WriteEvent, string>();
+  /** Post-images stored without a sync whose background sync has not started. */
+  readonly #unsynced = new Set<string>();
+  /** Background syncs of post-images, by hash. */
+  readonly #syncs = new Map<string, Promise<void>>();
+  /** durability "full": blobs and intents are fsync'd; "relaxed": left to the OS. */
+  readonly #durable: boolean;
   /** Hashes between `put` and their intent line (no manifest references them yet). */
   readonly #inflight = new Map<string, number>();
   /** While a prune runs: every hash a backup touched since it started (never collected). */
@@ -69,6 +81,7 @@ export class HistoryStore implements WriteRecorder {
   constructor(opts: HistoryStoreOptions) {
     this.#opts = opts;
     this.#clock = opts.clock ?? Date.now;
+    this.#durable = opts.durability !== 'relaxed';
     this.stateDir = opts.stateDir;
     this.blobs = new BlobStore(opts.stateDir);
     this.manifests = new ManifestStore(opts.stateDir);
@@ -81,37 +94,88 @@ export class HistoryStore implements WriteRecorder {
 
   // ── WriteRecorder ────────────────────────────────────────────────────────────────────────
 
-  async backup(realPath: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void> {
+  /**
+   * Write-ahead, arranged so the pipeline's own temp write overlaps it: when the pre-image is
+   * already stored (the common case: it is the previous write's post-image), everything up to the
+   * intent's fsync happens before this returns, in this thread — the pre-image touched, the
+   * post-image written (not yet synced: the renamed file is the post-image until the background
+   * sync after commit() makes the copy durable), the intent line written and its fsync started.
+   * A pre-image not stored yet is made durable (awaited) before the intent is written.
+   */
+  backup(realPath: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void> {
     const id = randomBytes(8).toString('hex');
     const hashes = [before?.hash, pending.after?.hash].filter((h): h is string => h !== undefined);
     this.#pin(hashes);
+    let done: Promise<void>;
     try {
-      if (before) await this.blobs.put(before.bytes, before.hash);
-      if (pending.after) await this.blobs.put(pending.after.bytes, pending.after.hash);
-      const rec: IntentRec = {
-        t: 'w',
-        id,
-        time: pending.time,
-        tool: pending.tool,
-        session: pending.session.id,
-        ...(this.#opts.instance !== undefined ? { instance: this.#opts.instance } : {}),
-        before: before ? { hash: before.hash, size: before.bytes.length } : null,
-        after: pending.after ? { hash: pending.after.hash, size: pending.after.bytes.length } : null,
-        lines_added: pending.linesAdded,
-        lines_removed: pending.linesRemoved,
+      const ready = before ? this.#preImage(before) : undefined;
+      const rest = () => {
+        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash)) this.#unsynced.add(pending.after.hash);
+        const rec: IntentRec = {
+          t: 'w',
+          id,
+          time: pending.time,
+          tool: pending.tool,
+          session: pending.session.id,
+          ...(this.#opts.instance !== undefined ? { instance: this.#opts.instance } : {}),
+          before: before ? { hash: before.hash, size: before.bytes.length } : null,
+          after: pending.after ? { hash: pending.after.hash, size: pending.after.bytes.length } : null,
+          lines_added: pending.linesAdded,
+          lines_removed: pending.linesRemoved,
+        };
+        return this.manifests.appendNow(realPath, rec, this.#durable);
       };
-      await this.manifests.append(realPath, rec);
-      this.#ids.set(pending, id);
-    } finally {
-      this.#unpin(hashes);
+      done = ready ? ready.then(rest) : rest();
+    } catch (err) {
+      done = Promise.reject(err);
     }
+    return done.then(
+      () => {
+        this.#ids.set(pending, id);
+        this.#unpin(hashes);
+      },
+      (err: unknown) => {
+        this.#unpin(hashes);
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * The pre-image durable before the intent names it: already stored and synced (or its background
+   * sync awaited) — undefined, nothing to wait for — or stored now, durably.
+   */
+  #preImage(before: { bytes: Buffer; hash: string }): Promise<void> | undefined {
+    const syncing = this.#syncs.get(before.hash);
+    if (syncing) return syncing;
+    if (this.#unsynced.has(before.hash)) return this.#syncBlob(before.hash);
+    if (this.blobs.touchSync(before.hash, before.bytes.length)) return undefined;
+    return this.blobs.put(before.bytes, before.hash).then(() => undefined);
+  }
+
+  /** Starts (or joins) the background sync of a blob put without one. */
+  #syncBlob(hash: string): Promise<void> {
+    let p = this.#syncs.get(hash);
+    if (p) return p;
+    this.#unsynced.delete(hash);
+    p = (this.#durable ? this.blobs.sync(hash) : Promise.resolve()).finally(() => {
+      if (this.#syncs.get(hash) === p) this.#syncs.delete(hash);
+    });
+    this.#syncs.set(hash, p);
+    return p;
   }
 
   async commit(event: WriteEvent): Promise<void> {
     const id = this.#ids.get(event);
     if (id === undefined) throw new Error(`history: commit without a backup for ${event.path}`);
     // No fsync: a lost commit line is recovered from the intent and the bytes on disk (history()).
-    await this.manifests.append(event.path, { t: 'c', id }, false);
+    const line = this.manifests.appendNow(event.path, { t: 'c', id }, false);
+    // The post-image copy becomes durable off the reply path; the next write that replaces it waits for that.
+    const after = event.after?.hash;
+    if (after !== undefined && this.#unsynced.has(after)) {
+      this.#syncBlob(after).catch((err: unknown) => this.#opts.log?.warn(`history: could not sync the copy of ${event.path}`, err));
+    }
+    await line;
   }
 
   /**
@@ -163,10 +227,23 @@ export class HistoryStore implements WriteRecorder {
     const tail = intents[intents.length - 1];
     if (tail?.confirmed && !m.commits.has(tail.rec.id)) {
       // A write whose commit line was lost (crash after the rename): record what the disk shows,
-      // so the version keeps its number whatever happens to the file next.
+      // so the version keeps its number whatever happens to the file next — and, after a power cut
+      // that took the not-yet-synced copy of the post-image, copy it back from the file.
+      await this.#recoverPostImage(realPath, tail.rec.after);
       await this.manifests.append(realPath, { t: 'c', id: tail.rec.id }).catch((err: unknown) => this.#opts.log?.warn('history: could not record a recovered commit', err));
     }
     return versions.length === 0 ? undefined : { path: realPath, versions };
+  }
+
+  /** The post-image's blob, copied from the file when it is missing or torn and the file still holds it. */
+  async #recoverPostImage(realPath: string, after: Image | null): Promise<void> {
+    if (after === null || this.blobs.touchSync(after.hash, after.size)) return;
+    try {
+      const bytes = (await readConfined(realPath))?.bytes;
+      if (bytes && digest(bytes) === after.hash) await this.blobs.put(bytes, after.hash);
+    } catch (err) {
+      this.#opts.log?.warn(`history: could not recover the copy of ${realPath}`, err);
+    }
   }
 
   /** Content of a version's hash. @throws ENOENT when the blob is missing. */
@@ -210,6 +287,8 @@ export class HistoryStore implements WriteRecorder {
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    for (const h of [...this.#unsynced]) void this.#syncBlob(h).catch(() => {});
+    await Promise.allSettled([...this.#syncs.values()]);
     await this.#pruning?.catch(() => {});
   }
 

@@ -1,6 +1,7 @@
 // ManifestStore: the manifest files under <stateDir>/history — create, append (surviving compaction),
 // read, compact, sweep. One file per real path, named by the sha256 of the path.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { digest } from '../fs/digest.js';
@@ -74,15 +75,93 @@ export class ManifestStore {
    * (ids dedupe). @throws Error when the manifest keeps being replaced.
    */
   async append(realPath: string, rec: Rec, durable = true): Promise<void> {
+    return this.appendNow(realPath, rec, durable);
+  }
+
+  /**
+   * append(), with its first write done before this returns (synchronously, in this thread): the
+   * caller can start other work — whose fsyncs then overlap this one's — before awaiting the promise.
+   * The common case costs no thread-pool round trip but the fsync; the compaction checks are a stat
+   * or two. @throws (rejects) like append().
+   */
+  appendNow(realPath: string, rec: Rec, durable = true): Promise<void> {
     const file = this.pathOf(realPath);
+    let first: { ino: number; dev: number; synced: Promise<void> };
+    try {
+      first = this.#appendOnceSync(file, realPath, rec, durable);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#settleAppend(file, realPath, rec, durable, first);
+  }
+
+  async #settleAppend(file: string, realPath: string, rec: Rec, durable: boolean, first: { ino: number; dev: number; synced: Promise<void> }): Promise<void> {
+    await first.synced;
+    let mine: { ino: number; dev: number } = first;
     const deadline = Date.now() + APPEND_WAIT_MS;
-    for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
-      const mine = await this.#appendOnce(file, realPath, rec, durable);
-      while ((await lockHolderAlive(`${file}.compacting.lock`)) && Date.now() < deadline) await sleep(5);
-      const now = await fsp.stat(file).catch(() => undefined);
+    for (let attempt = 1; ; attempt++) {
+      const lock = `${file}.compacting.lock`;
+      // No lock directory, no compaction: the common case needs no proper-lockfile check.
+      if (fs.existsSync(lock)) while ((await lockHolderAlive(lock)) && Date.now() < deadline) await sleep(5);
+      const now = statOrUndefined(file);
       if (now !== undefined && now.ino === mine.ino && now.dev === mine.dev) return;
+      if (attempt >= MAX_APPEND_ATTEMPTS) break;
+      mine = await this.#appendOnce(file, realPath, rec, durable);
     }
     throw new Error(`history: could not append to ${file}: it keeps being replaced`);
+  }
+
+  /** One O_APPEND write in this thread; the fsync (when durable) is started, not awaited. */
+  #appendOnceSync(file: string, realPath: string, rec: Rec, durable: boolean): { ino: number; dev: number; synced: Promise<void> } {
+    this.#ensureSync(file, realPath);
+    const fd = fs.openSync(file, 'a', 0o600);
+    let st: fs.Stats;
+    try {
+      const line = Buffer.from(recordLine(rec));
+      // O_APPEND: one write(2) of a line this short is not interleaved with another process's.
+      fs.writeSync(fd, line, 0, line.length);
+      st = fs.fstatSync(fd);
+    } catch (err) {
+      fs.closeSync(fd);
+      throw err;
+    }
+    if (!durable) {
+      fs.closeSync(fd);
+      return { ino: st.ino, dev: st.dev, synced: Promise.resolve() };
+    }
+    const synced = new Promise<void>((resolve, reject) => {
+      fs.fsync(fd, (err) => {
+        fs.close(fd, (closeErr) => {
+          const e = err ?? closeErr;
+          if (e) reject(e);
+          else resolve();
+        });
+      });
+    });
+    return { ino: st.ino, dev: st.dev, synced };
+  }
+
+  /** #ensure in this thread (only a manifest's first write does more than one existence check). */
+  #ensureSync(file: string, realPath: string): void {
+    if (fs.existsSync(file)) return;
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    const header: HeaderRec = { t: 'h', v: 1, path: realPath };
+    const fd = fs.openSync(tmp, 'wx', 0o600);
+    try {
+      fs.writeSync(fd, recordLine(header));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.linkSync(tmp, file);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+    fsyncDirSync(this.dir);
   }
 
   /**
@@ -172,6 +251,28 @@ export class ManifestStore {
       await fsp.unlink(tmp).catch(() => {});
     }
     await fsyncDir(this.dir);
+  }
+}
+
+function statOrUndefined(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** fsyncDir in this thread (a manifest's creation: once per file). */
+function fsyncDirSync(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* best effort, as fsyncDir */
   }
 }
 

@@ -8,7 +8,8 @@ import type { Logger } from '../log.js';
 import type { Session } from '../session/session.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { toLineDoc } from '../text/line-endings.js';
-import type { WriteEvent } from '../write/write-event.js';
+import fsp from 'node:fs/promises';
+import type { FileIdentity, WriteEvent } from '../write/write-event.js';
 import { deletedNotice, modifiedNotice } from './notice-text.js';
 
 /** What the tracker found on disk. `hash` is the digest of the bytes (or a size/mtime marker for files too large to read). */
@@ -20,6 +21,11 @@ export interface ChangeDisk {
   snapshot(path: string, maxBytes: number): Promise<Snapshot>;
   /** size and mtime, or undefined when missing. */
   stat(path: string): Promise<{ size: number; mtimeMs: number } | undefined>;
+  /**
+   * lstat's identity of the path (nothing is opened or read), or undefined when missing. Optional:
+   * without it every event is checked by content.
+   */
+  identity?(path: string): Promise<FileIdentity | undefined>;
 }
 
 /** The real filesystem, read confined (DESIGN §5): a file swapped for a symlink is never read through. */
@@ -42,6 +48,10 @@ export const realDisk: ChangeDisk = {
     if (!file) return undefined;
     await file.close();
     return { size: file.stat.size, mtimeMs: file.stat.mtimeMs };
+  },
+  async identity(path) {
+    const st = await fsp.lstat(path).catch(() => undefined);
+    return st && { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
   },
 };
 
@@ -66,6 +76,8 @@ interface PathState {
   holders: Map<Session, Hold>;
   /** Hash of the bytes last known on disk ('' when deleted, undefined before anything was seen). */
   diskHash: string | undefined;
+  /** The identity of editguard's own last write, while no event has shown the file otherwise since. */
+  own: FileIdentity | undefined;
 }
 
 /** Watch numbers for logs and HTTP's /healthz. */
@@ -195,6 +207,7 @@ export class ChangeTracker {
     const ps = this.#paths.get(e.path);
     if (!ps || this.#closed) return;
     const snap: Snapshot = e.after ? { exists: true, hash: e.after.hash, bytes: e.after.bytes } : { exists: false };
+    ps.own = e.after ? e.written : undefined;
     this.#enqueue(e.path, async () => this.#apply(e.path, snap));
   }
 
@@ -238,7 +251,7 @@ export class ChangeTracker {
   #hold(session: Session, path: string): { ps: PathState; hold: Hold } {
     let ps = this.#paths.get(path);
     if (!ps) {
-      ps = { holders: new Map(), diskHash: undefined };
+      ps = { holders: new Map(), diskHash: undefined, own: undefined };
       this.#paths.set(path, ps);
     }
     let hold = ps.holders.get(session);
@@ -311,8 +324,26 @@ export class ChangeTracker {
       return this.#apply(e.path, snap);
     }
     if (e.kind === 'watched' && (await this.#inSync(e.path))) return;
+    // The event of our own write (already applied by onWrite): an lstat proves it, nothing is read.
+    if (await this.#stillOwn(e.path)) return;
     const snap = await this.#disk.snapshot(e.path, this.#maxBytes);
     return this.#apply(e.path, snap);
+  }
+
+  /**
+   * True when the file still has the identity (inode, size, mtime) editguard's last write gave it.
+   * A same-size write into that inode within one tick of the coarse mtime clock would look the same:
+   * no notice then, but the write-time check (DESIGN §4) still catches it. Any other identity ends
+   * the shortcut until editguard writes the file again.
+   */
+  async #stillOwn(path: string): Promise<boolean> {
+    const ps = this.#paths.get(path);
+    const own = ps?.own;
+    if (!ps || !own || !this.#disk.identity) return false;
+    const now = await this.#disk.identity(path);
+    if (now && now.dev === own.dev && now.ino === own.ino && now.size === own.size && now.mtimeMs === own.mtimeMs) return true;
+    if (ps.own === own) ps.own = undefined;
+    return false;
   }
 
   /**

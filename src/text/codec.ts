@@ -4,6 +4,7 @@
 // encodeText(text, encoding) reproduces the input bytes exactly, so an edit that only touches
 // one span cannot silently rewrite the rest of the file.
 
+import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import type { Steps } from './steps.js';
 
@@ -86,7 +87,8 @@ export function decodeText(bytes: Uint8Array, fallback?: 'latin1'): DecodedText 
     case 'utf8bom':
     case 'utf8': {
       const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
-      const strict = tryDecode(UTF8_FATAL, body);
+      // isUtf8 + toString (simdutf) is several times faster than a fatal TextDecoder, same result.
+      const strict = isUtf8(body) ? asBuffer(body).toString('utf8') : undefined;
       if (strict !== undefined) return { text: strict, encoding, lossless: true };
       if (fallback === 'latin1') {
         return { text: asBuffer(bytes).toString('latin1'), encoding: 'latin1', lossless: true };
@@ -120,7 +122,7 @@ export function* decodeTextSteps(bytes: Uint8Array, fallback?: 'latin1'): Steps<
     case 'utf8bom':
     case 'utf8': {
       const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
-      const strict = yield* decodeStream('utf-8', true, body);
+      const strict = yield* strictUtf8Steps(body);
       if (strict !== undefined) return { text: strict, encoding, lossless: true };
       if (fallback === 'latin1') return { text: yield* latin1Steps(bytes), encoding: 'latin1', lossless: true };
       return { text: (yield* decodeStream('utf-8', false, body))!, encoding, lossless: false };
@@ -128,6 +130,28 @@ export function* decodeTextSteps(bytes: Uint8Array, fallback?: 'latin1'): Steps<
     case 'latin1':
       return { text: yield* latin1Steps(bytes), encoding, lossless: true };
   }
+}
+
+/**
+ * Valid UTF-8 decoded a slice at a time, or undefined when the bytes are not valid UTF-8: each slice
+ * ends on a character boundary, so validating the slices validates the whole (isUtf8 and toString
+ * are simdutf: several times a fatal TextDecoder's speed).
+ */
+function* strictUtf8Steps(body: Uint8Array): Steps<string | undefined> {
+  const buf = asBuffer(body);
+  const parts: string[] = [];
+  for (let at = 0; at < buf.length; ) {
+    let end = Math.min(buf.length, at + CODEC_STEP);
+    // Back to the start of a character: at most 3 continuation bytes (10xxxxxx); more is invalid anyway.
+    for (let back = 0; end < buf.length && back < 4 && (buf[end]! & 0xc0) === 0x80; back++) end--;
+    if (end < buf.length && (buf[end]! & 0xc0) === 0x80) return undefined;
+    const slice = buf.subarray(at, end);
+    if (!isUtf8(slice)) return undefined;
+    parts.push(slice.toString('utf8'));
+    at = end;
+    yield;
+  }
+  return parts.join('');
 }
 
 /** The text of `body` in `label`, or undefined when `fatal` and the bytes are not valid. */

@@ -39,6 +39,8 @@ export interface DiskCommitRequest {
   current: CurrentFile;
   change: DiskChange;
   ops?: AtomicWriteOps | undefined;
+  /** The temp already written by writeTempFor() (its name); commitToDisk then owns it (removed unless published). */
+  temp?: string | undefined;
 }
 
 export interface DiskCommit {
@@ -101,11 +103,8 @@ export class ReplacedInode {
  */
 export function commitToDisk(req: DiskCommitRequest): DiskCommit {
   const ops = req.ops ?? realOps;
-  const { dir, name, current, change } = req;
-  const keep = current.exists ? current.stat : undefined;
-  // Several hard links: a rename would split them, so the file is written in place (no temp).
-  const inPlace = current.exists && current.stat.nlink > 1;
-  const temp = change.kind === 'write' && !inPlace ? writeTempSync(dir, name, change.bytes, keep, ops, AS_ROOT) : undefined;
+  const { dir, name, change } = req;
+  const temp = req.temp ?? writeTempFor(req);
   let published = false;
   try {
     // ── from here to the publish: no await, nothing but the re-check ──
@@ -148,6 +147,19 @@ export function commitToDisk(req: DiskCommitRequest): DiskCommit {
   } finally {
     if (temp !== undefined && !published) removeQuietly(dir, temp, ops);
   }
+}
+
+/**
+ * The temp file a write publishes by rename, written and synced (undefined: a delete, or a file with
+ * several hard links, written in place). Can run before the history backup completes: nothing
+ * is published until commitToDisk. @throws errno errors (nothing left behind).
+ */
+export function writeTempFor(req: DiskCommitRequest): string | undefined {
+  const { current, change } = req;
+  // Several hard links: a rename would split them, so the file is written in place (no temp).
+  const inPlace = current.exists && current.stat.nlink > 1;
+  if (change.kind !== 'write' || inPlace) return undefined;
+  return writeTempSync(req.dir, req.name, change.bytes, current.exists ? current.stat : undefined, req.ops ?? realOps, AS_ROOT);
 }
 
 /**

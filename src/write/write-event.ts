@@ -14,6 +14,19 @@ export interface WriteEvent {
   linesAdded: number;
   linesRemoved: number;
   time: number;
+  /**
+   * The file's identity right after a write (set once it is on disk): the watcher's next event for
+   * the path is ours — no re-read — while the file still has exactly this identity.
+   */
+  written?: FileIdentity | undefined;
+}
+
+/** What lstat says identifies one state of a file cheaply: inode, size and mtime. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
 }
 
 /**

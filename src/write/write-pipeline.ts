@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolError, fsError } from '../errors.js';
-import type { AtomicWriteOps } from '../fs/atomic-write.js';
+import { realOps, removeQuietly, type AtomicWriteOps } from '../fs/atomic-write.js';
 import { ConfinedDir } from '../fs/confined-dir.js';
 import { digest, digestInSlices } from '../fs/digest.js';
 import type { Release } from '../fs/dir-lock.js';
@@ -16,7 +16,7 @@ import type { Session } from '../session/session.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
-import { commitToDisk, type DiskCommit } from './commit-to-disk.js';
+import { commitToDisk, writeTempFor, type DiskCommit, type DiskCommitRequest } from './commit-to-disk.js';
 import { loadCurrentFile, type CurrentFile } from './current-file.js';
 import { assertFresh, FreshnessDecision } from './freshness.js';
 import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
@@ -91,6 +91,8 @@ export interface WritePipelineOptions {
   fallbackEncoding?: 'latin1' | undefined;
   /** Fault-injection seam for the atomic writer. */
   ops?: AtomicWriteOps;
+  /** "full" (default): the file is fdatasync'd and its directory fsync'd; "relaxed": both left to the OS. */
+  durability?: 'full' | 'relaxed';
   /**
    * Serialises writes to one file across every process sharing the state dir (DESIGN §5): resolves
    * with the release once this process holds the file's lock. @throws ToolError when it cannot.
@@ -105,7 +107,8 @@ export class WritePipeline {
   readonly #listeners: Array<(e: WriteEvent) => void> = [];
 
   constructor(opts: WritePipelineOptions) {
-    this.#opts = opts;
+    // Relaxed durability: the temp is not fdatasync'd either (the fault-injection seam keeps its ops).
+    this.#opts = opts.durability === 'relaxed' && opts.ops === undefined ? { ...opts, ops: { ...realOps, fdatasyncSync: () => {} } } : opts;
   }
 
   /** Called synchronously after every committed write (the watcher marks it as ours). */
@@ -166,30 +169,20 @@ export class WritePipeline {
 
       const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
       const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestInSlices(plan.bytes) } : undefined;
-      const event: WriteEvent = {
-        path: real,
-        tool: req.tool,
-        session: req.session,
-        before,
-        after,
-        linesAdded: plan.linesAdded,
-        linesRemoved: plan.linesRemoved,
-        time: (this.#opts.clock ?? Date.now)(),
-      };
+      const time = (this.#opts.clock ?? Date.now)();
+      const event: WriteEvent = { path: real, tool: req.tool, session: req.session, before, after, linesAdded: plan.linesAdded, linesRemoved: plan.linesRemoved, time };
+      const change = plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
+      const commit: DiskCommitRequest = { dir, name, display: req.target.input, current, change, ops: this.#opts.ops };
+      // The backup's fsyncs (thread pool) and the temp's fdatasync (here) run at once; nothing is
+      // published before both are done.
       req.progress?.('backup');
-      await this.#opts.recorder?.backup(real, before, event);
+      commit.temp = await alongsideBackup(this.#opts.recorder?.backup(real, before, event), () => writeTempFor(commit), dir, this.#opts.ops);
       req.progress?.('write');
-      disk = commitToDisk({
-        dir,
-        name,
-        display: req.target.input,
-        current,
-        change: plan.change === 'write' ? { kind: 'write', bytes: plan.bytes } : { kind: 'delete' },
-        ops: this.#opts.ops,
-      });
+      disk = commitToDisk(commit);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
       dir.verify();
-      dir.fsync();
+      if (this.#opts.durability !== 'relaxed') dir.fsync();
+      if (disk.stat) event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
       if (plan.change === 'write' && after && disk.stat) {
         rememberWrite(req.session, real, plan, after.hash, disk.stat);
         plan.onCommitted?.(after.hash);
@@ -267,6 +260,28 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
     seen: plan.fullView ? [[1, Math.max(total, 1)]] : [],
     totalLines: total,
   });
+}
+
+/**
+ * Runs `write` (the temp) while `backup` is under way, then waits for the backup; a temp whose
+ * backup failed is removed, a backup whose temp failed is let finish (an intent without its write
+ * stays unconfirmed). Returns the temp's name.
+ */
+async function alongsideBackup(backup: Promise<void> | undefined, write: () => string | undefined, dir: ConfinedDir, ops: AtomicWriteOps | undefined): Promise<string | undefined> {
+  let temp: string | undefined;
+  try {
+    temp = write();
+  } catch (err) {
+    await backup?.catch(() => {});
+    throw err;
+  }
+  try {
+    await backup;
+  } catch (err) {
+    if (temp !== undefined) removeQuietly(dir, temp, ops);
+    throw err;
+  }
+  return temp;
 }
 
 /** The verified directory `dir`, or undefined when it does not exist (yet). */
