@@ -13,6 +13,7 @@ import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
+import { computesOffThread, planOffThread } from './off-thread-edit.js';
 import { computeEdit, linesAfterSteps, type ComputedEdit, type EditComputeOptions } from './edit-compute.js';
 import { describeText, requireEncodableInSlices } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
@@ -51,6 +52,7 @@ export async function edit(raw: EditInput, deps: ToolDeps): Promise<ToolOutput> 
 
 async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, key: string, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
   const display = input.file_path;
+  if (computesOffThread(current, [spec], deps)) return planOffThread(current, ctx, [spec], key, { tool: 'Edit', ...input }, deps);
   const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
   const oldDoc = prepared.doc;
   await requireEncodableInSlices(spec.new_string, prepared.encoding, display);
@@ -82,7 +84,7 @@ export function knownLines(current: { readonly state: FileState | undefined; rea
 }
 
 /** The write plan of a computed edit; fullView: the model wrote all of a new or empty file, otherwise a ranged view stays partial. */
-export function editPlan(outcome: ComputedEdit, freshness: FreshnessDecision, onCommitted: (hash: string) => void, fullView: boolean): Plan {
+export function editPlan(outcome: Omit<ComputedEdit, 'text'> & { text: string | undefined }, freshness: FreshnessDecision, onCommitted: (hash: string) => void, fullView: boolean): Plan {
   return {
     change: 'write',
     bytes: outcome.bytes,

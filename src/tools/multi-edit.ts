@@ -14,6 +14,7 @@ import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { editPlan } from './edit.js';
 import { describeText } from './editable-text.js';
+import { computesOffThread, planOffThread } from './off-thread-edit.js';
 import { atEdit, computeMultiEdit, type MultiEditComputeOptions } from './multi-edit-compute.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
@@ -178,7 +179,7 @@ async function planMultiEdit(
   input: z.output<typeof MultiEditInput>,
   deps: ToolDeps,
 ): Promise<Plan> {
-  const display = input.file_path;
+  if (computesOffThread(current, specs, deps)) return planOffThread(current, ctx, [...specs], key, { tool: 'MultiEdit', replace_all: false, ...input }, deps);
   const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
   const original = prepared.doc;
   if (isAlreadyApplied(current, deps.session, key)) {

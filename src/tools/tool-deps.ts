@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { SearchPool } from '../search/search-pool.js';
 import type { Session } from '../session/session.js';
+import type { EditWorkers } from './edit-workers.js';
 import type { WritePipeline } from '../write/write-pipeline.js';
 
 export interface ToolDeps {
@@ -12,6 +13,8 @@ export interface ToolDeps {
   log: Logger;
   /** Worker threads for Glob, Grep and LS. */
   search: SearchPool;
+  /** Worker threads for large Edit and MultiEdit computations; without them every edit computes in this thread. */
+  editWorkers?: EditWorkers | undefined;
 }
 
 /** What the file tools need without the search workers: `editguard restore` runs RestoreFile with no pool. */
