@@ -181,7 +181,7 @@ export class WritePipeline {
         time: (this.#opts.clock ?? Date.now)(),
       };
       await this.#opts.recorder?.backup(real, before, event);
-      disk = commitToDisk({
+      disk = await commitToDisk({
         dir,
         name,
         display: req.target.input,
