@@ -33,6 +33,7 @@ export class EditWorkers {
   readonly #busy = new Set<Worker>();
   readonly #opts: EditWorkersOptions;
   #nextId = 1;
+  #ran = 0;
   #closed = false;
 
   constructor(opts: EditWorkersOptions) {
@@ -49,6 +50,11 @@ export class EditWorkers {
       this.#queue.push({ id: this.#nextId++, job, transfer, resolve, reject });
       this.#pump();
     });
+  }
+
+  /** Jobs run so far (tests check which path an edit took). */
+  get jobsRun(): number {
+    return this.#ran;
   }
 
   /** Terminates every worker; queued and running jobs fail. */
@@ -80,6 +86,7 @@ export class EditWorkers {
 
   #start(worker: Worker, task: Task): void {
     this.#busy.add(worker);
+    this.#ran++;
     const detach = () => {
       worker.off('message', onMessage);
       worker.off('error', onGone);
