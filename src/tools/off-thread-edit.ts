@@ -12,16 +12,19 @@ import { isNotebookPath } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, rememberEdit } from './text-edit.js';
 import type { ToolDeps } from './tool-deps.js';
 
+/** What one edit adds to the size that decides (each is a search of its own: 10,000 small ones are heavy work). */
+const PER_EDIT = 128;
+
 /**
  * Whether this edit computes in a worker: an existing text file (not a notebook) whose bytes plus
- * edit strings reach config.offThreadEditBytes, when the server has edit workers. Smaller edits keep
+ * edit strings, plus PER_EDIT per edit, reach config.offThreadEditBytes, when the server has edit workers. Smaller edits keep
  * the in-thread path (a worker round trip copies the file once more).
  */
 export function computesOffThread(current: CurrentFile, specs: readonly EditSpec[], deps: ToolDeps): current is PresentFile {
   if (deps.editWorkers === undefined || !current.exists || isNotebookPath(current.target.realPath)) return false;
   const min = deps.config.offThreadEditBytes;
   let size = current.bytes.length;
-  for (let i = 0; i < specs.length && size < min; i++) size += specs[i]!.old_string.length + specs[i]!.new_string.length;
+  for (let i = 0; i < specs.length && size < min; i++) size += PER_EDIT + specs[i]!.old_string.length + specs[i]!.new_string.length;
   return size >= min;
 }
 
