@@ -1,13 +1,12 @@
 // The process-wide pieces shared by every session: config, logger, base policy, the one write pipeline.
 import path from 'node:path';
 import type { Config } from './config.js';
-import { ToolError, historyUnavailable } from './errors.js';
-import { digest } from './fs/digest.js';
-import { acquireLock, isLockHeld, type Release } from './fs/dir-lock.js';
+import { historyUnavailable } from './errors.js';
 import { errnoCode } from './fs/errno.js';
 import { assertWritableDir } from './fs/writable-dir.js';
 import { createFileWatcher, type FileWatcher } from './fs/watcher.js';
 import { HistoryStore, daysToMs } from './history/history-store.js';
+import { stateDirWriteLocks } from './history/write-locks.js';
 import type { Logger } from './log.js';
 import { ChangeTracker, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
@@ -21,9 +20,6 @@ import { WritePipeline } from './write/write-pipeline.js';
 
 /** Edit workers: two large edits compute side by side (the box this was measured on has two cores); more wait their turn. */
 const EDIT_WORKERS = 2;
-
-/** How long a write waits for another process's write to the same file (a kill -9'd holder's lock goes stale in 5 s). */
-const LOCK_WAIT_MS = 10_000;
 
 export interface AppEnv {
   cwd: string;
@@ -88,7 +84,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     fallbackEncoding: config.fallbackEncoding,
     recorder: env.recorder ?? (history && reportedAsUnavailable(history, env.stateDir)),
     // Without history nothing is kept in the state dir, not even locks: writers then serialise per process only.
-    fileLock: config.history.enabled ? stateDirLocks(env.stateDir, env.log) : undefined,
+    fileLock: config.history.enabled ? stateDirWriteLocks(env.stateDir, env.log) : undefined,
     log: env.log,
   });
   history?.schedulePruning(config.history.pruneIntervalMinutes * 60_000);
@@ -180,27 +176,3 @@ function reportedAsUnavailable(history: WriteRecorder, stateDir: string): WriteR
   };
 }
 
-/**
- * The pipeline's cross-process lock (DESIGN §5): one proper-lockfile directory per file under
- * <state dir>/locks, named by the sha256 of its real path.
- */
-function stateDirLocks(stateDir: string, log: Logger): (realPath: string, display: string) => Promise<Release> {
-  const dir = path.join(stateDir, 'locks');
-  return async (realPath, display) => {
-    try {
-      return await acquireLock(path.join(dir, `${digest(Buffer.from(realPath))}.lock`), {
-        waitMs: LOCK_WAIT_MS,
-        onCompromised: (err) => log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`),
-      });
-    } catch (err) {
-      if (isLockHeld(err)) {
-        throw new ToolError(
-          'IO_ERROR',
-          `Another editguard process sharing the state dir ${stateDir} has been writing ${display} for over ${LOCK_WAIT_MS / 1000} s; nothing was written. Try again shortly.`,
-          { path: display, stateDir },
-        );
-      }
-      throw historyUnavailable(err, stateDir, display);
-    }
-  };
-}

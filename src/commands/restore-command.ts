@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import type { HistoryStore } from '../history/history-store.js';
+import { stateDirWriteLocks } from '../history/write-locks.js';
 import { PathPolicy } from '../policy/path-policy.js';
 import { protectedGlobs } from '../policy/protected-globs.js';
 import { Session } from '../session/session.js';
@@ -85,6 +86,9 @@ async function restoreDeps(target: CommandTarget, store: HistoryStore, force: bo
     maxEditBytes: ctx.config.maxEditBytes,
     fallbackEncoding: ctx.config.fallbackEncoding,
     recorder: store,
+    // The servers' lock: without it a restore and a server's write to the same file could interleave
+    // between one's re-check and rename, and one of the two would be lost.
+    fileLock: stateDirWriteLocks(ctx.stateDir, ctx.log),
     log: ctx.log,
   });
   const session = new Session({ id: `cli.${randomUUID()}`, policy, maxEntries: ctx.config.state.maxEntries, maxBytes: ctx.config.state.maxBytes });

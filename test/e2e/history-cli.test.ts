@@ -7,6 +7,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryListing } from '../../src/history/history-listing.js';
+import { stateDirWriteLocks } from '../../src/history/write-locks.js';
+import { silentLogger } from '../../src/log.js';
 import { HAVE_SCRIPT, runCli, runCliInTerminal, type CliRun } from '../helpers/cli-process.js';
 import { CLI, errorOf, harness, okOf, tempDir, type Harness } from '../helpers/harness.js';
 import { readmeBlock } from '../helpers/readme.js';
@@ -238,6 +240,23 @@ describe('editguard restore on a state dir a running server writes', () => {
     expect(yes.stdout).toContain('Restored a.txt to version 1');
     expect(await fs.readFile(a, 'utf8')).toBe(V1);
   });
+
+  it('takes the servers\' write lock: while another process holds it the restore waits, then gives up and writes nothing', async () => {
+    const fx = await fixture();
+    const a = fx.h.path('a.txt');
+    // This test process stands in for a server mid-write to a.txt: it holds the state dir's lock for the file.
+    const release = await stateDirWriteLocks(fx.h.stateDir, silentLogger)(await fs.realpath(a), 'a.txt');
+    try {
+      const held = await fx.cli(['restore', 'a.txt', '1', '--force']);
+      expect(held.code).not.toBe(0);
+      expect(held.stderr).toContain('Another editguard process sharing the state dir');
+      expect(await fs.readFile(a, 'utf8')).toBe(V3);
+    } finally {
+      await release();
+    }
+    expect(ok(await fx.cli(['restore', 'a.txt', '1', '--force']))).toContain('Restored a.txt to version 1');
+    expect(await fs.readFile(a, 'utf8')).toBe(V1);
+  }, 60_000);
 
   it('restores racing a server that keeps writing the same file lose nothing: every reported write is a recorded, intact version', async () => {
     const fx = await fixture();
