@@ -12,11 +12,15 @@ import { ChangeTracker, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
 import { SearchPool } from './search/search-pool.js';
+import { EditWorkers } from './tools/edit-workers.js';
 import { Session } from './session/session.js';
 import { LineIndexCache } from './text/line-index-cache.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
 import type { WriteEvent, WriteRecorder } from './write/write-event.js';
 import { WritePipeline } from './write/write-pipeline.js';
+
+/** Edit workers: two large edits compute side by side (the box this was measured on has two cores); more wait their turn. */
+const EDIT_WORKERS = 2;
 
 export interface AppEnv {
   cwd: string;
@@ -32,6 +36,8 @@ export interface AppEnv {
   watcher?: FileWatcher;
   /** The compiled search worker; defaults to the one beside the search pool (tests running TS sources pass dist's). */
   searchWorker?: URL;
+  /** The compiled edit worker; defaults to the one beside the edit pool (tests running TS sources pass dist's). */
+  editWorker?: URL;
 }
 
 export interface App {
@@ -43,6 +49,8 @@ export interface App {
   search: SearchPool;
   /** Line indexes of the big files Read streamed (scanned once per file version, for every session). */
   lineIndexes: LineIndexCache;
+  /** Worker threads for large Edit and MultiEdit computations, shared by every session. */
+  editWorkers: EditWorkers;
   /** File history (FileHistory, RestoreFile, history:// resources); undefined when history.enabled is false. */
   history: HistoryStore | undefined;
   stateDir: string;
@@ -88,6 +96,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding });
   writes.onWrite((e) => changes.onWrite(e));
   const search = new SearchPool({ size: config.search.workers, workerUrl: env.searchWorker, log: env.log });
+  const editWorkers = new EditWorkers({ size: EDIT_WORKERS, workerUrl: env.editWorker });
   return {
     config,
     log: env.log,
@@ -95,6 +104,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     writes,
     search,
     lineIndexes: new LineIndexCache(),
+    editWorkers,
     history,
     stateDir: env.stateDir,
     instanceId,
@@ -116,6 +126,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     watchStatus: () => changes.status(),
     close: async () => {
       await search.close();
+      await editWorkers.close();
       await writes.locks.drain();
       await changes.close();
       await watcher.close();

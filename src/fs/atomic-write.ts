@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { swappedError, type ConfinedDir } from './confined-dir.js';
 import { Descriptor } from './descriptor.js';
 import { errnoCode } from './errno.js';
+import { pauseIfDue } from './yield-to-others.js';
 
 /** The fs calls the write steps make; a test wraps them to inject a fault at any step. */
 export interface AtomicWriteOps {
@@ -104,6 +105,49 @@ export function writeTempSync(dir: ConfinedDir, name: string, bytes: Uint8Array,
     removeQuietly(dir, temp, ops);
     throw errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
   }
+}
+
+/** Bytes written between two pause points of writeTempInSlices(). */
+const WRITE_SLICE = 4 * 1024 * 1024;
+
+/**
+ * writeTempSync() for large files, a slice at a time with pauses between slices, and its
+ * fdatasync off the event loop (the thread pool) unless a test wrapped it: writing and syncing
+ * 50 MB is not one long pause for every other session. Same file, same errors, same cleanup.
+ */
+export async function writeTempInSlices(dir: ConfinedDir, name: string, bytes: Uint8Array, keep: Ownership | undefined, ops: AtomicWriteOps = realOps, asRoot = false): Promise<string> {
+  if (bytes.length <= WRITE_SLICE) return writeTempSync(dir, name, bytes, keep, ops, asRoot);
+  const temp = tempNameFor(name);
+  let file: Descriptor | undefined;
+  try {
+    file = new Descriptor(ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666), ops.closeSync);
+    for (let at = 0; at < bytes.length; at += WRITE_SLICE) {
+      writeAll(ops, file.fd, bytes.subarray(at, at + WRITE_SLICE), at);
+      await pauseIfDue();
+    }
+    if (keep) {
+      ops.fchmodSync(file.fd, keep.mode & 0o7777);
+      if (asRoot) {
+        try {
+          ops.fchownSync(file.fd, keep.uid, keep.gid);
+        } catch {
+          /* best effort, as in writeTempSync */
+        }
+      }
+    }
+    if (ops.fdatasyncSync === fs.fdatasyncSync) await fdatasyncAsync(file.fd);
+    else ops.fdatasyncSync(file.fd);
+    file.close();
+    return temp;
+  } catch (err) {
+    file?.closeAfterError();
+    removeQuietly(dir, temp, ops);
+    throw errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
+  }
+}
+
+function fdatasyncAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
 /**

@@ -5,16 +5,16 @@ import { MESSAGES, ToolError } from '../errors.js';
 import type { FileState } from '../session/file-state-store.js';
 import { digestTexts } from '../fs/digest.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
-import { applyEditSteps, normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import { encodeTextSteps } from '../text/codec.js';
-import { countBreaks, countLinesSteps } from '../text/count-lines.js';
-import { formatBytes } from '../text/format-bytes.js';
-import { spliceLineDocSteps, type LineDoc, type SpliceList } from '../text/line-endings.js';
-import { editSnippet, regionPatchSteps } from '../text/patch.js';
-import { runSteps, runStepsWithPauses, STEP, type Steps } from '../text/steps.js';
+import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import type { TextEncodingName } from '../text/codec.js';
+import type { LineDoc, SpliceList } from '../text/line-endings.js';
+import { runSteps, runStepsWithPauses } from '../text/steps.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
+import type { FreshnessDecision } from '../write/freshness.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
+import { computesOffThread, planOffThread } from './off-thread-edit.js';
+import { computeEdit, linesAfterSteps, type ComputedEdit, type EditComputeOptions } from './edit-compute.js';
 import { describeText, requireEncodableInSlices } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
@@ -57,44 +57,6 @@ export const EditOutput = z.strictObject({
   ...OUTSIDE_WRITE,
 });
 
-/** Edit's success text, snippet and structuredContent. */
-async function editOutput(args: {
-  display: string;
-  oldDoc: LineDoc;
-  newDoc: LineDoc;
-  splices: SpliceList;
-  headline: string;
-  dryRun: boolean;
-  current: CurrentFile;
-  replacements: number;
-  deps: ToolDeps;
-  extra?: Record<string, unknown>;
-}): Promise<{ output: ToolOutput; added: number; removed: number }> {
-  const { oldDoc, newDoc, splices, deps } = args;
-  const { hunks, added, removed, truncated } = await runStepsWithPauses(regionPatchSteps(oldDoc.text, newDoc.text, splices), pauseIfDue);
-  const snippet = editSnippet(oldDoc.text, newDoc.text, splices, deps.config.read.lineNumbers);
-  const facts = args.current.exists ? describeText(args.current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
-  const head = args.dryRun ? `Dry run: nothing was written. ${args.headline.replace('has been updated', 'would be updated')}` : args.headline;
-  const text = snippet ? `${head}\nHere's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}` : head;
-  return {
-    output: {
-      text,
-      structured: {
-        file_path: args.display,
-        replacements: args.replacements,
-        structuredPatch: hunks,
-        ...(truncated ? { patch_truncated: true } : {}),
-        dry_run: args.dryRun,
-        already_applied: false,
-        ...facts,
-        ...args.extra,
-      },
-    },
-    added,
-    removed,
-  };
-}
-
 /** The retry rule's key: a digest of the inputs (an old_string may be 50 MB; the session keeps 64 hex digits). */
 const inputKey = (spec: EditSpec) => digestTexts(['Edit', spec.old_string, spec.new_string, String(spec.replace_all ?? false)]);
 
@@ -109,75 +71,56 @@ export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ProgressContext
 
 async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, key: string, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
   const display = input.file_path;
+  if (computesOffThread(current, [spec], deps)) return planOffThread(current, ctx, [spec], key, { tool: 'Edit', ...input }, deps);
   const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
   const oldDoc = prepared.doc;
   await requireEncodableInSlices(spec.new_string, prepared.encoding, display);
   if (spec.old_string !== '' && isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'this edit', input.dry_run, {}) };
   }
-  const { splices, replacements } =
-    spec.old_string === ''
-      ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 }
-      : await runStepsWithPauses(applyEditSteps(oldDoc.text, spec), pauseIfDue);
+  const outcome = await computeEdit(oldDoc, spec, editComputeOptions(current, prepared, input, deps), (steps) => runStepsWithPauses(steps, pauseIfDue));
+  return editPlan(outcome, prepared.freshness, rememberEdit(deps.session, current.target.realPath, key), spec.old_string === '' || current.state?.isPartialView === false);
+}
 
-  // A character is at least one byte: refuse a result over maxEditBytes before building it (replace_all of
-  // a short string with a long one can ask for gigabytes).
-  const length = await runStepsWithPauses(lengthAfterSteps(oldDoc.text.length, splices), pauseIfDue);
-  if (length > deps.config.maxEditBytes) {
-    throw new ToolError('TOO_LARGE', `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(deps.config.maxEditBytes)}.`, { size: length, max: deps.config.maxEditBytes });
-  }
-  // A replace_all of millions of occurrences pauses every few thousand splices: other sessions are answered meanwhile.
-  const newDoc = await runStepsWithPauses(spliceLineDocSteps(oldDoc, splices), pauseIfDue);
-  const bytes = await runStepsWithPauses(encodeTextSteps(newDoc.raw, prepared.encoding), pauseIfDue);
-  const headline = input.replace_all
-    ? `The file ${display} has been updated successfully. All occurrences were successfully replaced.`
-    : prepared.create
-      ? `File created successfully at: ${display}`
-      : `The file ${display} has been updated successfully.`;
-  const { output, added, removed } = await editOutput({ display, oldDoc, newDoc, splices, headline, dryRun: input.dry_run, current, replacements, deps });
+/** The options computeEdit() needs, from the file as found and the input. */
+export function editComputeOptions(current: CurrentFile, prepared: { create: boolean; encoding: TextEncodingName }, input: z.output<typeof EditInput>, deps: ToolDeps): EditComputeOptions {
   return {
-    change: 'write',
-    bytes,
-    freshness: prepared.freshness,
-    text: newDoc.text,
-    totalLines: await runStepsWithPauses(linesAfterSteps(current, oldDoc, newDoc, splices), pauseIfDue),
-    // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
-    fullView: spec.old_string === '' || current.state?.isPartialView === false,
-    onCommitted: rememberEdit(deps.session, current.target.realPath, key),
-    linesAdded: added,
-    linesRemoved: removed,
-    output,
+    display: input.file_path,
+    encoding: prepared.encoding,
+    factsBefore: current.exists ? describeText(current.decoded(), current.doc()) : undefined,
+    create: prepared.create,
+    replaceAll: input.replace_all,
+    dryRun: input.dry_run,
+    maxEditBytes: deps.config.maxEditBytes,
+    lineNumbers: deps.config.read.lineNumbers,
+    linesBefore: knownLines(current),
   };
 }
 
-/** Length of the text after the splices, with pause points (millions of them). */
-function* lengthAfterSteps(length: number, splices: SpliceList): Steps<number> {
-  for (let k = 0; k < splices.length; k++) {
-    if ((k + 1) % STEP === 0) yield;
-    const sp = splices.at(k)!;
-    length += sp.replacement.length - (sp.end - sp.start);
-  }
-  return length;
+/** The file's line count as this session knows it, when that knowledge is of these very bytes. */
+export function knownLines(current: { readonly state: FileState | undefined; readonly hash?: string }): number | undefined {
+  return current.state && current.state.hash === current.hash ? current.state.totalLines : undefined;
+}
+
+/** The write plan of a computed edit; fullView: the model wrote all of a new or empty file, otherwise a ranged view stays partial. */
+export function editPlan(outcome: Omit<ComputedEdit, 'text'> & { text: string | undefined }, freshness: FreshnessDecision, onCommitted: (hash: string) => void, fullView: boolean): Plan {
+  return {
+    change: 'write',
+    bytes: outcome.bytes,
+    freshness,
+    text: outcome.text,
+    totalLines: outcome.totalLines,
+    fullView,
+    onCommitted,
+    linesAdded: outcome.added,
+    linesRemoved: outcome.removed,
+    output: outcome.output,
+  };
 }
 
 /** Line count after the splices, from the known count before them when there is one (no 5 MB rescan). */
 export function linesAfter(current: { readonly state: FileState | undefined; readonly hash?: string }, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): number {
-  return runSteps(linesAfterSteps(current, oldDoc, newDoc, splices));
-}
-
-function* linesAfterSteps(current: { readonly state: FileState | undefined; readonly hash?: string }, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): Steps<number> {
-  const before = current.state && current.state.hash === current.hash ? current.state.totalLines : undefined;
-  if (before === undefined || oldDoc.text === '' || newDoc.text === '') return yield* countLinesSteps(newDoc.text);
-  let delta = 0;
-  for (let k = 0; k < splices.length; k++) {
-    if ((k + 1) % STEP === 0) yield;
-    const s = splices.at(k)!;
-    delta += countBreaks(s.replacement) - countBreaks(oldDoc.text, s.start, s.end);
-  }
-  // A final line without a break is a line too: only the last splice can change that.
-  const endsOld = oldDoc.text.endsWith('\n') ? 0 : 1;
-  const endsNew = newDoc.text.endsWith('\n') ? 0 : 1;
-  return before + delta - endsOld + endsNew;
+  return runSteps(linesAfterSteps(knownLines(current), oldDoc, newDoc, splices));
 }
 
 export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

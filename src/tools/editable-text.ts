@@ -12,16 +12,20 @@ import type { PresentFile } from '../write/current-file.js';
 
 /** The decoded text of an existing file that may be rewritten: BINARY_FILE / ENCODING_UNSUPPORTED otherwise. */
 export function requireEditableText(current: PresentFile): DecodedText {
-  const decoded = current.decoded();
-  if (decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(current.bytes)) {
-    throw new ToolError('BINARY_FILE', `${current.target.input} is a binary file; editguard edits text files only.`, { path: current.target.input });
+  return requireEditableDecoded(current.decoded(), current.bytes, current.target.input);
+}
+
+/** requireEditableText() of decoded `bytes` (an edit worker has the bytes, not the file). */
+export function requireEditableDecoded(decoded: DecodedText, bytes: Uint8Array, display: string): DecodedText {
+  if (decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(bytes)) {
+    throw new ToolError('BINARY_FILE', `${display} is a binary file; editguard edits text files only.`, { path: display });
   }
   if (!decoded.lossless) {
     throw new ToolError(
       'ENCODING_UNSUPPORTED',
-      `${current.target.input} is not valid UTF-8 or UTF-16 (it may be Latin-1 or another legacy encoding). ` +
+      `${display} is not valid UTF-8 or UTF-16 (it may be Latin-1 or another legacy encoding). ` +
         'Editing it could corrupt bytes, so it is read-only here. Start editguard with "fallbackEncoding": "latin1" in its config to edit it as Latin-1.',
-      { path: current.target.input },
+      { path: display },
     );
   }
   return decoded;

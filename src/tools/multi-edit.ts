@@ -6,18 +6,16 @@ import { digestTexts } from '../fs/digest.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
 import { buildMatcherSteps } from '../text/aho-corasick.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import { encodeTextSteps } from '../text/codec.js';
-import { countLinesSteps } from '../text/count-lines.js';
-import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
-import { spliceLineDocSteps } from '../text/line-endings.js';
-import { lineNumbersOf } from '../text/match.js';
-import { regionPatchSteps } from '../text/patch.js';
+import type { TextEncodingName } from '../text/codec.js';
 import { runSteps, runStepsWithPauses, type Steps } from '../text/steps.js';
 import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import { describeText, requireEncodable } from './editable-text.js';
+import { editPlan } from './edit.js';
+import { describeText } from './editable-text.js';
+import { computesOffThread, planOffThread } from './off-thread-edit.js';
+import { atEdit, computeMultiEdit, type MultiEditComputeOptions } from './multi-edit-compute.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
@@ -69,17 +67,6 @@ export const MultiEditOutput = z.strictObject({
   ...OUTSIDE_WRITE,
 });
 
-const PREVIEW_CHARS = 60;
-/** Edits listed in the text answer and in structuredContent.edits (the rest are counted). */
-const MAX_LISTED_EDITS = 50;
-const MAX_REPORTED_EDITS = 1000;
-
-/** The failing edit's index, in the message and in details.edit_index (0-based, as in the array). */
-function atEdit(err: unknown, index: number, count: number): unknown {
-  if (!(err instanceof ToolError)) return err;
-  const message = `edits[${index}] (edit ${index + 1} of ${count}): ${err.message}\nNo edit was applied and nothing was written; fix this edit and send the whole MultiEdit again.`;
-  return new ToolError(err.code, message, { ...err.details, edit_index: index });
-}
 
 /**
  * Input-only checks, before any I/O: NO_CHANGE for an edit that changes nothing, INVALID_INPUT for
@@ -205,13 +192,6 @@ async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDe
 /** The retry rule's key: a digest of every edit's inputs. */
 const inputKey = (specs: readonly EditSpec[]) => digestTexts(['MultiEdit', ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
 
-interface EditReport {
-  index: number;
-  replacements: number;
-  /** 1-based line in the final file where the edit's first replacement starts. */
-  line: number;
-}
-
 async function planMultiEdit(
   current: CurrentFile,
   ctx: PlanContext,
@@ -220,86 +200,26 @@ async function planMultiEdit(
   input: z.output<typeof MultiEditInput>,
   deps: ToolDeps,
 ): Promise<Plan> {
-  const display = input.file_path;
+  if (computesOffThread(current, specs, deps)) return planOffThread(current, ctx, [...specs], key, { tool: 'MultiEdit', replace_all: false, ...input }, deps);
   const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
   const original = prepared.doc;
   if (isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }) };
   }
-  let sequence;
-  try {
-    sequence = await applyEditSequence(original.text, specs, {
-      before: (i) => {
-        try {
-          requireEncodable(specs[i]!.new_string, prepared.encoding, display);
-        } catch (err) {
-          throw atEdit(err, i, specs.length);
-        }
-      },
-      // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
-      maxLength: deps.config.maxEditBytes,
-      pause: pauseIfDue,
-    });
-  } catch (err) {
-    throw err instanceof EditFailure ? atEdit(err.error, err.index, specs.length) : err;
-  }
-  const finalDoc = await runStepsWithPauses(spliceLineDocSteps(original, sequence.splices), pauseIfDue);
-  const bytes = await runStepsWithPauses(encodeTextSteps(finalDoc.raw, prepared.encoding), pauseIfDue);
-  const { hunks, added, removed, truncated } = await runStepsWithPauses(regionPatchSteps(original.text, sequence.text, sequence.splices), pauseIfDue);
-  const reports = lineReports(sequence.text, sequence.edits);
-  const totalLines = await runStepsWithPauses(countLinesSteps(finalDoc.text), pauseIfDue);
-  const verb = input.dry_run ? 'Dry run: nothing was written. Would apply' : 'Applied';
-  const shown = reports.slice(0, MAX_LISTED_EDITS);
-  const lines = shown.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);
-  if (reports.length > shown.length) lines.push(`… and ${reports.length - shown.length} more edits (structuredContent.edits lists the first ${MAX_REPORTED_EDITS})`);
-  const facts = current.exists ? describeText(current.decoded(), finalDoc) : { encoding: 'utf-8', bom: false, line_endings: finalDoc.style };
+  const outcome = await computeMultiEdit(original, specs, multiEditComputeOptions(current, prepared, input, deps), (steps) => runStepsWithPauses(steps, pauseIfDue), pauseIfDue);
+  return editPlan(outcome, prepared.freshness, rememberEdit(deps.session, current.target.realPath, key), specs[0]!.old_string === '' || current.state?.isPartialView === false);
+}
+
+/** The options computeMultiEdit() needs, from the file as found and the input. */
+export function multiEditComputeOptions(current: CurrentFile, prepared: { create: boolean; encoding: TextEncodingName }, input: z.output<typeof MultiEditInput>, deps: ToolDeps): MultiEditComputeOptions {
   return {
-    change: 'write',
-    bytes,
-    freshness: prepared.freshness,
-    text: finalDoc.text,
-    totalLines,
-    // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
-    fullView: specs[0]!.old_string === '' || current.state?.isPartialView === false,
-    onCommitted: rememberEdit(deps.session, current.target.realPath, key),
-    linesAdded: added,
-    linesRemoved: removed,
-    output: {
-      text: `${verb} ${specs.length} edit${specs.length === 1 ? '' : 's'} to ${display}:\n${lines.join('\n')}`,
-      structured: {
-        file_path: display,
-        edits_applied: specs.length,
-        replacements: reports.reduce((n, r) => n + r.replacements, 0),
-        edits: reports.slice(0, MAX_REPORTED_EDITS),
-        ...(reports.length > MAX_REPORTED_EDITS ? { edits_truncated: true } : {}),
-        structuredPatch: hunks,
-        ...(truncated ? { patch_truncated: true } : {}),
-        dry_run: input.dry_run,
-        already_applied: false,
-        created: prepared.create,
-        ...facts,
-      },
-    },
+    display: input.file_path,
+    encoding: prepared.encoding,
+    factsBefore: current.exists ? describeText(current.decoded(), current.doc()) : undefined,
+    create: prepared.create,
+    dryRun: input.dry_run,
+    maxEditBytes: deps.config.maxEditBytes,
   };
-}
-
-/** Numbers the line of each edit's first replacement in the final text: one pass over it. */
-function lineReports(finalText: string, edits: ReadonlyArray<{ replacements: number; at: number }>): EditReport[] {
-  const order = edits.map((e, i) => [e.at, i] as const).sort((a, b) => a[0] - b[0]);
-  const numbers = lineNumbersOf(finalText, order.map(([p]) => p));
-  const lines = new Array<number>(edits.length);
-  order.forEach(([, i], k) => (lines[i] = numbers[k]!));
-  return edits.map((e, i) => ({ index: i, replacements: e.replacements, line: lines[i]! }));
-}
-
-function preview(s: string): string {
-  const nl = s.indexOf('\n');
-  const first = s.slice(0, Math.min(nl === -1 ? s.length : nl, PREVIEW_CHARS + 1));
-  const cut = first.length > PREVIEW_CHARS ? `${first.slice(0, PREVIEW_CHARS)}…` : first;
-  let breaks = 0;
-  for (let i = nl; i !== -1; i = s.indexOf('\n', i + 1)) breaks++;
-  const more = breaks > 0 ? ` (+${breaks} lines)` : '';
-  return s === '' ? '(empty)' : `${JSON.stringify(cut)}${more}`;
 }
 
 export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

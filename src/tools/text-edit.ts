@@ -57,10 +57,16 @@ export function rememberEdit(session: Session, realPath: string, inputKey: strin
 }
 
 /** The answer when the retry rule applies: nothing written, and how to apply the edit again. */
-export function alreadyAppliedOutput(current: CurrentFile, what: 'this edit' | 'these edits', dryRun: boolean, extra: Record<string, unknown>): ToolOutput {
+export function alreadyAppliedOutput(
+  current: CurrentFile,
+  what: 'this edit' | 'these edits',
+  dryRun: boolean,
+  extra: Record<string, unknown>,
+  facts: { encoding: string; bom: boolean; line_endings: string } = describeText(current.decoded(), current.doc()),
+): ToolOutput {
   const display = current.target.input;
   return {
     text: `The file ${display} already contains ${what} (applied by an earlier identical call); nothing was written. To apply ${what === 'this edit' ? 'it' : 'them'} again, Read the file first.`,
-    structured: { file_path: display, ...extra, replacements: 0, structuredPatch: [], dry_run: dryRun, already_applied: true, ...describeText(current.decoded(), current.doc()) },
+    structured: { file_path: display, ...extra, replacements: 0, structuredPatch: [], dry_run: dryRun, already_applied: true, ...facts },
   };
 }

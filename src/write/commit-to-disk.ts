@@ -1,6 +1,9 @@
 // The write pipeline's disk step (DESIGN §5, seed 001 "第二道防线"): temp written and synced, then the
 // final re-check and the publish back to back with no await, the replaced inode held open to catch a
 // write that lands on it after all. Every path goes through one verified directory descriptor.
+// A large file is written, synced, read back and compared before that section, in slices (issue 12:
+// 50 MB read and compared there held every other session up for most of a second); the section
+// then re-reads it only when its identity (inode, size, mtime, ctime) moved since.
 import fs from 'node:fs';
 import { MESSAGES, ToolError } from '../errors.js';
 import {
@@ -10,12 +13,13 @@ import {
   renameOverSync,
   tempNameFor,
   writeInPlaceSync,
-  writeTempSync,
+  writeTempInSlices,
   type AtomicWriteOps,
 } from '../fs/atomic-write.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
 import { Descriptor } from '../fs/descriptor.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
+import { pauseIfDue } from '../fs/yield-to-others.js';
 import type { CurrentFile } from './current-file.js';
 
 const { O_RDONLY, O_WRONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
@@ -96,20 +100,21 @@ export class ReplacedInode {
 }
 
 /**
- * Temp → re-check → publish (see the file header). Synchronous: nothing else runs from the
- * re-check to the publish.
+ * Temp → re-check → publish (see the file header). Nothing else runs from the re-check to the
+ * publish (no await); the temp and a large file's read-back come before, in slices.
  * @throws ToolError STALE when the file is no longer the one the plan was made from (changed,
  *   created, deleted, or replaced meanwhile); ESWAPPED when a symlink took its place; errno errors.
  */
-export function commitToDisk(req: DiskCommitRequest): DiskCommit {
+export async function commitToDisk(req: DiskCommitRequest): Promise<DiskCommit> {
   const ops = req.ops ?? realOps;
   const { dir, name, change } = req;
-  const temp = req.temp ?? writeTempFor(req);
+  const temp = req.temp ?? (await writeTempFor(req));
   let published = false;
   try {
+    const ahead = await verifyAhead(req);
     // ── from here to the publish: no await, nothing but the re-check ──
     const checkedAt = Date.now();
-    const held = recheck(req);
+    const held = recheck(req, ahead);
     try {
       // Portable mode works by path: the directory must still be the verified one (a no-op on Linux).
       dir.verify();
@@ -154,12 +159,13 @@ export function commitToDisk(req: DiskCommitRequest): DiskCommit {
  * several hard links, written in place). Can run before the history backup completes: nothing
  * is published until commitToDisk. @throws errno errors (nothing left behind).
  */
-export function writeTempFor(req: DiskCommitRequest): string | undefined {
+export async function writeTempFor(req: DiskCommitRequest): Promise<string | undefined> {
   const { current, change } = req;
   // Several hard links: a rename would split them, so the file is written in place (no temp).
   const inPlace = current.exists && current.stat.nlink > 1;
   if (change.kind !== 'write' || inPlace) return undefined;
-  return writeTempSync(req.dir, req.name, change.bytes, current.exists ? current.stat : undefined, req.ops ?? realOps, AS_ROOT);
+  // In slices above 4 MiB (synchronously below): a 50 MB temp is not one long pause for other sessions.
+  return writeTempInSlices(req.dir, req.name, change.bytes, current.exists ? current.stat : undefined, req.ops ?? realOps, AS_ROOT);
 }
 
 /**
@@ -179,7 +185,7 @@ interface Held {
  * (or there must still be no file). Opened without following a symlink, inside the verified
  * directory. Returns the held file, or undefined when it (rightly) does not exist.
  */
-function recheck(req: DiskCommitRequest): Held | undefined {
+function recheck(req: DiskCommitRequest, ahead: VerifiedAhead | undefined): Held | undefined {
   const { dir, name, current } = req;
   let file: Descriptor;
   try {
@@ -193,13 +199,74 @@ function recheck(req: DiskCommitRequest): Held | undefined {
     if (!current.exists) throw stale(req);
     const stat = fs.fstatSync(file.fd, { bigint: true });
     if (!stat.isFile() || Number(stat.size) !== current.bytes.length) throw stale(req);
-    const bytes = readAllAt(file.fd, current.bytes.length + 1);
-    if (!bytes.equals(current.bytes)) throw stale(req);
+    // Unchanged since it was read back and compared ahead: the same bytes, without reading them again here.
+    const bytes = ahead !== undefined && unchangedSince(ahead, stat) ? current.bytes : readAllAt(file.fd, current.bytes.length + 1);
+    if (bytes !== current.bytes && !bytes.equals(current.bytes)) throw stale(req);
     return { file, stat, nlink: Number(stat.nlink), bytes, inode: (verified, at) => new ReplacedInode(file, stat, verified, at) };
   } catch (err) {
     file.closeAfterError();
     throw err;
   }
+}
+
+/** Files up to this size are only read at the re-check (a few milliseconds); larger ones are read back ahead. */
+const VERIFY_AHEAD_MIN = 1024 * 1024;
+/** Bytes read back and compared between two pause points. */
+const VERIFY_SLICE = 4 * 1024 * 1024;
+
+/** The file's identity when its bytes were read back ahead and found equal to the plan's. */
+interface VerifiedAhead {
+  stat: fs.BigIntStats;
+  /** Its last change was at least COARSE_CLOCK_MS before the read began: any later change moves ctime. */
+  settled: boolean;
+}
+
+/**
+ * Reads a large file back before the synchronous section, a slice at a time, and compares it with
+ * the bytes the plan was made from. Undefined — the re-check then reads it itself, as for a small
+ * file — when it is small, missing, different, or anything goes wrong: this is only a shortcut.
+ */
+async function verifyAhead(req: DiskCommitRequest): Promise<VerifiedAhead | undefined> {
+  const { dir, name, current } = req;
+  if (!current.exists || current.bytes.length <= VERIFY_AHEAD_MIN) return undefined;
+  let file: Descriptor;
+  try {
+    file = new Descriptor(dir.openFile(name, O_RDONLY | O_NONBLOCK));
+  } catch {
+    return undefined;
+  }
+  try {
+    const startedAt = Date.now();
+    const stat = fs.fstatSync(file.fd, { bigint: true });
+    if (!stat.isFile() || Number(stat.size) !== current.bytes.length) return undefined;
+    const buf = Buffer.allocUnsafe(VERIFY_SLICE);
+    for (let at = 0; at < current.bytes.length; ) {
+      const n = await readAt(file.fd, buf, Math.min(buf.length, current.bytes.length - at), at);
+      if (n === 0 || buf.compare(current.bytes, at, at + n, 0, n) !== 0) return undefined;
+      at += n;
+      await pauseIfDue();
+    }
+    return { stat, settled: startedAt - Number(stat.ctimeNs / 1_000_000n) >= COARSE_CLOCK_MS };
+  } catch {
+    return undefined;
+  } finally {
+    // Read-only: a failed close loses nothing.
+    file.closeAfterError();
+  }
+}
+
+/**
+ * Whether `now` is the file read back ahead, unchanged: same inode, size, mtime and ctime, and its
+ * last change settled before the read-back began (a write after that would have moved ctime, which
+ * no utimes call can set back).
+ */
+function unchangedSince(ahead: VerifiedAhead, now: fs.BigIntStats): boolean {
+  const was = ahead.stat;
+  return ahead.settled && now.dev === was.dev && now.ino === was.ino && now.size === was.size && now.mtimeNs === was.mtimeNs && now.ctimeNs === was.ctimeNs;
+}
+
+function readAt(fd: number, buf: Buffer, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.read(fd, buf, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
 /** STALE unless `name` still is the inode the re-check read (lstat: a symlink there is not it). */

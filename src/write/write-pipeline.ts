@@ -178,7 +178,7 @@ export class WritePipeline {
       req.progress?.('backup');
       commit.temp = await alongsideBackup(this.#opts.recorder?.backup(real, before, event), () => writeTempFor(commit), dir, this.#opts.ops);
       req.progress?.('write');
-      disk = commitToDisk(commit);
+      disk = await commitToDisk(commit);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
       dir.verify();
       if (this.#opts.durability !== 'relaxed') dir.fsync();
@@ -267,10 +267,10 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
  * backup failed is removed, a backup whose temp failed is let finish (an intent without its write
  * stays unconfirmed). Returns the temp's name.
  */
-async function alongsideBackup(backup: Promise<void> | undefined, write: () => string | undefined, dir: ConfinedDir, ops: AtomicWriteOps | undefined): Promise<string | undefined> {
+async function alongsideBackup(backup: Promise<void> | undefined, write: () => Promise<string | undefined>, dir: ConfinedDir, ops: AtomicWriteOps | undefined): Promise<string | undefined> {
   let temp: string | undefined;
   try {
-    temp = write();
+    temp = await write();
   } catch (err) {
     await backup?.catch(() => {});
     throw err;

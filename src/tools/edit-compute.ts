@@ -1,0 +1,115 @@
+// Edit's pure work after validation: match, splice, encode, patch and answer. The same code runs in the
+// server's thread (pausing between slices) and in an edit worker (straight through), so both give the same bytes.
+import { ToolError } from '../errors.js';
+import { applyEditSteps, type EditSpec } from '../text/apply.js';
+import { encodeTextSteps, type TextEncodingName } from '../text/codec.js';
+import { countBreaks, countLinesSteps } from '../text/count-lines.js';
+import { formatBytes } from '../text/format-bytes.js';
+import { spliceLineDocSteps, type LineDoc, type SpliceList } from '../text/line-endings.js';
+import { editSnippet, regionPatchSteps, type LineNumberStyle } from '../text/patch.js';
+import { STEP, type Steps } from '../text/steps.js';
+import type { ToolOutput } from '../tool-output.js';
+
+/** Runs a Steps computation: with pauses in the server's thread, straight through in a worker. */
+export type StepRunner = <T>(steps: Steps<T>) => Promise<T>;
+
+/** Encoding facts reported in structuredContent. */
+export interface TextFacts {
+  encoding: string;
+  bom: boolean;
+  line_endings: string;
+}
+
+/** What an edit's plan needs from the computation: the new bytes and text, the line counts and the answer. */
+export interface ComputedEdit {
+  bytes: Buffer;
+  text: string;
+  totalLines: number;
+  added: number;
+  removed: number;
+  output: ToolOutput;
+}
+
+export interface EditComputeOptions {
+  display: string;
+  encoding: TextEncodingName;
+  /** The encoding facts of the file as found (undefined: the edit creates it). */
+  factsBefore: TextFacts | undefined;
+  /** Whether the edit creates the file (a missing one). */
+  create: boolean;
+  replaceAll: boolean;
+  dryRun: boolean;
+  maxEditBytes: number;
+  lineNumbers: LineNumberStyle;
+  /** The file's line count before the edit, when the session knows it for these very bytes. */
+  linesBefore: number | undefined;
+}
+
+/**
+ * Everything Edit does after its input checks, freshness and retry rule: the replacements, TOO_LARGE
+ * before the result is built, the new document and bytes, the patch, the snippet and the answer.
+ * @throws ToolError NO_MATCH, AMBIGUOUS, TOO_LARGE.
+ */
+export async function computeEdit(oldDoc: LineDoc, spec: EditSpec, opts: EditComputeOptions, run: StepRunner): Promise<ComputedEdit> {
+  const { splices, replacements } =
+    spec.old_string === '' ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 } : await run(applyEditSteps(oldDoc.text, spec));
+  // A character is at least one byte: refuse a result over maxEditBytes before building it (replace_all of
+  // a short string with a long one can ask for gigabytes).
+  const length = await run(lengthAfterSteps(oldDoc.text.length, splices));
+  if (length > opts.maxEditBytes) {
+    throw new ToolError('TOO_LARGE', `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(opts.maxEditBytes)}.`, { size: length, max: opts.maxEditBytes });
+  }
+  // A replace_all of millions of occurrences pauses every few thousand splices: other sessions are answered meanwhile.
+  const newDoc = await run(spliceLineDocSteps(oldDoc, splices));
+  const bytes = await run(encodeTextSteps(newDoc.raw, opts.encoding));
+  const display = opts.display;
+  const headline = opts.replaceAll
+    ? `The file ${display} has been updated successfully. All occurrences were successfully replaced.`
+    : opts.create
+      ? `File created successfully at: ${display}`
+      : `The file ${display} has been updated successfully.`;
+  const { hunks, added, removed, truncated } = await run(regionPatchSteps(oldDoc.text, newDoc.text, splices));
+  const snippet = editSnippet(oldDoc.text, newDoc.text, splices, opts.lineNumbers);
+  const facts = opts.factsBefore ? { ...opts.factsBefore, line_endings: newDoc.style } : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
+  const head = opts.dryRun ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated')}` : headline;
+  const text = snippet ? `${head}\nHere's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}` : head;
+  const output: ToolOutput = {
+    text,
+    structured: {
+      file_path: display,
+      replacements,
+      structuredPatch: hunks,
+      ...(truncated ? { patch_truncated: true } : {}),
+      dry_run: opts.dryRun,
+      already_applied: false,
+      ...facts,
+    },
+  };
+  const totalLines = await run(linesAfterSteps(opts.linesBefore, oldDoc, newDoc, splices));
+  return { bytes, text: newDoc.text, totalLines, added, removed, output };
+}
+
+/** Length of the text after the splices, with pause points (millions of them). */
+function* lengthAfterSteps(length: number, splices: SpliceList): Steps<number> {
+  for (let k = 0; k < splices.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const sp = splices.at(k)!;
+    length += sp.replacement.length - (sp.end - sp.start);
+  }
+  return length;
+}
+
+/** Line count after the splices, from the known count before them when there is one (no 5 MB rescan). */
+export function* linesAfterSteps(before: number | undefined, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): Steps<number> {
+  if (before === undefined || oldDoc.text === '' || newDoc.text === '') return yield* countLinesSteps(newDoc.text);
+  let delta = 0;
+  for (let k = 0; k < splices.length; k++) {
+    if ((k + 1) % STEP === 0) yield;
+    const s = splices.at(k)!;
+    delta += countBreaks(s.replacement) - countBreaks(oldDoc.text, s.start, s.end);
+  }
+  // A final line without a break is a line too: only the last splice can change that.
+  const endsOld = oldDoc.text.endsWith('\n') ? 0 : 1;
+  const endsNew = newDoc.text.endsWith('\n') ? 0 : 1;
+  return before + delta - endsOld + endsNew;
+}
