@@ -82,28 +82,16 @@ export function writeTempSync(dir: ConfinedDir, name: string, bytes: Uint8Array,
   const temp = tempNameFor(name);
   let file: Descriptor | undefined;
   try {
-    file = new Descriptor(ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666), ops.closeSync);
+    file = openTemp(dir, temp, keep, ops);
     writeAll(ops, file.fd, bytes, null);
-    if (keep) {
-      // open() masked the mode with the umask; put back the original bits and owner.
-      ops.fchmodSync(file.fd, keep.mode & 0o7777);
-      if (asRoot) {
-        try {
-          ops.fchownSync(file.fd, keep.uid, keep.gid);
-        } catch {
-          /* best effort: ownership cannot always be kept (e.g. rootless containers) */
-        }
-      }
-    }
+    keepOwnership(file, keep, ops, asRoot);
     // Data and size must be durable before the rename publishes them; fdatasync is enough for that.
     ops.fdatasyncSync(file.fd);
     // A close that fails has still released the number: the catch below must not close it again.
     file.close();
     return temp;
   } catch (err) {
-    file?.closeAfterError();
-    removeQuietly(dir, temp, ops);
-    throw errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
+    throw tempFailed(err, file, dir, temp, ops);
   }
 }
 
@@ -120,30 +108,43 @@ export async function writeTempInSlices(dir: ConfinedDir, name: string, bytes: U
   const temp = tempNameFor(name);
   let file: Descriptor | undefined;
   try {
-    file = new Descriptor(ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666), ops.closeSync);
+    file = openTemp(dir, temp, keep, ops);
     for (let at = 0; at < bytes.length; at += WRITE_SLICE) {
       writeAll(ops, file.fd, bytes.subarray(at, at + WRITE_SLICE), at);
       await pauseIfDue();
     }
-    if (keep) {
-      ops.fchmodSync(file.fd, keep.mode & 0o7777);
-      if (asRoot) {
-        try {
-          ops.fchownSync(file.fd, keep.uid, keep.gid);
-        } catch {
-          /* best effort, as in writeTempSync */
-        }
-      }
-    }
+    keepOwnership(file, keep, ops, asRoot);
     if (ops.fdatasyncSync === fs.fdatasyncSync) await fdatasyncAsync(file.fd);
     else ops.fdatasyncSync(file.fd);
     file.close();
     return temp;
   } catch (err) {
-    file?.closeAfterError();
-    removeQuietly(dir, temp, ops);
-    throw errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
+    throw tempFailed(err, file, dir, temp, ops);
   }
+}
+
+/** The temp, created exclusively and never through a symlink, with `keep`'s mode (umask applies until keepOwnership). */
+function openTemp(dir: ConfinedDir, temp: string, keep: Ownership | undefined, ops: AtomicWriteOps): Descriptor {
+  return new Descriptor(ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666), ops.closeSync);
+}
+
+/** open() masked the mode with the umask: puts back the original bits and — as root — the owner. */
+function keepOwnership(file: Descriptor, keep: Ownership | undefined, ops: AtomicWriteOps, asRoot: boolean): void {
+  if (!keep) return;
+  ops.fchmodSync(file.fd, keep.mode & 0o7777);
+  if (!asRoot) return;
+  try {
+    ops.fchownSync(file.fd, keep.uid, keep.gid);
+  } catch {
+    /* best effort: ownership cannot always be kept (e.g. rootless containers) */
+  }
+}
+
+/** Cleans up after a failed temp write (nothing left behind) and gives the error to throw. */
+function tempFailed(err: unknown, file: Descriptor | undefined, dir: ConfinedDir, temp: string, ops: AtomicWriteOps): unknown {
+  file?.closeAfterError();
+  removeQuietly(dir, temp, ops);
+  return errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
 }
 
 function fdatasyncAsync(fd: number): Promise<void> {
