@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { swappedError, type ConfinedDir } from './confined-dir.js';
 import { Descriptor } from './descriptor.js';
 import { errnoCode } from './errno.js';
+import { exchangeSync } from './rename-exchange.js';
 import { pauseIfDue } from './yield-to-others.js';
 
 /** The fs calls the write steps make; a test wraps them to inject a fault at any step. */
@@ -22,6 +23,8 @@ export interface AtomicWriteOps {
   linkSync: typeof fs.linkSync;
   unlinkSync: typeof fs.unlinkSync;
   lstatSync: (p: string) => fs.BigIntStats;
+  /** renameat2(RENAME_EXCHANGE); ENOSYS where the system has none (rename-exchange.ts). */
+  exchangeSync: (a: string, b: string) => void;
 }
 
 export const realOps: AtomicWriteOps = {
@@ -36,6 +39,7 @@ export const realOps: AtomicWriteOps = {
   linkSync: fs.linkSync,
   unlinkSync: fs.unlinkSync,
   lstatSync: (p) => fs.lstatSync(p, { bigint: true }),
+  exchangeSync,
 };
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0 } = fs.constants;

@@ -19,6 +19,7 @@ import {
 import type { ConfinedDir } from '../fs/confined-dir.js';
 import { Descriptor } from '../fs/descriptor.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
+import { exchangeUnsupported } from '../fs/rename-exchange.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
 import type { CurrentFile } from './current-file.js';
 
@@ -48,12 +49,16 @@ export interface DiskCommitRequest {
 }
 
 export interface DiskCommit {
-  method: 'rename' | 'link' | 'in-place' | 'unlink';
+  /** exchange: renameat2(RENAME_EXCHANGE); rename: where there is none; link: a new file. */
+  method: 'exchange' | 'rename' | 'link' | 'in-place' | 'unlink';
   /** The file's stat after a write (undefined after a delete). */
   stat: fs.Stats | undefined;
   /** The inode that was replaced or deleted, still open: `landed()` tells whether someone wrote to it. */
   replaced: ReplacedInode | undefined;
-  /** A delete that took away a file someone else had just put in place: its bytes (they must not be lost). */
+  /**
+   * A file someone else had just put in place, taken away by our publish (an exchange or a delete):
+   * its bytes (they must not be lost).
+   */
   grabbed: Buffer | undefined;
 }
 
@@ -133,12 +138,22 @@ export async function commitToDisk(req: DiskCommitRequest): Promise<DiskCommit> 
         published = true;
         return { method: 'link', stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
       }
-      // The re-check read the whole file; an editor's rename may have landed meanwhile. The last look
-      // at the name, one system call before ours replaces it (README: the window left without renameat2).
-      if (temp !== undefined && held.nlink === 1) assertStillHeld(req, held, ops);
-      if (temp !== undefined && held.nlink === 1 && renameOverSync(dir, temp, name, ops)) {
-        published = true;
-        return { method: 'rename', stat: statOf(dir, name), replaced: held.inode(held.bytes, checkedAt), grabbed: undefined };
+      if (temp !== undefined && held.nlink === 1) {
+        // The re-check read the whole file; an editor's rename may have landed meanwhile. A last look
+        // at the name first (STALE: theirs stays, ours is refused), then a publish that takes whatever
+        // is there by exchange, so that one landing in between goes to history, not away.
+        assertStillHeld(req, held, ops);
+        const taken = exchangeOver(req, temp, ops);
+        if (taken === 'exchanged') {
+          published = true;
+          const grabbed = settleTaken(req, held, temp, ops);
+          return { method: 'exchange', stat: statOf(dir, name), replaced: held.inode(held.bytes, checkedAt), grabbed };
+        }
+        // No exchange on this system: a plain rename (README "History": the window it leaves).
+        if (renameOverSync(dir, temp, name, ops)) {
+          published = true;
+          return { method: 'rename', stat: statOf(dir, name), replaced: held.inode(held.bytes, checkedAt), grabbed: undefined };
+        }
       }
       writeInPlace(req, held, change.bytes, ops);
       // Written in place: the inode is the file now, there is no replaced one to watch.
@@ -279,6 +294,68 @@ function assertStillHeld(req: DiskCommitRequest, held: Held, ops: AtomicWriteOps
     throw err;
   }
   if (now.ino !== held.stat.ino || now.dev !== held.stat.dev) throw stale(req);
+}
+
+/**
+ * Swaps the temp and `name`: ours is published, and the temp's name now holds what was there.
+ * 'unsupported' (nothing changed) where the system has no exchange or the target needs the rename
+ * path. @throws STALE when `name` is gone; other errno errors.
+ */
+function exchangeOver(req: DiskCommitRequest, temp: string, ops: AtomicWriteOps): 'exchanged' | 'unsupported' {
+  try {
+    ops.exchangeSync(req.dir.path(temp), req.dir.path(req.name));
+    return 'exchanged';
+  } catch (err) {
+    if (isNotFound(err)) throw stale(req);
+    if (exchangeUnsupported(err)) return 'unsupported';
+    throw err;
+  }
+}
+
+/**
+ * After an exchange, what it took (now under the temp's name) goes: the inode re-checked, as almost
+ * always, or a file an editor renamed in since the last look, whose bytes are returned for history.
+ * A symlink (or other non-file) swapped in is removed unread, as a rename over it would have; a
+ * directory is put back and the write is STALE.
+ */
+function settleTaken(req: DiskCommitRequest, held: Held, temp: string, ops: AtomicWriteOps): Buffer | undefined {
+  const { dir } = req;
+  let st: fs.BigIntStats;
+  try {
+    st = ops.lstatSync(dir.path(temp));
+  } catch {
+    // Our own private name, just made: nothing to keep if it cannot be looked at.
+    return undefined;
+  }
+  if (st.ino === held.stat.ino && st.dev === held.stat.dev) {
+    removeQuietly(dir, temp, ops);
+    return undefined;
+  }
+  if (!st.isFile() && !st.isDirectory()) {
+    removeQuietly(dir, temp, ops);
+    return undefined;
+  }
+  if (st.isDirectory()) {
+    try {
+      ops.exchangeSync(dir.path(temp), dir.path(req.name));
+    } catch {
+      // Ours stays published (the swap back failed): the write stands; the stranger keeps the temp name.
+      return undefined;
+    }
+    removeQuietly(dir, temp, ops);
+    throw stale(req);
+  }
+  try {
+    const file = new Descriptor(dir.openFile(temp, O_RDONLY | O_NONBLOCK));
+    try {
+      const now = fs.fstatSync(file.fd, { bigint: true });
+      return now.isFile() ? readAllAt(file.fd, Number(now.size)) : undefined;
+    } finally {
+      file.close();
+    }
+  } finally {
+    removeQuietly(dir, temp, ops);
+  }
 }
 
 /** In place, into the very inode re-checked (never a file that took its name meanwhile). */

@@ -198,9 +198,10 @@ export class WritePipeline {
         this.#opts.log.warn(`history record for ${real} failed (${req.tool}, session ${req.session.shortId})`, err);
       }
       // Checked after the history commit, so a writer that opened the old inode has had time to land.
-      const outside = disk.grabbed ?? disk.replaced?.landed();
-      if (outside === undefined) return plan.output;
-      await this.#keepOutsideWrite(event, outside);
+      // Oldest first: a write into the inode we replaced, then a file renamed in that our publish took.
+      const outside = [disk.replaced?.landed(), disk.grabbed].filter((b) => b !== undefined);
+      if (outside.length === 0) return plan.output;
+      for (const bytes of outside) await this.#keepOutsideWrite(event, bytes);
       return withOutsideWriteNote(plan.output, req.target.input, this.#opts.recorder !== undefined);
     } finally {
       disk?.replaced?.close();
