@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ConfinedDir, SWAPPED } from '../fs/confined-dir.js';
 import { errnoCode } from '../fs/errno.js';
 import { decodeText, detectEncoding, isLikelyBinary } from '../text/codec.js';
+import { CONTROL_SNIFF_BYTES, hasControlByte } from '../text/control-bytes.js';
 
 /** Outcome of reading one file; `bytes` is only valid until the next read. */
 export type ReadOutcome =
@@ -14,9 +15,6 @@ export type ReadOutcome =
   | { status: 'swapped' };
 
 const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
-// Characters that make Read call a file binary (besides NUL); their absence settles it quickly.
-const SUSPICIOUS = /[\x01-\x08\x0e-\x1a\x1c-\x1f\x7f]/;
-const SNIFF_CHARS = 8 * 1024;
 
 /**
  * Reads whole files of at most `maxBytes` into one growing buffer (no allocation per file).
@@ -99,9 +97,9 @@ export function readInPlace<T>(reader: FileReader, file: string, use: (outcome: 
 export function isBinary(bytes: Buffer): boolean {
   const enc = detectEncoding(bytes);
   if (enc === 'utf16le' || enc === 'utf16be') return isLikelyBinary(bytes);
-  if (bytes.subarray(0, SNIFF_CHARS).indexOf(0) !== -1) return true;
-  // isLikelyBinary walks the sample byte by byte; a native regex finds "no control character" faster.
-  if (!SUSPICIOUS.test(bytes.toString('latin1', 0, Math.min(bytes.length, SNIFF_CHARS)))) return false;
+  if (bytes.subarray(0, CONTROL_SNIFF_BYTES).indexOf(0) !== -1) return true;
+  // isLikelyBinary walks the sample byte by byte; a SIMD scan settles "no control character" first.
+  if (!hasControlByte(bytes)) return false;
   return isLikelyBinary(bytes);
 }
 

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { DirLister } from './dir-lister.js';
 import { EntryPolicy } from './entry-policy.js';
-import { globMatcher } from './glob-filter.js';
+import { walkMatcher } from './glob-filter.js';
 import { NewestFirst } from './newest-first.js';
 import type { GlobJob, GlobResult, JobHooks } from './search-job.js';
 import { walkFiles } from './walk.js';
@@ -10,7 +10,7 @@ import { walkFiles } from './walk.js';
 /** Files and symlinks under `job.dirs` whose relative path matches `job.glob`, newest first. */
 export async function runGlobJob(job: GlobJob, hooks: JobHooks): Promise<GlobResult> {
   const policy = new EntryPolicy(job.rules);
-  const matches = globMatcher(job.glob);
+  const matches = walkMatcher(job.glob);
   const newest = new NewestFirst(job.limit);
   // Nested or repeated dirs list some files twice; one dir (the common case) needs no set.
   const seen = job.dirs.length > 1 ? new Set<string>() : undefined;
@@ -22,7 +22,7 @@ export async function runGlobJob(job: GlobJob, hooks: JobHooks): Promise<GlobRes
     const lister = new DirLister(policy, job.includeIgnored, (s) => hooks.progress({ directories: dirs + s.directories, files: files + s.entries, searched: 0 }));
     walkFiles(dir, lister, (d, entries) => {
       for (const entry of entries) {
-        if (!matches(d.rel + entry.name)) continue;
+        if (!matches(d.rel, entry.name)) continue;
         const file = d.abs + entry.name;
         if (seen !== undefined) {
           if (seen.has(file)) continue;

@@ -10,6 +10,9 @@ import { newestFirst } from './newest-first.js';
 import type { GrepJob, GrepResult, GrepSkips, JobHooks } from './search-job.js';
 import { walkFiles } from './walk.js';
 
+/** How far into a file a NUL makes it binary (Read's sniff window, file-reader's isBinary). */
+const NUL_SNIFF_BYTES = 8 * 1024;
+
 /** Where pass 1 puts what it finds. */
 interface HitSink {
   hits: Hit[];
@@ -131,12 +134,18 @@ function searchFile(r: Exclude<ReadOutcome, { status: 'swapped' }>, m: LineMatch
   }
   // Bytes without the literal cannot match once decoded (UTF-16 is transcoded, so it is not prefiltered).
   if (literal !== undefined && r.bytes.indexOf(literal) === -1 && !startsUtf16(r.bytes)) return undefined;
-  if (isBinary(r.bytes)) {
+  // A NUL settles most binaries before any decoding (memchr); the full rule, a scan of the first
+  // 8 KiB for control characters, runs only on files that match (it cost a fifth of a regex Grep).
+  if (hasNulEarly(r.bytes)) {
     skipped.binary++;
     return undefined;
   }
   const lines = matchingLines(searchText(r.bytes), m, everyLine ? Number.POSITIVE_INFINITY : 1);
   if (lines.length === 0) return undefined;
+  if (isBinary(r.bytes)) {
+    skipped.binary++;
+    return undefined;
+  }
   return { mtimeMs: r.mtimeMs(), count: lines.length };
 }
 
@@ -152,6 +161,11 @@ function renderContent(job: GrepJob, hits: readonly Hit[], m: LineMatcher, reade
       if (!page.open) return;
     }
   }
+}
+
+/** A NUL in the first 8 KiB of a file not marked UTF-16: binary by Read's rule (isBinary agrees). */
+function hasNulEarly(bytes: Buffer): boolean {
+  return !startsUtf16(bytes) && bytes.subarray(0, NUL_SNIFF_BYTES).indexOf(0) !== -1;
 }
 
 function startsUtf16(bytes: Buffer): boolean {

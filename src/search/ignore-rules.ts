@@ -14,7 +14,15 @@ export interface IgnoreLevel {
    * (which cost more than the walk itself on 50,000 files).
    */
   byName: boolean;
+  /**
+   * byName levels: verdicts by name (a trailing "/" for directories). Names repeat across a tree
+   * (index.ts, src/), and a Map lookup is a fraction of `ignore`'s own path checks per entry.
+   */
+  verdicts?: Map<string, boolean | undefined>;
 }
+
+/** Distinct names a level remembers verdicts for (a tree of unique names must not grow it forever). */
+const MAX_REMEMBERED = 20_000;
 
 /** Levels from the shallowest directory down; deeper levels win over shallower ones. */
 export type IgnoreStack = readonly IgnoreLevel[];
@@ -35,7 +43,8 @@ export function ignoreLevel(base: string, texts: ReadonlyArray<string | undefine
     matchers.push(ignore({ ignorecase: FOLD_CASE }).add(text));
     if (text.split(/\r?\n/).some(isAnchored)) byName = false;
   }
-  return matchers.length === 0 ? undefined : { base, matchers, byName };
+  if (matchers.length === 0) return undefined;
+  return byName ? { base, matchers, byName, verdicts: new Map() } : { base, matchers, byName };
 }
 
 /** A rule with a "/" before its end applies to paths relative to its file's directory, not to names. */
@@ -78,7 +87,18 @@ function levelVerdict(level: IgnoreLevel, absPath: string, isDirectory: boolean)
   let rel = level.byName ? absPath.slice(absPath.lastIndexOf(path.sep) + 1) : absPath.slice(level.base.length);
   if (WINDOWS) rel = rel.split('\\').join('/');
   if (isDirectory) rel += '/';
-  for (const matcher of level.matchers) {
+  const remembered = level.verdicts;
+  if (remembered === undefined) return matchersVerdict(level.matchers, rel);
+  // has() first: undefined ("no rule applies") is a verdict too.
+  if (remembered.has(rel)) return remembered.get(rel);
+  const verdict = matchersVerdict(level.matchers, rel);
+  if (remembered.size < MAX_REMEMBERED) remembered.set(rel, verdict);
+  return verdict;
+}
+
+/** Within a level the first file with a verdict decides. */
+function matchersVerdict(matchers: readonly Ignore[], rel: string): boolean | undefined {
+  for (const matcher of matchers) {
     const verdict = matcher.test(rel);
     if (verdict.ignored) return true;
     if (verdict.unignored) return false;

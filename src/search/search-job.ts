@@ -74,6 +74,12 @@ export interface GlobResult {
 }
 
 export interface GrepSkips {
+  /**
+   * Binary files (Read's rule) left out among the candidates: a file with a NUL in its first 8 KiB
+   * (not looked at further), or one whose text matches but has too many control characters. A file
+   * whose bytes lack a plain-string pattern is no candidate, nor one with control characters and
+   * no match: neither is counted.
+   */
   binary: number;
   tooLarge: number;
   unreadable: number;

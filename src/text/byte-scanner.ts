@@ -3,6 +3,8 @@
 // Pure module (no I/O). Read's ranged path streams files of gigabytes; a JS or Buffer.indexOf loop
 // pays per line (~30 ns a line, 300 ms a GiB of 100-byte lines), this loop 16 bytes per step.
 
+import { simd, singleFunctionModule, wasm, WASM_PAGE } from './wasm-module.js';
+
 /** What one scan found in its bytes. */
 export interface ScanResult {
   /** Bytes equal to "\n". */
@@ -15,21 +17,7 @@ export interface ScanResult {
 
 /** Bytes reserved at the start of the memory for the flags the loop leaves there. */
 const FLAGS = 16;
-const PAGE = 64 * 1024;
 
-const leb = (n: number): number[] => {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-};
-const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
-const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
-const simd = (op: number) => [0xfd, ...leb(op)];
 const [GET, SET, TEE, I32_CONST, I32_ADD, I32_LT_U, I32_GE_U, I32_NE, I32_SHL, I32_OR, SELECT, BR, BR_IF, END] = [
   0x20, 0x21, 0x22, 0x41, 0x6a, 0x49, 0x4f, 0x47, 0x74, 0x72, 0x1b, 0x0c, 0x0d, 0x0b,
 ];
@@ -67,23 +55,9 @@ function scanModule(): Uint8Array {
     ...lane(0), ...lane(1), I32_ADD, ...lane(2), I32_ADD, ...lane(3), I32_ADD,
     END,
   ];
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
-    ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 1, 0x7f]),
-    ...section(2, [1, ...name('e'), ...name('m'), 0x02, 0x00, 1]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...name('scan'), 0x00, 0]),
-    ...section(10, [1, ...leb(body.length), ...body]),
-  ]);
+  return singleFunctionModule('scan', body);
 }
 
-// The few WebAssembly calls used here (lib "dom" is not in this Node project's types).
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Memory: new (desc: { initial: number }) => { buffer: ArrayBuffer };
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 let compiled: object | undefined;
 
 /**
@@ -98,7 +72,7 @@ export class ByteScanner {
 
   constructor(capacity: number) {
     compiled ??= new wasm.Module(scanModule());
-    const memory = new wasm.Memory({ initial: Math.ceil((FLAGS + capacity + 16) / PAGE) });
+    const memory = new wasm.Memory({ initial: Math.ceil((FLAGS + capacity + 16) / WASM_PAGE) });
     const instance = new wasm.Instance(compiled, { e: { m: memory } });
     this.#scan = instance.exports['scan'] as (p: number, n: number) => number;
     this.#memory = new Uint8Array(memory.buffer);

@@ -49,3 +49,25 @@ describe('stackInside()', () => {
     expect(isIgnored(inside, '/r/vendor/lib.js', false)).toBe(false);
   });
 });
+
+describe('isIgnored() remembers name verdicts per level', () => {
+  it('the same name answers the same in every directory, files and directories apart, negations kept', () => {
+    const level = ignoreLevel('/r/', ['build/\n*.log\n!keep.log\n'])!;
+    const stack: IgnoreStack = [level];
+    for (const dir of ['/r/', '/r/a/', '/r/a/b/', '/r/']) {
+      expect(isIgnored(stack, `${dir}x.log`, false)).toBe(true);
+      expect(isIgnored(stack, `${dir}keep.log`, false)).toBe(false);
+      expect(isIgnored(stack, `${dir}build`, true)).toBe(true);
+      expect(isIgnored(stack, `${dir}build`, false)).toBe(false);
+      expect(isIgnored(stack, `${dir}src`, true)).toBe(false);
+    }
+    expect(level.verdicts?.size).toBe(5);
+  });
+
+  it('a level with an anchored rule tests paths, and remembers nothing', () => {
+    const level = ignoreLevel('/r/', ['a/x.log\n'])!;
+    expect(isIgnored([level], '/r/a/x.log', false)).toBe(true);
+    expect(isIgnored([level], '/r/b/x.log', false)).toBe(false);
+    expect(level.verdicts).toBeUndefined();
+  });
+});

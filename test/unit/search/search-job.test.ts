@@ -82,6 +82,14 @@ describe('runSearchJob() Grep reads', () => {
     expect(one.lines).toEqual([path.join(root, 'a.txt')]);
   });
 
+  it('counts a binary file only when the pattern would have matched it (a regex pattern, no literal prefilter)', async () => {
+    const root = await tree({ 'a.txt': 'hit 1\n', 'ctl-hit.txt': `hit 2${'\x01'.repeat(50)}\n`, 'ctl-miss.txt': `miss${'\x01'.repeat(50)}\n` });
+    await fs.writeFile(path.join(root, 'nul-miss.dat'), Buffer.from([0x6d, 0, 1, 2]));
+    const r = await grep(root, 'hit \\d');
+    expect(r.lines).toEqual([path.join(root, 'a.txt')]);
+    expect(r.skipped).toEqual({ binary: 2, tooLarge: 0, unreadable: 0 });
+  });
+
   it('counts matching lines in count mode and pages content with context across files', async () => {
     const root = await tree({ 'a.txt': 'x\nhit\nhit\ny\n', 'b.txt': 'hit\n' });
     await fs.utimes(path.join(root, 'a.txt'), 2000, 2000);
