@@ -51,5 +51,17 @@ export async function planByteSplice(current: CurrentFile, ctx: PlanContext, spe
   };
   const edit = await runStepsWithPauses(byteEditSteps(current.bytes, layout, spec, opts), pauseIfDue);
   if (edit === undefined) return undefined;
-  return editPlan(edit, freshness, rememberEdit(deps.session, current.target.realPath, key), current.state?.isPartialView === false);
+  const remember = rememberEdit(deps.session, current.target.realPath, key);
+  const onCommitted = (hash: string) => {
+    remember(hash);
+    // The session's new text is a rope over the old one: V8 joins it on its first use — the next Edit's
+    // search, a few milliseconds for 5 MB. Joined once the reply is out instead (it is one copy either way).
+    if (edit.text !== undefined) setImmediate(joinRope, edit.text);
+  };
+  return editPlan(edit, freshness, onCommitted, current.state?.isPartialView === false);
+}
+
+/** Reading one character of a rope string flattens it in place (V8): later searches and slices are at native speed. */
+function joinRope(text: string): void {
+  text.charCodeAt(0);
 }
