@@ -31,6 +31,8 @@ export type ByteEdit = Omit<ComputedEdit, 'text'> & { text: string | undefined }
 
 const LF = 10;
 const CR = 13;
+/** The lines around the splice are decoded in one go only up to this size. */
+export const MAX_WINDOW_BYTES = 1 << 20;
 
 /**
  * Whether a (normalised) edit string maps onto bytes one to one: no CR (a lone CR is the text path's
@@ -48,7 +50,8 @@ export function layoutFacts(layout: ByteLayout, hasBreak: boolean): TextFacts {
 /**
  * The edit on `bytes` (of `layout`), or undefined when the text path must decide: old_string not found
  * exactly once (NO_MATCH diagnosis, quote or de-sanitised matches, AMBIGUOUS, a replace_all of several),
- * edit strings that are not plain (isPlainEditString), or a result over maxEditBytes.
+ * edit strings that are not plain (isPlainEditString), lines around it over MAX_WINDOW_BYTES, or a result
+ * over maxEditBytes.
  */
 export function* byteEditSteps(bytes: Buffer, layout: ByteLayout, spec: EditSpec, opts: ByteEditOptions): Steps<ByteEdit | undefined> {
   const { old_string: old, new_string: rep } = spec;
@@ -68,6 +71,8 @@ export function* byteEditSteps(bytes: Buffer, layout: ByteLayout, spec: EditSpec
 
   // The patch and the snippet from the whole lines around the splice, numbered as in the file.
   const win = yield* windowAroundSteps(body, start, end, SNIPPET_CONTEXT);
+  // Lines so long that decoding them is long work of its own (a minified file): the text path decodes in slices.
+  if (win.to - win.from > MAX_WINDOW_BYTES) return undefined;
   const lf = (b: Buffer) => (layout.crlf ? b.toString('utf8').replaceAll('\r\n', '\n') : b.toString('utf8'));
   const oldWin = lf(body.subarray(win.from, win.to));
   const s = lf(body.subarray(win.from, start)).length;
