@@ -21,6 +21,11 @@ export const ConfigSchema = z
      * worker thread, so other sessions are answered meanwhile; smaller ones stay in the server's thread. 0: always.
      */
     offThreadEditBytes: z.number().int().nonnegative().default(1024 * 1024),
+    /**
+     * Edit on a UTF-8 file of at least this many bytes, whose old_string occurs exactly once as written, splices
+     * the file's bytes (no whole-file decode, in the server's thread, in slices); same bytes and answer as the text path.
+     */
+    byteSpliceEditBytes: z.number().int().nonnegative().default(256 * 1024),
     /** Bytes that do not decode as UTF-8 are edited as Latin-1 when set (otherwise ENCODING_UNSUPPORTED). */
     fallbackEncoding: z.enum(['latin1']).optional(),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

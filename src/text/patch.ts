@@ -5,7 +5,8 @@ import type { Splice, SpliceList } from './line-endings.js';
 import { runSteps, SCAN_STEP, STEP, type Steps } from './steps.js';
 
 export const CONTEXT_LINES = 3;
-const SNIPPET_CONTEXT = 4;
+/** Lines shown either side of the first splice in an edit's snippet. */
+export const SNIPPET_CONTEXT = 4;
 const MAX_SNIPPET_LINES = 60;
 /** Snippet lines are cut shorter than Read's: the snippet is a confirmation, ≤ 60 × 500 characters. */
 const SNIPPET_LINE_CHARS = 500;
@@ -222,8 +223,11 @@ export function numberLine(n: number, line: string, style: LineNumberStyle, maxC
   return style === 'legacy' ? `${String(n).padStart(6, ' ')}→${body}` : `${n}\t${body}`;
 }
 
-/** cat -n snippet of the new text around the first splice (±4 lines, capped). */
-export function editSnippet(oldText: string, newText: string, splices: SpliceList, style: LineNumberStyle = 'compact'): string {
+/**
+ * cat -n snippet of the new text around the first splice (±4 lines, capped). `lineBase`: lines before
+ * the texts given (a window of whole lines cut from a larger file is numbered as in the file).
+ */
+export function editSnippet(oldText: string, newText: string, splices: SpliceList, style: LineNumberStyle = 'compact', lineBase = 0): string {
   const first = splices.at(0);
   if (!first) return '';
   let c: Cluster | undefined;
@@ -234,7 +238,7 @@ export function editSnippet(oldText: string, newText: string, splices: SpliceLis
   const lines = region.split('\n', MAX_SNIPPET_LINES + 1);
   const total = countBreaks(region, 0, region.length) + (region.endsWith('\n') ? 0 : 1);
   if (lines.length > total) lines.length = total;
-  const shown = lines.slice(0, MAX_SNIPPET_LINES).map((l, i) => numberLine(c.newLine + i, l, style, SNIPPET_LINE_CHARS));
+  const shown = lines.slice(0, MAX_SNIPPET_LINES).map((l, i) => numberLine(lineBase + c.newLine + i, l, style, SNIPPET_LINE_CHARS));
   if (total > MAX_SNIPPET_LINES) shown.push(`… ${total - MAX_SNIPPET_LINES} more lines`);
   return shown.join('\n');
 }

@@ -6,7 +6,7 @@ import { encodeTextSteps, type TextEncodingName } from '../text/codec.js';
 import { countBreaks, countLinesSteps } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { spliceLineDocSteps, type LineDoc, type SpliceList } from '../text/line-endings.js';
-import { editSnippet, regionPatchSteps, type LineNumberStyle } from '../text/patch.js';
+import { editSnippet, regionPatchSteps, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
 import { STEP, type Steps } from '../text/steps.js';
 import type { ToolOutput } from '../tool-output.js';
 
@@ -62,31 +62,42 @@ export async function computeEdit(oldDoc: LineDoc, spec: EditSpec, opts: EditCom
   // A replace_all of millions of occurrences pauses every few thousand splices: other sessions are answered meanwhile.
   const newDoc = await run(spliceLineDocSteps(oldDoc, splices));
   const bytes = await run(encodeTextSteps(newDoc.raw, opts.encoding));
+  const { hunks, added, removed, truncated } = await run(regionPatchSteps(oldDoc.text, newDoc.text, splices));
+  const snippet = editSnippet(oldDoc.text, newDoc.text, splices, opts.lineNumbers);
+  const facts = opts.factsBefore ? { ...opts.factsBefore, line_endings: newDoc.style } : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
+  const output = editAnswer(opts, replacements, { hunks, added, removed, truncated }, snippet, facts);
+  const totalLines = await run(linesAfterSteps(opts.linesBefore, oldDoc, newDoc, splices));
+  return { bytes, text: newDoc.text, totalLines, added, removed, output };
+}
+
+/** Edit's answer: the headline, the snippet, and structuredContent with the patch and the encoding facts. */
+export function editAnswer(
+  opts: Pick<EditComputeOptions, 'display' | 'replaceAll' | 'create' | 'dryRun'>,
+  replacements: number,
+  patch: BoundedPatch,
+  snippet: string,
+  facts: TextFacts,
+): ToolOutput {
   const display = opts.display;
   const headline = opts.replaceAll
     ? `The file ${display} has been updated successfully. All occurrences were successfully replaced.`
     : opts.create
       ? `File created successfully at: ${display}`
       : `The file ${display} has been updated successfully.`;
-  const { hunks, added, removed, truncated } = await run(regionPatchSteps(oldDoc.text, newDoc.text, splices));
-  const snippet = editSnippet(oldDoc.text, newDoc.text, splices, opts.lineNumbers);
-  const facts = opts.factsBefore ? { ...opts.factsBefore, line_endings: newDoc.style } : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const head = opts.dryRun ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated')}` : headline;
   const text = snippet ? `${head}\nHere's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}` : head;
-  const output: ToolOutput = {
+  return {
     text,
     structured: {
       file_path: display,
       replacements,
-      structuredPatch: hunks,
-      ...(truncated ? { patch_truncated: true } : {}),
+      structuredPatch: patch.hunks,
+      ...(patch.truncated ? { patch_truncated: true } : {}),
       dry_run: opts.dryRun,
       already_applied: false,
       ...facts,
     },
   };
-  const totalLines = await run(linesAfterSteps(opts.linesBefore, oldDoc, newDoc, splices));
-  return { bytes, text: newDoc.text, totalLines, added, removed, output };
 }
 
 /** Length of the text after the splices, with pause points (millions of them). */

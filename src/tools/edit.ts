@@ -18,6 +18,7 @@ import { computeEdit, linesAfterSteps, type ComputedEdit, type EditComputeOption
 import { describeText, requireEncodableInSlices } from './editable-text.js';
 import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
+import { planByteSplice } from './edit-splice.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
@@ -71,6 +72,8 @@ export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ProgressContext
 
 async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, key: string, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
   const display = input.file_path;
+  const spliced = await planByteSplice(current, ctx, spec, key, input, deps);
+  if (spliced !== undefined) return spliced;
   if (computesOffThread(current, [spec], deps)) return planOffThread(current, ctx, [spec], key, { tool: 'Edit', ...input }, deps);
   const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
   const oldDoc = prepared.doc;

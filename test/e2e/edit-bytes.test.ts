@@ -1,0 +1,70 @@
+// Issue 13: Edit's byte path through a real client on every transport — large UTF-8 files (BOM, CRLF) edited
+// on their bytes: exact bytes on disk, the answer numbered as in the file, the session's text right after it
+// (a STALE diff shows only the outside change), and the text path still taking what is not the byte path's.
+import fs from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { errorOf, harnessPool, okOf, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
+
+/** 20,000 lines of 50 bytes (about 1 MB), line i reading "line 000i …". */
+const LINES = Array.from({ length: 20_000 }, (_, i) => `line ${String(i + 1).padStart(6, '0')} ${'x'.repeat(37)}`);
+// Every edit the text path makes runs in an edit worker: jobsRun tells the two paths apart (memory transport).
+const CONFIG = { offThreadEditBytes: 0 };
+
+describe.each(TRANSPORTS)('Edit byte path over %s', (kind) => {
+  const { open } = harnessPool(kind);
+  const jobs = (h: Harness) => h.app?.editWorkers.jobsRun ?? 0;
+
+  it('a 1 MB CRLF file with a BOM: bytes, patch and snippet line numbers as in the file, no worker', async () => {
+    const raw = `\uFEFF${LINES.join('\r\n')}\r\n`;
+    const h = await open({ files: { 'big.txt': raw }, config: CONFIG });
+    okOf(await h.call('Read', { file_path: h.path('big.txt'), limit: 1 }));
+    const r = await h.call('Edit', { file_path: h.path('big.txt'), old_string: `${LINES[12_344]}\n${LINES[12_345]}`, new_string: 'one\ntwo\nthree' });
+    const s = okOf(r);
+    expect(s).toMatchObject({ replacements: 1, encoding: 'utf-8', bom: true, line_endings: 'CRLF', already_applied: false });
+    expect(s.structuredPatch).toEqual([
+      {
+        oldStart: 12_342,
+        oldLines: 8,
+        newStart: 12_342,
+        newLines: 9,
+        lines: [` ${LINES[12_341]}`, ` ${LINES[12_342]}`, ` ${LINES[12_343]}`, `-${LINES[12_344]}`, `-${LINES[12_345]}`, '+one', '+two', '+three', ` ${LINES[12_346]}`, ` ${LINES[12_347]}`, ` ${LINES[12_348]}`],
+      },
+    ]);
+    expect(textOf(r)).toContain(`12345\tone\n12346\ttwo\n12347\tthree\n12348\t${LINES[12_346]}`);
+    const want = `\uFEFF${[...LINES.slice(0, 12_344), 'one', 'two', 'three', ...LINES.slice(12_346)].join('\r\n')}\r\n`;
+    expect((await fs.readFile(h.path('big.txt'))).equals(Buffer.from(want))).toBe(true);
+    expect(jobs(h)).toBe(0);
+  });
+
+  it('a retry is already applied; the next edit and a STALE diff use the text the byte path left in the session', async () => {
+    const h = await open({ files: { 'big.txt': `${LINES.join('\n')}\n` }, config: CONFIG });
+    okOf(await h.call('Read', { file_path: h.path('big.txt'), limit: 1 }));
+    const first = { file_path: h.path('big.txt'), old_string: LINES[100]!, new_string: 'first' };
+    okOf(await h.call('Edit', first));
+    expect(okOf(await h.call('Edit', first))).toMatchObject({ already_applied: true, line_endings: 'LF' });
+    okOf(await h.call('Edit', { file_path: h.path('big.txt'), old_string: LINES[200]!, new_string: 'second' }));
+    // Another program changes one line: the diff names that line only, so the session's text was exact.
+    const now = await fs.readFile(h.path('big.txt'), 'utf8');
+    await fs.writeFile(h.path('big.txt'), now.replace(LINES[300]!, 'outside'));
+    const err = errorOf(await h.call('Edit', { file_path: h.path('big.txt'), old_string: LINES[400]!, new_string: 'third' }));
+    expect(err.code).toBe('STALE');
+    expect(err.message).toContain(`What changed on disk since your last read:\n-301: ${LINES[300]}\n+301: outside`);
+    expect(err.message).not.toContain('first');
+    expect(err.message).not.toContain('second');
+    expect(jobs(h)).toBe(0);
+  });
+
+  it('deleting a line takes its line break along; what is not the byte path\'s case goes to the text path', async () => {
+    const h = await open({ files: { 'big.txt': `${LINES.join('\n')}\n`, 'mixed.txt': `${LINES.join('\n')}\r\n`, 'quotes.txt': `${LINES.join('\n')}\nsay “hi”\n` }, config: CONFIG });
+    for (const f of ['big.txt', 'mixed.txt', 'quotes.txt']) okOf(await h.call('Read', { file_path: h.path(f), limit: 1 }));
+    okOf(await h.call('Edit', { file_path: h.path('big.txt'), old_string: LINES[5]!, new_string: '' }));
+    expect(await fs.readFile(h.path('big.txt'), 'utf8')).toBe(`${LINES.filter((_, i) => i !== 5).join('\n')}\n`);
+    expect(jobs(h)).toBe(0);
+    // Mixed line endings, and a match found only through quote normalisation: the text path, same rules as ever.
+    okOf(await h.call('Edit', { file_path: h.path('mixed.txt'), old_string: LINES[7]!, new_string: 'seven' }));
+    expect(await fs.readFile(h.path('mixed.txt'), 'utf8')).toBe(`${LINES.map((l, i) => (i === 7 ? 'seven' : l)).join('\n')}\r\n`);
+    okOf(await h.call('Edit', { file_path: h.path('quotes.txt'), old_string: 'say "hi"', new_string: 'say "bye"' }));
+    expect(await fs.readFile(h.path('quotes.txt'), 'utf8')).toBe(`${LINES.join('\n')}\nsay “bye”\n`);
+    if (h.app) expect(jobs(h)).toBe(2);
+  });
+});
