@@ -1,6 +1,14 @@
 // The checks of a Streamable HTTP request, pure: Accept, Mcp-Session-Id, MCP-Protocol-Version and the
 // JSON-RPC body. Same answers (status, code, message) as the SDK's WebStandardStreamableHTTPServerTransport.
-import { type JSONRPCMessage, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type JSONRPCRequest,
+  type JSONRPCResultResponse,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from './http-response.js';
 
 /** JSON-RPC "Invalid Request". */
@@ -59,6 +67,21 @@ export function parseMessages(body: unknown): ParsedMessages {
     return { ok: false, refusal: refusal(400, PARSE_ERROR, 'Parse error: Invalid JSON-RPC message') };
   }
 }
+
+/*
+ * Cheap shape tests for messages already parsed by JSONRPCMessageSchema (or built by the SDK): the
+ * SDK's isJSONRPCRequest & co. run a zod safeParse each, and a failing one (every message that is
+ * not of that kind) builds an issue list — measurable per call.
+ */
+
+/** A request: a method and an id. */
+export const isRequestMessage = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
+
+/** An answer (result or error) to a request. */
+export const isAnswerMessage = (m: JSONRPCMessage): m is JSONRPCResultResponse | JSONRPCErrorResponse => !('method' in m) && ('result' in m || 'error' in m);
+
+/** An initialize request (the full check only for a message that names the method). */
+export const isInitializeMessage = (m: JSONRPCMessage): boolean => 'method' in m && m.method === 'initialize' && isInitializeRequest(m);
 
 /** An initialize must come alone and only once per session. */
 export function initializeRefusal(alreadyInitialized: boolean, messageCount: number): Refusal | undefined {

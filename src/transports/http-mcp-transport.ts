@@ -1,21 +1,15 @@
 // The server side of one Streamable HTTP session, on node's IncomingMessage/ServerResponse directly.
 // Behaves as the SDK's StreamableHTTPServerTransport (stateful, no event store) without its conversion
 // to Web Request/Response and back through @hono/node-server, which cost ~1 ms or more per call.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
   getAcceptRefusal,
   initializeRefusal,
+  isAnswerMessage,
+  isInitializeMessage,
+  isRequestMessage,
   parseMessages,
   postAcceptRefusal,
   protocolVersionRefusal,
@@ -49,6 +43,7 @@ export class NodeStreamableHttpTransport implements Transport {
   #started = false;
   #initialized = false;
   #closed = false;
+  #lastStreamId = 0;
   readonly #streams = new Map<string, RequestStream>();
   readonly #requestStream = new Map<RequestId, string>();
   readonly #responses = new Map<RequestId, JSONRPCMessage>();
@@ -86,7 +81,7 @@ export class NodeStreamableHttpTransport implements Transport {
     if (!parsed.ok) return this.#refuse(res, parsed.refusal);
     const messages = parsed.messages;
     if (this.#closed) return this.#refuse(res, { status: 404, code: SESSION_NOT_FOUND, message: 'Session not found' }, false);
-    if (messages.some(isInitializeRequest)) {
+    if (messages.some(isInitializeMessage)) {
       const refused = initializeRefusal(this.#initialized && this.sessionId !== undefined, messages.length);
       if (refused) return this.#refuse(res, refused);
       this.sessionId = this.#generate();
@@ -97,7 +92,7 @@ export class NodeStreamableHttpTransport implements Transport {
     }
     const url = requestUrl(req);
     const extra: MessageExtraInfo = { requestInfo: url ? { headers: req.headers, url } : { headers: req.headers } };
-    if (!messages.some(isJSONRPCRequest)) {
+    if (!messages.some(isRequestMessage)) {
       // Only notifications or answers (to the server's own requests): accepted, nothing to stream.
       for (const m of messages) this.onmessage?.(m, extra);
       res.writeHead(202);
@@ -109,7 +104,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
   /** Opens the answer channel of a POST carrying requests and hands the messages to the server. */
   #open(res: ServerResponse, messages: JSONRPCMessage[], extra: MessageExtraInfo): void {
-    const streamId = randomUUID();
+    const streamId = String(++this.#lastStreamId);
     let stream: RequestStream;
     if (this.#json) stream = { kind: 'json', res };
     else {
@@ -120,12 +115,12 @@ export class NodeStreamableHttpTransport implements Transport {
       stream = { kind: 'sse', sse };
     }
     this.#streams.set(streamId, stream);
-    for (const m of messages) if (isJSONRPCRequest(m)) this.#requestStream.set(m.id, streamId);
+    for (const m of messages) if (isRequestMessage(m)) this.#requestStream.set(m.id, streamId);
     try {
       for (const m of messages) this.onmessage?.(m, extra);
     } catch (err) {
       this.#streams.delete(streamId);
-      for (const m of messages) if (isJSONRPCRequest(m)) this.#requestStream.delete(m.id);
+      for (const m of messages) if (isRequestMessage(m)) this.#requestStream.delete(m.id);
       if (stream.kind === 'sse') stream.sse.end();
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
       if (stream.kind === 'json') this.#refuse(res, { status: 400, code: PARSE_ERROR, message: 'Parse error' }, false, String(err));
@@ -163,7 +158,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
   /** Sends a message: an answer goes to its request's stream; a request or notification to its related request's stream, else the standalone one. */
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const isAnswer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    const isAnswer = isAnswerMessage(message);
     const requestId = isAnswer ? message.id : options?.relatedRequestId;
     if (requestId === undefined) {
       if (isAnswer) throw new Error('Cannot send a response on a standalone SSE stream unless resuming a previous client request');
