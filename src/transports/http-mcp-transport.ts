@@ -121,10 +121,12 @@ export class NodeStreamableHttpTransport implements Transport {
     } catch (err) {
       this.#streams.delete(streamId);
       for (const m of messages) if (isRequestMessage(m)) this.#requestStream.delete(m.id);
-      if (stream.kind === 'sse') stream.sse.end();
+      // As the SDK: in JSON mode the error goes up (the caller answers 500); an event stream whose headers
+      // have not gone out becomes a 400 "Parse error" carrying it.
+      if (stream.kind === 'json') throw err;
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-      if (stream.kind === 'json') this.#refuse(res, { status: 400, code: PARSE_ERROR, message: 'Parse error' }, false, String(err));
-      return;
+      if (!stream.sse.abandon()) return stream.sse.end();
+      return this.#refuse(res, { status: 400, code: PARSE_ERROR, message: 'Parse error' }, false, String(err));
     }
     // Answers may have come already (then the stream is gone): arm the keep-alive only on a live one.
     if (stream.kind === 'sse' && this.#streams.get(streamId) === stream) stream.sse.keepAlive(this.#keepAliveMs);

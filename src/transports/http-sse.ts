@@ -39,15 +39,16 @@ export class SseStream {
   #timer: NodeJS.Timeout | undefined;
   #flush: NodeJS.Timeout | undefined;
   #ended = false;
+  readonly #headers: Record<string, string>;
 
   constructor(res: ServerResponse, sessionId: string | undefined, onGone: () => void, headersWaitMs = 0) {
     this.#res = res;
-    res.writeHead(200, sseHeaders(sessionId));
-    if (headersWaitMs <= 0) res.flushHeaders();
+    this.#headers = sseHeaders(sessionId);
+    if (headersWaitMs <= 0) this.#flushHeaders();
     else {
       this.#flush = setTimeout(() => {
         this.#flush = undefined;
-        if (this.open) res.flushHeaders();
+        if (this.open) this.#flushHeaders();
       }, headersWaitMs);
       this.#flush.unref();
     }
@@ -86,15 +87,38 @@ export class SseStream {
     this.#stopKeepAlive();
     this.#stopFlush();
     if (this.#res.writableEnded) return;
+    this.#head();
     if (last !== undefined) this.#res.end(sseFrame(last));
     else this.#res.end();
+  }
+
+  /**
+   * Gives the response back unused, if its headers have not gone out yet (then the caller answers
+   * otherwise, e.g. with an error status); false when they have.
+   */
+  abandon(): boolean {
+    if (this.#res.headersSent) return false;
+    this.#ended = true;
+    this.#stopKeepAlive();
+    this.#stopFlush();
+    return true;
   }
 
   #write(text: string): boolean {
     if (!this.open) return false;
     this.#stopFlush();
+    this.#head();
     this.#res.write(text);
     return true;
+  }
+
+  #head(): void {
+    if (!this.#res.headersSent) this.#res.writeHead(200, this.#headers);
+  }
+
+  #flushHeaders(): void {
+    this.#head();
+    this.#res.flushHeaders();
   }
 
   #stopFlush(): void {

@@ -163,6 +163,41 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, impl) => {
     for (;;) if ((await reader.read()).done) break;
   });
 
+  it.each([false, true])('a server that throws on a message: SSE answers 400 "Parse error" carrying the error, JSON a 500 (json=%s)', async (json) => {
+    const transport = new Impl({ sessionIdGenerator: () => 'sid-1', enableJsonResponse: json });
+    const errors: string[] = [];
+    transport.onerror = (e) => errors.push(e.message);
+    transport.onmessage = () => {
+      throw new Error('boom');
+    };
+    await transport.start();
+    const httpServer = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        // As serveHttp does: a request the transport throws on gets a 500.
+        transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8'))).catch(() => {
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
+      });
+    });
+    await new Promise<void>((r) => httpServer.listen(0, '127.0.0.1', r));
+    open.push(async () => {
+      await transport.close();
+      httpServer.closeAllConnections();
+      await new Promise((r) => httpServer.close(r));
+    });
+    const r = await post(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`, init(), { 'mcp-session-id': '' });
+    if (json) {
+      expect(r.status).toBe(500);
+      return;
+    }
+    expect(r.status).toBe(400);
+    expect(await r.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error', data: 'Error: boom' }, id: null });
+    expect(errors).toContain('boom');
+  });
+
   it('an answer whose client went away is reported, not thrown into the server, and the session serves on', async () => {
     const { url, errors } = await serve();
     await post(url, init(), { 'mcp-session-id': '' }).then((r) => r.text());

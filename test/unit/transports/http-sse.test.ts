@@ -12,9 +12,9 @@ afterEach(async () => {
 });
 
 /** A server whose one request is answered by `use(stream)`; resolves with its URL and the stream's fate. */
-async function serve(use: (s: SseStream) => void, headersWaitMs = 0) {
+async function serve(use: (s: SseStream, res: http.ServerResponse) => void, headersWaitMs = 0) {
   let gone = 0;
-  const server = http.createServer((_req, res) => use(new SseStream(res, 'sid', () => gone++, headersWaitMs)));
+  const server = http.createServer((_req, res) => use(new SseStream(res, 'sid', () => gone++, headersWaitMs), res));
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, gone: () => gone };
@@ -38,6 +38,23 @@ describe('http-sse', () => {
     const text = await (await fetch(url)).text();
     expect(text).toBe(`${sseFrame({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}${sseFrame({ jsonrpc: '2.0', id: 1, result: {} })}`);
     expect(gone()).toBe(0);
+  });
+
+  it('abandon() gives the response back while its headers are still unsent (it can then answer otherwise), and not after', async () => {
+    const early = await serve((s, res) => {
+      expect(s.abandon()).toBe(true);
+      expect(s.open).toBe(false);
+      res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"no":1}');
+    }, 1000);
+    const r = await fetch(early.url);
+    expect([r.status, r.headers.get('content-type'), await r.text()]).toEqual([400, 'application/json', '{"no":1}']);
+    expect(early.gone()).toBe(0);
+    const late = await serve((s) => {
+      s.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 1 } });
+      expect(s.abandon()).toBe(false);
+      s.end();
+    }, 1000);
+    expect(await (await fetch(late.url)).text()).toContain('notifications/message');
   });
 
   it('with headersWaitMs, a quiet stream still gets its headers after the wait', async () => {
