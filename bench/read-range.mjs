@@ -1,18 +1,17 @@
 // npm run bench -- --only read: 10 lines deep in a 200 MiB and a 1 GiB file (time and RSS above idle),
 // editguard side by side with Claude Code (`claude mcp serve`), Desktop Commander and the reference
-// server (which can only tail); and the same Edit over stdio and Streamable HTTP (JSON and SSE), interleaved.
+// server (which can only tail); and the HTTP overhead per call (bench/http-overhead.mjs).
 //
 // Peers are optional: Claude Code at /work/peers/cc (or $EG_BENCH_CLAUDE), Desktop Commander at
 // /work/peers/dc (or $EG_BENCH_DC); each is skipped with a message when absent. The big files are
 // generated once into $TMPDIR/editguard-bench-read (1 GiB takes a minute) and kept for later runs.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { httpOverheadRows } from './http-overhead.mjs';
 
 const CLAUDE = process.env.EG_BENCH_CLAUDE ?? '/work/peers/cc/node_modules/.bin/claude';
 const DC = process.env.EG_BENCH_DC ?? '/work/peers/dc/node_modules/@wonderwhy-er/desktop-commander/dist/index.js';
@@ -156,55 +155,6 @@ async function bigReadRows(mib, all, rounds, warm) {
   });
 }
 
-async function startHttp(editguard, dir, json) {
-  const child = spawn(process.execPath, [editguard, '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error', '--http', '--port', '0', ...(json ? ['--json-response'] : [])], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    child.stderr.on('data', (d) => {
-      buf += d;
-      const m = /listening on (\S+)/.exec(buf);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (c) => reject(new Error(`editguard --http exited ${c}: ${buf}`)));
-  });
-  const client = new Client({ name: 'bench-http', version: '0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return { client, close: async () => (await client.close().catch(() => {}), child.kill('SIGTERM')) };
-}
-
-/** The same Edit of a 1,000-line file over stdio and Streamable HTTP, calls interleaved. */
-async function httpRows(editguard, work, n) {
-  const variants = ['stdio', 'http (JSON response)', 'http (SSE response)'];
-  const lines = 1000;
-  const content = Array.from({ length: lines }, (_, i) => LINE(i)).join('\n') + '\n';
-  const clients = {};
-  const dirs = {};
-  for (const v of variants) {
-    dirs[v] = path.join(work, `http-${variants.indexOf(v)}`);
-    await fsp.mkdir(dirs[v], { recursive: true });
-    await fsp.writeFile(path.join(dirs[v], 'f.txt'), content);
-    dirs[v] = await fsp.realpath(dirs[v]);
-  }
-  clients.stdio = await start({ spawn: (dir) => ({ command: process.execPath, args: [editguard, '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error'] }) }, dirs.stdio);
-  clients[variants[1]] = await startHttp(editguard, dirs[variants[1]], true);
-  clients[variants[2]] = await startHttp(editguard, dirs[variants[2]], false);
-  const t = Object.fromEntries(variants.map((v) => [v, []]));
-  for (const v of variants) await clients[v].client.callTool({ name: 'Read', arguments: { file_path: path.join(dirs[v], 'f.txt'), limit: 1 } });
-  for (let k = 0; k < n; k++) {
-    const mark = `MARK_${String(Math.floor(((k + 0.5) * lines) / n)).padStart(8, '0')}_`;
-    for (const v of rot(variants, k)) {
-      const r = await timed(clients[v].client, ['Edit', { file_path: path.join(dirs[v], 'f.txt'), old_string: mark, new_string: mark.replace('MARK_', 'EDIT_') }], () => true);
-      if (r.error) throw new Error(`${v} Edit failed: ${r.error}`);
-      t[v].push(r.ms);
-    }
-  }
-  for (const v of variants) await (clients[v].close?.() ?? clients[v].client.close());
-  const base = median(t.stdio);
-  return variants.map((v) => `| Edit, 1,000 lines | ${v} | ${median(t[v]).toFixed(2)} ms | ${v === 'stdio' ? '–' : `${(median(t[v]) - base >= 0 ? '+' : '')}${(median(t[v]) - base).toFixed(2)} ms`} |`);
-}
-
 /** Rows for `npm run bench -- --only read` (`--parts big,http`, `--sizes 200,1024`, `--servers editguard,claude,dc,reference`). */
 export async function readRangeBench({ quick, editguard, reference, argv = process.argv }) {
   const partsAt = argv.indexOf('--parts');
@@ -233,7 +183,7 @@ export async function readRangeBench({ quick, editguard, reference, argv = proce
       for (const mib of sizes) out.push(...(await bigReadRows(mib, all, quick ? 1 : 3, 5)));
     }
     if (parts.includes('http')) {
-      out.push('', '| work | transport | median | over stdio |', '|---|---|---|---|', ...(await httpRows(editguard, work, quick ? 20 : 60)));
+      out.push('', '| work | transport | median | over stdio |', '|---|---|---|---|', ...(await httpOverheadRows({ editguard, work, n: quick ? 20 : 100 })));
     }
   } finally {
     await fsp.rm(work, { recursive: true, force: true });

@@ -151,7 +151,8 @@ if (section('bounded')) {
   out.push('', ...(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })));
 }
 if (section('read')) {
-  // --only read: 10 lines deep in 200 MiB / 1 GiB files beside the peers, and HTTP vs stdio per Edit (bench/read-range.mjs).
+  // --only read: 10 lines deep in 200 MiB / 1 GiB files beside the peers (bench/read-range.mjs), and HTTP vs stdio per Edit and
+  // per 1-line Read beside a no-op server's floor (part http, bench/http-overhead.mjs; EG_BENCH_BASELINE=… adds another build).
   const { readRangeBench } = await import('./read-range.mjs');
   out.push('', ...(await readRangeBench({ quick, editguard: EDITGUARD, reference: REFERENCE })));
 }

@@ -1,7 +1,6 @@
 // The /mcp endpoint: routes each request to its session's SDK transport, or opens a session on initialize.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { Logger } from '../log.js';
@@ -10,15 +9,16 @@ import type { Session } from '../session/session.js';
 import { shortSessionId } from '../session/session-id.js';
 import { readJsonBody } from './http-body.js';
 import type { InflightTracker } from './http-inflight.js';
+import { NodeStreamableHttpTransport } from './http-mcp-transport.js';
 import { PARSE_ERROR, RETRY_AFTER_S, SERVER_ERROR, SESSION_NOT_FOUND, header, isJsonContentType, sendError } from './http-response.js';
 import type { HttpSessionRegistry } from './http-sessions.js';
 
-/** One Mcp-Session-Id: its own McpServer, Session and SDK transport. */
+/** One Mcp-Session-Id: its own McpServer, Session and Streamable HTTP transport. */
 export interface LiveSession {
   readonly id: string;
   readonly session: Session;
   readonly server: McpServer;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHttpTransport;
   close(): Promise<void>;
 }
 
@@ -129,7 +129,7 @@ function openSession({ app, registry, jsonResponse, log }: McpEndpointDeps): Liv
   const session = app.newSession();
   const id = session.id;
   const server = createServer(app, session);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, enableJsonResponse: jsonResponse });
+  const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => id, enableJsonResponse: jsonResponse });
   let released = false;
   const release = () => {
     if (released) return;

@@ -1,0 +1,120 @@
+// HTTP per-call overhead (DESIGN §9: ≤ 1 ms over stdio), part `http` of `npm run bench -- --only read`:
+// the same Edit of a 1,000-line file and the same 1-line Read over stdio and Streamable HTTP (JSON and
+// SSE answers), calls interleaved round-robin; EG_BENCH_BASELINE=/other/dist/cli.js adds that build's
+// HTTP as more rows (before/after from one run). Interleaved with them, the floor: a no-op server
+// (bench/noop-mcp-server.mjs) pinged over stdio and plain node:http by the same SDK client — the
+// client's fetch and the socket — beside editguard's own ping.
+import { spawn } from 'node:child_process';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const NOOP = path.join(path.dirname(fileURLToPath(import.meta.url)), 'noop-mcp-server.mjs');
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const rot = (arr, k) => arr.map((_, i) => arr[(i + k) % arr.length]);
+const LINE = (i) => `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
+
+async function stdioClient(args) {
+  const client = new Client({ name: 'bench-http', version: '0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
+  return { client, close: () => client.close() };
+}
+
+async function httpClient(args) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let buf = '';
+    child.stderr.on('data', (d) => {
+      buf += d;
+      const m = /listening on (\S+)/.exec(buf);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (c) => reject(new Error(`${args.join(' ')} exited ${c}: ${buf}`)));
+  });
+  const client = new Client({ name: 'bench-http', version: '0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return { client, close: async () => (await client.close().catch(() => {}), child.kill('SIGTERM')) };
+}
+
+/**
+ * Interleaves the works over the variants `n` times (a work runs on the variants whose `group` it
+ * names); medians per work and variant, "over stdio" against the stdio variant of the same group.
+ */
+async function interleave(variants, works, n) {
+  const t = new Map();
+  const key = (label, v) => `${label}\u0000${v.group}\u0000${v.name}`;
+  for (let k = 0; k < n; k++) {
+    for (const { label, groups, run } of works) {
+      for (const v of rot(variants, k).filter((x) => groups.includes(x.group))) {
+        const t0 = performance.now();
+        await run(v, k);
+        if (!t.has(key(label, v))) t.set(key(label, v), []);
+        t.get(key(label, v)).push(performance.now() - t0);
+      }
+    }
+  }
+  const rows = [];
+  for (const { label, groups } of works) {
+    for (const v of variants.filter((x) => groups.includes(x.group))) {
+      const base = median(t.get(key(label, variants.find((x) => x.group === v.group && x.name === 'stdio'))));
+      const m = median(t.get(key(label, v)));
+      const over = v.name === 'stdio' ? '–' : `${m - base >= 0 ? '+' : ''}${(m - base).toFixed(2)} ms`;
+      rows.push(`| ${label}${v.group === 'noop' ? ', no-op server (the floor)' : ''} | ${v.name} | ${m.toFixed(2)} ms | ${over} |`);
+    }
+  }
+  return rows;
+}
+
+/** Rows `| work | transport | median | over stdio |` for editguard (and EG_BENCH_BASELINE) and the no-op floor. */
+export async function httpOverheadRows({ editguard, work, n }) {
+  const lines = 1000;
+  const content = Array.from({ length: lines }, (_, i) => LINE(i)).join('\n') + '\n';
+  const builds = [['', editguard], ...(process.env.EG_BENCH_BASELINE ? [['baseline ', process.env.EG_BENCH_BASELINE]] : [])];
+  const kinds = [['stdio', undefined], ...builds.flatMap(([prefix, cli]) => [[`${prefix}http (JSON response)`, cli, true], [`${prefix}http (SSE response)`, cli, false]])];
+  const variants = [];
+  try {
+    for (const [name, cli = editguard, json] of kinds) {
+      const made = path.join(work, `http-${variants.length}`);
+      await fsp.mkdir(made, { recursive: true });
+      const dir = await fsp.realpath(made);
+      await fsp.writeFile(path.join(dir, 'f.txt'), content);
+      await fsp.writeFile(path.join(dir, 'small.txt'), 'one line\n');
+      const args = [cli, '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error'];
+      const c = name === 'stdio' ? await stdioClient(args) : await httpClient([...args, '--http', '--port', '0', ...(json ? ['--json-response'] : [])]);
+      variants.push({ name, group: 'editguard', dir, ...c });
+    }
+    for (const mode of ['stdio', 'json', 'sse']) {
+      const name = mode === 'stdio' ? 'stdio' : `http (${mode.toUpperCase()} response)`;
+      const c = mode === 'stdio' ? await stdioClient([NOOP, 'stdio']) : await httpClient([NOOP, mode]);
+      variants.push({ name, group: 'noop', ...c });
+    }
+    const call = async (v, name, args) => {
+      const r = await v.client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
+      if (r.isError) throw new Error(`${v.name} ${name} failed: ${JSON.stringify(r.content).slice(0, 200)}`);
+    };
+    for (const v of variants) if (v.group === 'editguard') await call(v, 'Read', { file_path: path.join(v.dir, 'f.txt'), limit: 1 });
+    const edit = async (v, k) => {
+      const mark = `MARK_${String(Math.floor(((k + 0.5) * lines) / n)).padStart(8, '0')}_`;
+      await call(v, 'Edit', { file_path: path.join(v.dir, 'f.txt'), old_string: mark, new_string: mark.replace('MARK_', 'EDIT_') });
+    };
+    const read = (v) => call(v, 'Read', { file_path: path.join(v.dir, 'small.txt'), limit: 1 });
+    const eg = ['editguard'];
+    return await interleave(
+      variants,
+      [
+        { label: 'Edit, 1,000 lines', groups: eg, run: edit },
+        { label: 'Read, 1 line', groups: eg, run: read },
+        { label: 'ping', groups: ['editguard', 'noop'], run: (v) => v.client.ping() },
+      ],
+      n,
+    );
+  } finally {
+    for (const v of variants) await v.close().catch(() => {});
+  }
+}
