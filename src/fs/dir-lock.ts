@@ -37,17 +37,18 @@ function syncCall(call: (...args: never[]) => unknown): (...args: unknown[]) => 
 }
 
 /**
- * The calls proper-lockfile makes (mkdir, stat, utimes, rmdir: a few microseconds each), run in this
- * thread: taking and releasing a write's lock then costs no thread-pool round trips — three of them
- * per write, each a wait behind whatever else the pool is doing. One object for the whole process,
- * so proper-lockfile's probe of the mtime precision (cached on it) runs once, not at every lock.
+ * The calls proper-lockfile makes to take a lock (mkdir, stat, utimes: microseconds each) run in
+ * this thread: taking a write's lock costs no thread-pool round trips (two of them, each a wait
+ * behind whatever else the pool is doing). rmdir stays on the pool: removing a directory frees
+ * its block and inode, which can wait a millisecond or more behind the journal's commit of other
+ * fsyncs — on the pool, that wait holds up nobody. One object for the whole process, so
+ * proper-lockfile's probe of the mtime precision (cached on it) runs once, not at every lock.
  */
 const syncFs = {
   ...fs,
   mkdir: syncCall(fs.mkdirSync),
   stat: syncCall(fs.statSync),
   utimes: syncCall(fs.utimesSync),
-  rmdir: syncCall(fs.rmdirSync),
   realpath: syncCall(fs.realpathSync),
 };
 

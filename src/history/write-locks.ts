@@ -29,7 +29,7 @@ export function stateDirWriteLocks(stateDir: string, log: Logger): (realPath: st
         // Removed just after the reply has gone out (setImmediate runs after the promise chain that
         // sends it), not before it: the write is complete, the removal only lets others in.
         const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-          .then(release)
+          .then(() => release())
           .catch((err: unknown) => log.warn(`could not release the write lock of ${realPath}`, err))
           .finally(() => {
             if (releasing.get(lockPath) === done) releasing.delete(lockPath);
