@@ -103,12 +103,13 @@ export function writeTempSync(dir: ConfinedDir, name: string, bytes: Uint8Array,
 const WRITE_SLICE = 4 * 1024 * 1024;
 
 /**
- * writeTempSync() for large files, a slice at a time with pauses between slices, and its
- * fdatasync off the event loop (the thread pool) unless a test wrapped it: writing and syncing
- * 50 MB is not one long pause for every other session. Same file, same errors, same cleanup.
+ * writeTempSync() with its fdatasync off the event loop (the thread pool) unless a test wrapped it,
+ * and large files written a slice at a time with pauses between slices: writing and syncing 50 MB
+ * is not one long pause for every other session, and while a small temp syncs, the history's
+ * intent line — written when its pre-image is ready, which may be just now — syncs beside it
+ * instead of after it. Same file, same errors, same cleanup.
  */
 export async function writeTempInSlices(dir: ConfinedDir, name: string, bytes: Uint8Array, keep: Ownership | undefined, ops: AtomicWriteOps = realOps, asRoot = false): Promise<string> {
-  if (bytes.length <= WRITE_SLICE) return writeTempSync(dir, name, bytes, keep, ops, asRoot);
   const temp = tempNameFor(name);
   let file: Descriptor | undefined;
   try {

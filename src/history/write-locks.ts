@@ -15,12 +15,28 @@ const LOCK_WAIT_MS = 10_000;
  */
 export function stateDirWriteLocks(stateDir: string, log: Logger): (realPath: string, display: string) => Promise<Release> {
   const dir = path.join(stateDir, 'locks');
+  /** Locks of this process being released: the next write of the file here waits for that first. */
+  const releasing = new Map<string, Promise<void>>();
   return async (realPath, display) => {
+    const lockPath = path.join(dir, `${digest(Buffer.from(realPath))}.lock`);
+    await releasing.get(lockPath);
     try {
-      return await acquireLock(path.join(dir, `${digest(Buffer.from(realPath))}.lock`), {
+      const release = await acquireLock(lockPath, {
         waitMs: LOCK_WAIT_MS,
         onCompromised: (err) => log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`),
       });
+      return () => {
+        // Removed just after the reply has gone out (setImmediate runs after the promise chain that
+        // sends it), not before it: the write is complete, the removal only lets others in.
+        const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+          .then(() => release())
+          .catch((err: unknown) => log.warn(`could not release the write lock of ${realPath}`, err))
+          .finally(() => {
+            if (releasing.get(lockPath) === done) releasing.delete(lockPath);
+          });
+        releasing.set(lockPath, done);
+        return Promise.resolve();
+      };
     } catch (err) {
       if (isLockHeld(err)) {
         throw new ToolError(

@@ -1,5 +1,5 @@
 // Resolves where a path really lands on disk, including paths that do not exist yet.
-import { promises as fs } from 'node:fs';
+import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { isGone } from '../fs/errno.js';
@@ -18,7 +18,9 @@ export const MAX_SYMLINK_HOPS = 40;
  */
 export async function realpathDeepest(p: string): Promise<{ real: string; exists: boolean }> {
   try {
-    return { real: await fs.realpath(p), exists: true };
+    // In this thread: realpath(3) of an existing path is a few cached lookups, cheaper than a
+    // round trip through the thread pool (every tool call resolves its path here first).
+    return { real: realpathSync.native(p), exists: true };
   } catch {
     // Fall through to the walk: it tells ENOENT, loops and dangling links apart.
   }

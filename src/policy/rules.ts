@@ -95,11 +95,16 @@ const WINDOWS = path.sep === '\\';
  * path or one of its ancestors below the anchor, so `secrets` denies `secrets/key` as well.
  * Globs use picomatch with `dot: true`. Throws a plain Error on an invalid glob (startup).
  */
+/** protectedBy()'s memo: its size bound, and its mark for "no protected glob covers it". */
+const PROTECTED_MEMO_MAX = 1024;
+const NOT_PROTECTED = '\0';
+
 export class PathRules {
   private readonly denyRules: Rule[];
   private readonly protectedRules: Rule[];
   private readonly home: string;
   private readonly roots: string[];
+  readonly #protectedMemo = new Map<string, string>();
 
   constructor(opts: PathRulesOptions) {
     this.home = opts.home;
@@ -165,7 +170,14 @@ export class PathRules {
 
   /** The protected glob covering `absPath` (absolute, normalized), or undefined. */
   protectedBy(absPath: string): string | undefined {
-    return this.firstMatch(this.protectedRules, absPath);
+    // Asked twice per write (the path as given and its real path) of the same few files: the rules
+    // never change, so the answer is kept (a bounded memo; a glob walk per call otherwise).
+    const known = this.#protectedMemo.get(absPath);
+    if (known !== undefined) return known === NOT_PROTECTED ? undefined : known;
+    const glob = this.firstMatch(this.protectedRules, absPath);
+    if (this.#protectedMemo.size >= PROTECTED_MEMO_MAX) this.#protectedMemo.clear();
+    this.#protectedMemo.set(absPath, glob ?? NOT_PROTECTED);
+    return glob;
   }
 
   private firstMatch(rules: Rule[], absPath: string): string | undefined {

@@ -94,13 +94,14 @@ export class ReplacedInode {
       const bytes = readAllAt(this.#file.fd, Number(now.size));
       return bytes.equals(this.#verified) ? undefined : bytes;
     } finally {
-      this.#file.close();
+      // Off the reply path: the last close of the replaced inode frees it (see closeInBackground).
+      this.#file.closeInBackground();
     }
   }
 
-  /** Closes the inode unless landed() did; later calls do nothing. */
+  /** Closes the inode (in the background) unless landed() did; later calls do nothing. */
   close(): void {
-    this.#file.close();
+    this.#file.closeInBackground();
   }
 }
 

@@ -2,9 +2,9 @@
 import type fs from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { digestInSlices } from '../fs/digest.js';
+import { digest, digestInSlices } from '../fs/digest.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
-import { openReadOnlyIn } from '../fs/confined-read.js';
+import { openReadOnlyIn, readSmallInSync } from '../fs/confined-read.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
@@ -41,6 +41,9 @@ export interface PresentFile extends FileView {
 /** The file a plan is made from: missing, or present with stat, bytes and hash read together. */
 export type CurrentFile = MissingFile | PresentFile;
 
+/** Files up to this size are read in one go in this thread (a fraction of a millisecond). */
+const SYNC_READ_MAX = 1024 * 1024;
+
 export interface LoadOptions {
   maxEditBytes: number;
   /** Bytes that are not UTF-8 decode as this encoding (and become editable) when configured. */
@@ -57,6 +60,14 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
   const missing = (): MissingFile => ({ target, state, exists: false, ...lazyText(Buffer.alloc(0), opts.fallbackEncoding) });
   if (dir === undefined) return missing();
   const name = path.basename(target.realPath);
+  // Small files (the common case) in this thread; larger ones, and anything that is not a regular file, below.
+  const small = readSmallInSync(dir, name, SYNC_READ_MAX);
+  if (small === undefined) return missing();
+  if (small.bytes !== undefined) {
+    requireEditableFile(target, small.stat, opts.maxEditBytes);
+    const { stat, bytes } = small;
+    return { target, state, exists: true, stat, bytes, hash: digest(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
+  }
   const fh = await openReadOnlyIn(dir, name);
   if (fh === undefined) return missing();
   try {

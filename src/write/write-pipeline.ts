@@ -270,6 +270,8 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
  */
 async function alongsideBackup(backup: Promise<void> | undefined, write: () => Promise<string | undefined>, dir: ConfinedDir, ops: AtomicWriteOps | undefined): Promise<string | undefined> {
   let temp: string | undefined;
+  // The temp's sync takes a round trip: a backup failing meanwhile is handled below, not unhandled.
+  backup?.catch(() => {});
   try {
     temp = await write();
   } catch (err) {
