@@ -1,13 +1,15 @@
 // Grep in a worker: find the matching files (newest first), then render the requested page.
+import path from 'node:path';
 import { DirLister } from './dir-lister.js';
 import { EntryPolicy } from './entry-policy.js';
 import { fileTypeMatcher } from './file-types.js';
 import { FileReader, isBinary, readInPlace, searchText, type ReadOutcome } from './file-reader.js';
 import { grepGlobFilter } from './glob-filter.js';
 import { contentLines, PageBuilder, renderContentLine } from './grep-page.js';
+import { PartFilter, WHOLE, type JobPart } from './job-part.js';
 import { lineMatcher, matchingLines, type LineMatcher } from './match-lines.js';
 import { newestFirst } from './newest-first.js';
-import type { GrepJob, GrepResult, GrepSkips, JobHooks } from './search-job.js';
+import type { GrepHit, GrepJob, GrepPartResult, GrepResult, GrepSkips, JobHooks } from './search-job.js';
 import { walkFiles } from './walk.js';
 
 /** How far into a file a NUL makes it binary (Read's sniff window, file-reader's isBinary). */
@@ -15,47 +17,30 @@ const NUL_SNIFF_BYTES = 8 * 1024;
 
 /** Where pass 1 puts what it finds. */
 interface HitSink {
-  hits: Hit[];
+  hits: GrepHit[];
   search(file: string, r: ReadOutcome): void;
   count: { swapped: number };
 }
 
-interface Hit {
-  file: string;
-  mtimeMs: number;
-  /** Matching lines (count mode), else 1. */
-  count: number;
-}
-
 /**
  * Runs Grep: pass 1 searches every candidate file as the walk lists it (read through the walk's
- * open directory, so a swapped parent is never followed), pass 2 (content mode) re-reads only the
- * files on the page. Everything is synchronous in the worker: faster than libuv's pool for many
- * small files (one reused buffer, no per-file promise), and that pool stays free for other sessions.
+ * open directory, so a swapped parent is never followed) — in two parts on two threads when the
+ * worker has a helper — and pass 2 (content mode) re-reads only the files on the page. Everything is
+ * synchronous in the worker: faster than libuv's pool for many small files (one reused buffer, no
+ * per-file promise), and that pool stays free for other sessions.
  */
 export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepResult> {
   const matcher = lineMatcher(job.pattern);
-  const reader = new FileReader(job.maxFileBytes);
-  const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
-  const count = { swapped: 0 };
-  const literal = job.pattern.literal === undefined ? undefined : Buffer.from(job.pattern.literal, 'utf8');
-  const everyLine = job.mode === 'count';
-  const hits: Hit[] = [];
-  const search = (file: string, r: ReadOutcome) => {
-    if (r.status === 'swapped') {
-      count.swapped++;
-      return;
-    }
-    const hit = searchFile(r, matcher, literal, everyLine, skipped);
-    if (hit !== undefined) hits.push({ file, ...hit });
-  };
-  const filesSearched = searchCandidates(job, reader, { hits, search, count }, hooks);
+  const parts = hooks.runPart === undefined ? [grepPart(job, hooks, WHOLE)] : await inTwoParts(job, hooks, hooks.runPart);
+  const hits = parts.length === 1 ? parts[0]!.hits : parts.flatMap((p) => p.hits);
   hits.sort((a, b) => newestFirst([a.file, a.mtimeMs], [b.file, b.mtimeMs]));
+  const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
+  for (const p of parts) for (const k of ['binary', 'tooLarge', 'unreadable'] as const) skipped[k] += p.skipped[k];
 
   const page = new PageBuilder({ offset: job.offset, limit: job.headLimit, budgetBytes: job.budgetBytes });
   if (job.mode === 'files_with_matches') for (const h of hits) page.offer(h.file);
   else if (job.mode === 'count') for (const h of hits) page.offer(`${h.file}:${h.count}`);
-  else renderContent(job, hits, matcher, reader, page);
+  else renderContent(job, hits, matcher, new FileReader(job.maxFileBytes), page);
 
   return {
     kind: 'grep',
@@ -68,10 +53,40 @@ export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepRes
     more: page.more,
     nextOffset: job.offset + page.shown,
     budgetCut: page.budgetCut,
-    filesSearched,
+    filesSearched: parts.reduce((n, p) => n + p.filesSearched, 0),
     skipped,
-    swapped: count.swapped,
+    // Every part walks every directory (each saw the swapped ones); files are each part's own.
+    swapped: Math.max(...parts.map((p) => p.swappedDirs)) + parts.reduce((n, p) => n + p.swappedFiles, 0),
   };
+}
+
+async function inTwoParts(job: GrepJob, hooks: JobHooks, runPart: NonNullable<JobHooks['runPart']>): Promise<GrepPartResult[]> {
+  const other = runPart(job, { index: 1, of: 2 });
+  // Not awaited until this part is done: a failure of the other part must not go unhandled meanwhile.
+  other.catch(() => {});
+  const mine = grepPart(job, hooks, { index: 0, of: 2 });
+  return [mine, (await other) as GrepPartResult];
+}
+
+/** Pass 1 of Grep over one part's share of the files: the matching ones, unsorted. */
+export function grepPart(job: GrepJob, hooks: JobHooks, part: JobPart): GrepPartResult {
+  const matcher = lineMatcher(job.pattern);
+  const reader = new FileReader(job.maxFileBytes);
+  const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
+  const count = { swapped: 0 };
+  const literal = job.pattern.literal === undefined ? undefined : Buffer.from(job.pattern.literal, 'utf8');
+  const everyLine = job.mode === 'count';
+  const hits: GrepHit[] = [];
+  const search = (file: string, r: ReadOutcome) => {
+    if (r.status === 'swapped') {
+      count.swapped++;
+      return;
+    }
+    const hit = searchFile(r, matcher, literal, everyLine, skipped);
+    if (hit !== undefined) hits.push({ file, ...hit });
+  };
+  const { searched, swappedDirs } = searchCandidates(job, reader, { hits, search, count }, hooks, new PartFilter(part));
+  return { kind: 'grep-part', hits, filesSearched: searched, skipped, swappedDirs, swappedFiles: count.swapped };
 }
 
 /**
@@ -79,7 +94,7 @@ export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepRes
  * glob and type filters (symlinks left out: not followed, and found again by their real path if
  * inside). Returns how many files were searched.
  */
-function searchCandidates(job: GrepJob, reader: FileReader, sink: HitSink, hooks: JobHooks): number {
+function searchCandidates(job: GrepJob, reader: FileReader, sink: HitSink, hooks: JobHooks, mine: PartFilter): { searched: number; swappedDirs: number } {
   const { hits, search, count } = sink;
   const policy = new EntryPolicy(job.rules);
   const byGlob = job.globs.length > 0 ? grepGlobFilter(job.globs) : undefined;
@@ -88,6 +103,7 @@ function searchCandidates(job: GrepJob, reader: FileReader, sink: HitSink, hooks
   const seen = job.targets.length > 1 ? new Set<string>() : undefined;
   const once = (file: string) => seen === undefined || (!seen.has(file) && seen.add(file) !== undefined);
   const walked = { directories: 0, files: 0, searched: 0 };
+  let swappedDirs = 0;
   let lastReport = 0;
   const searched = () => {
     if ((++walked.searched & 255) === 0 && performance.now() - lastReport > 100) {
@@ -97,7 +113,7 @@ function searchCandidates(job: GrepJob, reader: FileReader, sink: HitSink, hooks
   };
   for (const target of job.targets) {
     if (target.isFile) {
-      if (!once(target.path)) continue;
+      if (!mine.owns(path.dirname(target.path) + path.sep, path.basename(target.path)) || !once(target.path)) continue;
       readInPlace(reader, target.path, (r) => search(target.path, r));
       searched();
       continue;
@@ -114,6 +130,7 @@ function searchCandidates(job: GrepJob, reader: FileReader, sink: HitSink, hooks
         if (entry.isSymbolicLink()) continue;
         if (byType !== undefined && !byType(entry.name)) continue;
         if (byGlob !== undefined && !byGlob(d.rel + entry.name)) continue;
+        if (!mine.owns(d.abs, entry.name)) continue;
         const file = d.abs + entry.name;
         if (!once(file)) continue;
         reader.read(d.handle, entry.name, (r) => search(file, r));
@@ -122,9 +139,9 @@ function searchCandidates(job: GrepJob, reader: FileReader, sink: HitSink, hooks
       // Portable mode: files read while the directory was away from its place may be from elsewhere.
       if (!lister.stillThere(d)) hits.length = mark;
     });
-    count.swapped += lister.stats.swapped;
+    swappedDirs += lister.stats.swapped;
   }
-  return walked.searched;
+  return { searched: walked.searched, swappedDirs };
 }
 
 function searchFile(r: Exclude<ReadOutcome, { status: 'swapped' }>, m: LineMatcher, literal: Buffer | undefined, everyLine: boolean, skipped: GrepSkips) {
@@ -149,7 +166,7 @@ function searchFile(r: Exclude<ReadOutcome, { status: 'swapped' }>, m: LineMatch
   return { mtimeMs: r.mtimeMs(), count: lines.length };
 }
 
-function renderContent(job: GrepJob, hits: readonly Hit[], m: LineMatcher, reader: FileReader, page: PageBuilder): void {
+function renderContent(job: GrepJob, hits: readonly GrepHit[], m: LineMatcher, reader: FileReader, page: PageBuilder): void {
   const grouped = job.before > 0 || job.after > 0;
   for (const hit of hits) {
     if (!page.open) return;

@@ -1,8 +1,9 @@
 // A search as plain data in and out (it runs in a worker thread), and the one function that runs it.
 import type { WalkRules } from '../policy/path-policy.js';
-import { runGlobJob } from './glob-job.js';
+import { globPart, runGlobJob } from './glob-job.js';
 import type { GrepPattern } from './grep-pattern.js';
-import { runGrepJob } from './grep-job.js';
+import { grepPart, runGrepJob } from './grep-job.js';
+import type { JobPart } from './job-part.js';
 import { runLsJob } from './ls-job.js';
 
 interface JobBase {
@@ -128,9 +129,43 @@ export interface LsResult {
 
 export type SearchResult = GlobResult | GrepResult | LsResult;
 
+/** Glob's share of one part: its newest `limit` matches with their times. */
+export interface GlobPartResult {
+  kind: 'glob-part';
+  kept: Array<[string, number]>;
+  total: number;
+  swapped: number;
+}
+
+/** A matching file found by pass 1 of Grep. */
+export interface GrepHit {
+  file: string;
+  mtimeMs: number;
+  /** Matching lines (count mode), else 1. */
+  count: number;
+}
+
+/** Grep's pass 1 over one part's files. */
+export interface GrepPartResult {
+  kind: 'grep-part';
+  hits: GrepHit[];
+  filesSearched: number;
+  skipped: GrepSkips;
+  /** Directories the walk found swapped (every part walks them all) and files this part found swapped. */
+  swappedDirs: number;
+  swappedFiles: number;
+}
+
+export type PartResult = GlobPartResult | GrepPartResult;
+
 export interface JobHooks {
   /** Called often; callers throttle. */
   progress(p: SearchProgress): void;
+  /**
+   * Runs `part` of a Glob or Grep on another thread (the search worker's helper); absent when there
+   * is none (one CPU, in-process tests): the job then runs whole.
+   */
+  runPart?: ((job: GlobJob | GrepJob, part: JobPart) => Promise<PartResult>) | undefined;
 }
 
 /**
@@ -146,4 +181,10 @@ export async function runSearchJob(job: SearchJob, hooks: JobHooks): Promise<Sea
     case 'ls':
       return runLsJob(job, hooks);
   }
+}
+
+/** Runs one part of a Glob or Grep (on a search worker's helper thread): that part's share of the files. */
+export function runSearchPart(job: GlobJob | GrepJob, part: JobPart): PartResult {
+  const hooks: JobHooks = { progress: () => {} };
+  return job.kind === 'glob' ? globPart(job, hooks, part) : grepPart(job, hooks, part);
 }

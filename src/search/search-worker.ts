@@ -1,15 +1,35 @@
-// Worker-thread entry: runs one search job at a time for the SearchPool, off the server's event loop.
-import { parentPort } from 'node:worker_threads';
+// Worker-thread entry: runs one search job at a time for the SearchPool, off the server's event loop —
+// and, started by such a worker with workerData.helper, that worker's helper for the second part of a search.
+import { parentPort, workerData } from 'node:worker_threads';
 import { ToolError } from '../errors.js';
-import { runSearchJob, type SearchJob, type SearchProgress } from './search-job.js';
+import { CAN_SPLIT, PartHelper, splitNow, type HelperReply } from './part-helper.js';
+import type { JobPart } from './job-part.js';
+import { runSearchJob, runSearchPart, type GlobJob, type GrepJob, type SearchJob, type SearchProgress } from './search-job.js';
 import type { WorkerReply } from './search-pool.js';
 
 const PROGRESS_EVERY_MS = 100;
 
 const port = parentPort;
 if (port === null) throw new Error('search-worker.js runs as a worker thread only');
+const isHelper = (workerData as { helper?: boolean } | null)?.helper === true;
+const helper = !isHelper && CAN_SPLIT ? new PartHelper(new URL(import.meta.url)) : undefined;
 
-port.on('message', async (msg: { id: number; job: SearchJob }) => {
+const errorReply = (id: number, err: unknown): WorkerReply & HelperReply =>
+  err instanceof ToolError
+    ? { id, type: 'error', code: err.code, message: err.message, details: err.details }
+    : { id, type: 'crash', message: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+
+port.on('message', async (msg: { id: number; job: SearchJob; part?: JobPart }) => {
+  if (msg.part !== undefined) {
+    // A helper: one part, no progress (its worker reports its own part's).
+    try {
+      const reply: HelperReply = { id: msg.id, type: 'part', result: runSearchPart(msg.job as GlobJob | GrepJob, msg.part) };
+      port.postMessage(reply);
+    } catch (err) {
+      port.postMessage(errorReply(msg.id, err));
+    }
+    return;
+  }
   const post = (reply: WorkerReply) => port.postMessage(reply);
   // The first report goes out at once, so even a short search shows the client it is alive.
   let last = Number.NEGATIVE_INFINITY;
@@ -20,10 +40,10 @@ port.on('message', async (msg: { id: number; job: SearchJob }) => {
     last = now;
     post({ id: msg.id, type: 'progress', progress: p });
   };
+  const runPart = helper === undefined || !splitNow() ? undefined : (job: GlobJob | GrepJob, part: JobPart) => helper.run(job, part);
   try {
-    post({ id: msg.id, type: 'done', result: await runSearchJob(msg.job, { progress }) });
+    post({ id: msg.id, type: 'done', result: await runSearchJob(msg.job, { progress, runPart }) });
   } catch (err) {
-    if (err instanceof ToolError) post({ id: msg.id, type: 'error', code: err.code, message: err.message, details: err.details });
-    else post({ id: msg.id, type: 'crash', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    post(errorReply(msg.id, err));
   }
 });

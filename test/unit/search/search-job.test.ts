@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WalkRules } from '../../../src/policy/path-policy.js';
-import { runSearchJob, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
+import { runSearchJob, runSearchPart, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
 import { tempDir, writeFiles } from '../../helpers/harness.js';
 import { grepJob, walkRules } from '../../helpers/search-tree.js';
 
@@ -113,5 +113,34 @@ describe('runSearchJob() LS', () => {
     expect((await ls(['*.log', 'a/deep'])).trees[0]!.entries.map((e) => e.rel)).toEqual(['a', 'b', '.hidden', 'z.txt', 'a/y.md']);
     const capped = await ls([], 3);
     expect(capped).toMatchObject({ total: 3, truncated: true });
+  });
+});
+
+describe('runSearchJob() in two parts', () => {
+  // What a search worker does with its helper thread, in-process: part 1 runs through runSearchPart.
+  const twoParts = { progress: () => {}, runPart: async (job: Parameters<typeof runSearchPart>[0], part: Parameters<typeof runSearchPart>[1]) => runSearchPart(job, part) };
+
+  it('Glob and Grep give what one part gives: every file handled once, by exactly one part', async () => {
+    const files: Record<string, string> = { '.gitignore': 'ignored/\n', 'ignored/x.ts': 'needle' };
+    for (let i = 0; i < 60; i++) files[`d${i % 7}/sub${i % 3}/f${i}.${i % 2 ? 'ts' : 'js'}`] = i % 4 === 0 ? `const needle${i} = 1;\n` : 'nothing\n';
+    const root = await tree(files);
+    const globJob = { kind: 'glob' as const, dirs: [root, path.join(root, 'd1')], glob: '**/*', limit: 1000, includeIgnored: false, rules: rules(root) };
+    const whole = (await runSearchJob(globJob, noProgress)) as GlobResult;
+    const split = (await runSearchJob(globJob, twoParts)) as GlobResult;
+    expect(split.files).toEqual(whole.files);
+    expect(split.total).toBe(whole.total);
+    expect(whole.total).toBe(61);
+    for (const mode of ['files_with_matches', 'count', 'content'] as const) {
+      const job = grepJob(root, 'needle', { mode });
+      const w = (await runSearchJob(job, noProgress)) as GrepResult;
+      const s = (await runSearchJob(job, twoParts)) as GrepResult;
+      expect(s).toEqual(w);
+      expect(w.numFiles).toBe(15);
+    }
+    // The part filter splits the files between the parts, roughly evenly.
+    const part0 = runSearchPart(globJob, { index: 0, of: 2 });
+    const part1 = runSearchPart(globJob, { index: 1, of: 2 });
+    expect(part0.kind === 'glob-part' && part1.kind === 'glob-part' && part0.total + part1.total).toBe(61);
+    expect(part0.kind === 'glob-part' && Math.min(part0.total, 61 - part0.total)).toBeGreaterThan(15);
   });
 });
