@@ -8,7 +8,7 @@ import { createFileWatcher, type FileWatcher } from './fs/watcher.js';
 import { HistoryStore, daysToMs } from './history/history-store.js';
 import { stateDirWriteLocks } from './history/write-locks.js';
 import type { Logger } from './log.js';
-import { ChangeTracker, type WatchStatus } from './notices/change-tracker.js';
+import { ChangeTracker, type ChangeDisk, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
 import { SearchPool } from './search/search-pool.js';
@@ -34,6 +34,8 @@ export interface AppEnv {
   recorder?: WriteRecorder;
   /** Overrides the file watcher (tests drive a ManualWatcher by hand). */
   watcher?: FileWatcher;
+  /** How the change tracker reads the disk (a test counts its reads); defaults to the real one. */
+  changeDisk?: ChangeDisk | undefined;
   /** The compiled search worker; defaults to the one beside the search pool (tests running TS sources pass dist's). */
   searchWorker?: URL;
   /** The compiled edit worker; defaults to the one beside the edit pool (tests running TS sources pass dist's). */
@@ -93,7 +95,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   });
   history?.schedulePruning(config.history.pruneIntervalMinutes * 60_000);
   const watcher = env.watcher ?? createFileWatcher({ ...config.watch, log: env.log });
-  const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding });
+  const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding, disk: env.changeDisk });
   writes.onWrite((e) => changes.onWrite(e));
   const search = new SearchPool({ size: config.search.workers, workerUrl: env.searchWorker, log: env.log });
   const editWorkers = new EditWorkers({ size: EDIT_WORKERS, workerUrl: env.editWorker });

@@ -101,7 +101,7 @@ export interface ChangeTrackerOptions {
   /** Files above this size are announced without a diff (and compared by size and mtime). */
   maxBytes: number;
   fallbackEncoding?: 'latin1' | undefined;
-  disk?: ChangeDisk;
+  disk?: ChangeDisk | undefined;
 }
 
 const DELETED = '';
@@ -320,6 +320,9 @@ export class ChangeTracker {
 
   async #observe(e: WatchEvent): Promise<void> {
     if (e.kind === 'unlink') {
+      // Our publish by exchange (renameat2) reaches the watcher as an unlink and an add: the file
+      // there with the identity our write gave it is ours, nothing to read (a 50 MB re-read a write).
+      if (await this.#stillOwn(e.path)) return;
       // The watcher stat'ed a missing file; make sure it did not come back since.
       const snap = await this.#disk.snapshot(e.path, this.#maxBytes);
       return this.#apply(e.path, snap);

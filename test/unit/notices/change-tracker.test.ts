@@ -10,6 +10,7 @@ import { ToolError } from '../../../src/errors.js';
 import { digest } from '../../../src/fs/digest.js';
 import { DisabledWatcher, ManualWatcher, type FileWatcher, type WatchEvent } from '../../../src/fs/watcher.js';
 import { silentLogger } from '../../../src/log.js';
+import { realDisk, type ChangeDisk } from '../../../src/notices/change-tracker.js';
 import { NOTICE_DIFF_LINES } from '../../../src/notices/notice-text.js';
 import type { Session } from '../../../src/session/session.js';
 import { edit } from '../../../src/tools/edit.js';
@@ -37,7 +38,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function fixture(opts: { config?: ConfigInput; watcher?: FileWatcher } = {}): Promise<Fixture> {
+async function fixture(opts: { config?: ConfigInput; watcher?: FileWatcher; disk?: ChangeDisk } = {}): Promise<Fixture> {
   const root = await tempDir('eg-notices-');
   const stateDir = await tempDir('eg-notices-state-');
   const watcher = new ManualWatcher({ log: silentLogger, maxFiles: opts.config?.watch?.maxFiles });
@@ -47,6 +48,7 @@ async function fixture(opts: { config?: ConfigInput; watcher?: FileWatcher } = {
     log: silentLogger,
     stateDir,
     watcher: opts.watcher ?? watcher,
+    changeDisk: opts.disk,
   });
   cleanups.push(async () => {
     await app.close();
@@ -343,5 +345,25 @@ describe('ChangeTracker with a manual watcher', () => {
     expect(s.files.get(f.p('new.txt'))!.hash).toBe(digest(Buffer.from('hello\n')));
     await f.external('new.txt', 'bye\n');
     expect(s.notices).toHaveLength(1);
+  });
+});
+
+describe('our own publish, as the watcher reports it', () => {
+  it('an unlink + add of a file editguard just wrote (a renameat2 exchange looks like that) is recognised by lstat: nothing is read', async () => {
+    const reads: string[] = [];
+    const disk: ChangeDisk = { ...realDisk, snapshot: (p, max) => (reads.push(p), realDisk.snapshot(p, max)) };
+    const f = await fixture({ disk });
+    await fs.writeFile(f.p('a.txt'), 'one\ntwo\n');
+    const s = f.app.newSession();
+    await f.read(s, 'a.txt');
+    expect(await editOf(f, s, 'a.txt', 'two', 'TWO')).toBeUndefined();
+    await f.app.changes.idle();
+    const before = reads.length;
+    await f.fire('a.txt', 'unlink');
+    await f.fire('a.txt', 'change');
+    expect(reads.length - before).toBe(0);
+    // Someone else's write after ours is still read and noticed.
+    await f.external('a.txt', 'one\nOTHER\n', 'unlink');
+    expect(reads.length - before).toBe(1);
   });
 });
