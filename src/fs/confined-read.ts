@@ -97,24 +97,27 @@ export function readSmallInSync(dir: ConfinedDir, name: string, maxBytes: number
     dir.verify();
     const stat = fs.fstatSync(file.fd);
     if (!stat.isFile() || stat.size > maxBytes) return { stat, bytes: undefined };
-    return { stat, bytes: readWholeSync(file.fd, stat.size) };
+    return { stat, bytes: readAllAt(file.fd, stat.size + 1) };
   } finally {
     // Read-only: a failed close loses nothing.
     file.closeAfterError();
   }
 }
 
-/** Everything in `fd` from offset 0, `size` bytes expected (the file may have grown or shrunk since). */
-function readWholeSync(fd: number, size: number): Buffer {
+/**
+ * Everything in `fd` from offset 0 (pread: the file position is not used), `hint` bytes expected
+ * (the file may have grown or shrunk since it was stat'ed): one read when the hint is right.
+ */
+export function readAllAt(fd: number, hint: number): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
-  let buf = Buffer.allocUnsafe(size + 1);
+  let buf = Buffer.allocUnsafe(Math.max(hint, 8192));
   for (;;) {
     const n = fs.readSync(fd, buf, 0, buf.length, total);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
-    buf = Buffer.allocUnsafe(64 * 1024);
+    buf = Buffer.allocUnsafe(Math.max(8192, Math.min(hint, 1 << 20)));
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }

@@ -88,6 +88,10 @@ interface Folded {
 
 const WINDOWS = path.sep === '\\';
 
+/** protectedBy()'s memo: its size bound, and its mark for "no protected glob covers it". */
+const PROTECTED_MEMO_MAX = 1024;
+const NOT_PROTECTED = '\0';
+
 /**
  * Compiled deny and protected globs. A glob starting with "~/" is matched against the path
  * relative to `home`; an absolute glob against the absolute path; any other glob against
@@ -95,9 +99,6 @@ const WINDOWS = path.sep === '\\';
  * path or one of its ancestors below the anchor, so `secrets` denies `secrets/key` as well.
  * Globs use picomatch with `dot: true`. Throws a plain Error on an invalid glob (startup).
  */
-/** protectedBy()'s memo: its size bound, and its mark for "no protected glob covers it". */
-const PROTECTED_MEMO_MAX = 1024;
-const NOT_PROTECTED = '\0';
 
 export class PathRules {
   private readonly denyRules: Rule[];

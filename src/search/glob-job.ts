@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { DirLister } from './dir-lister.js';
 import { EntryPolicy } from './entry-policy.js';
 import { walkMatcher } from './glob-filter.js';
-import { PartFilter, WHOLE, type JobPart } from './job-part.js';
+import { inTwoParts, PartFilter, WHOLE, type JobPart } from './job-part.js';
 import { NewestFirst } from './newest-first.js';
 import type { GlobJob, GlobPartResult, GlobResult, JobHooks } from './search-job.js';
 import { walkFiles } from './walk.js';
@@ -12,7 +12,8 @@ import { walkFiles } from './walk.js';
 export async function runGlobJob(job: GlobJob, hooks: JobHooks): Promise<GlobResult> {
   // Compiled here first, so a bad pattern fails before a second thread starts on it.
   walkMatcher(job.glob);
-  const parts = hooks.runPart === undefined ? [globPart(job, hooks, WHOLE)] : await inTwoParts(job, hooks, hooks.runPart);
+  const runPart = hooks.runPart;
+  const parts = runPart === undefined ? [globPart(job, hooks, WHOLE)] : await inTwoParts((p) => runPart(job, p) as Promise<GlobPartResult>, (p) => globPart(job, hooks, p));
   const newest = new NewestFirst(job.limit);
   for (const part of parts) for (const [file, mtimeMs] of part.kept) newest.offer(file, mtimeMs);
   return {
@@ -22,14 +23,6 @@ export async function runGlobJob(job: GlobJob, hooks: JobHooks): Promise<GlobRes
     // Every part walks every directory: each saw the swaps (or some of them, racing).
     swapped: Math.max(...parts.map((p) => p.swapped)),
   };
-}
-
-async function inTwoParts(job: GlobJob, hooks: JobHooks, runPart: NonNullable<JobHooks['runPart']>): Promise<GlobPartResult[]> {
-  const other = runPart(job, { index: 1, of: 2 });
-  // Not awaited until this part is done: a failure of the other part must not go unhandled meanwhile.
-  other.catch(() => {});
-  const mine = globPart(job, hooks, { index: 0, of: 2 });
-  return [mine, (await other) as GlobPartResult];
 }
 
 /** One part of a Glob: the newest `limit` of its share of the matches, and how many there are. */

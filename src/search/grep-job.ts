@@ -6,7 +6,7 @@ import { fileTypeMatcher } from './file-types.js';
 import { FileReader, isBinary, readInPlace, searchText, type ReadOutcome } from './file-reader.js';
 import { grepGlobFilter } from './glob-filter.js';
 import { contentLines, PageBuilder, renderContentLine } from './grep-page.js';
-import { PartFilter, WHOLE, type JobPart } from './job-part.js';
+import { inTwoParts, PartFilter, WHOLE, type JobPart } from './job-part.js';
 import { lineMatcher, matchingLines, type LineMatcher } from './match-lines.js';
 import { newestFirst } from './newest-first.js';
 import type { GrepHit, GrepJob, GrepPartResult, GrepResult, GrepSkips, JobHooks } from './search-job.js';
@@ -31,7 +31,8 @@ interface HitSink {
  */
 export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepResult> {
   const matcher = lineMatcher(job.pattern);
-  const parts = hooks.runPart === undefined ? [grepPart(job, hooks, WHOLE)] : await inTwoParts(job, hooks, hooks.runPart);
+  const runPart = hooks.runPart;
+  const parts = runPart === undefined ? [grepPart(job, hooks, WHOLE)] : await inTwoParts((p) => runPart(job, p) as Promise<GrepPartResult>, (p) => grepPart(job, hooks, p));
   const hits = parts.length === 1 ? parts[0]!.hits : parts.flatMap((p) => p.hits);
   hits.sort((a, b) => newestFirst([a.file, a.mtimeMs], [b.file, b.mtimeMs]));
   const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
@@ -58,14 +59,6 @@ export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepRes
     // Every part walks every directory (each saw the swapped ones); files are each part's own.
     swapped: Math.max(...parts.map((p) => p.swappedDirs)) + parts.reduce((n, p) => n + p.swappedFiles, 0),
   };
-}
-
-async function inTwoParts(job: GrepJob, hooks: JobHooks, runPart: NonNullable<JobHooks['runPart']>): Promise<GrepPartResult[]> {
-  const other = runPart(job, { index: 1, of: 2 });
-  // Not awaited until this part is done: a failure of the other part must not go unhandled meanwhile.
-  other.catch(() => {});
-  const mine = grepPart(job, hooks, { index: 0, of: 2 });
-  return [mine, (await other) as GrepPartResult];
 }
 
 /** Pass 1 of Grep over one part's share of the files: the matching ones, unsorted. */

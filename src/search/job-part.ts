@@ -9,6 +9,18 @@ export interface JobPart {
 export const WHOLE: JobPart = { index: 0, of: 1 };
 
 /**
+ * Part 1 of 2 started on the other thread (`other`), part 0 run here (`mine`) meanwhile; both results,
+ * part 0 first. The other part is not awaited until this one is done, so its failure is handled, not
+ * left unhandled in the meantime.
+ */
+export async function inTwoParts<R>(other: (part: JobPart) => Promise<R>, mine: (part: JobPart) => R): Promise<[R, R]> {
+  const theirs = other({ index: 1, of: 2 });
+  theirs.catch(() => {});
+  const ours = mine({ index: 0, of: 2 });
+  return [ours, await theirs];
+}
+
+/**
  * Which part handles a file: a hash of its directory and name, so every file has exactly one owner
  * whatever else changes in the tree meanwhile (a counter in walk order would shift for every file
  * after one created mid-walk), and the same file met twice (overlapping roots) has the same owner.

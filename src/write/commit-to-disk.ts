@@ -17,6 +17,7 @@ import {
   type AtomicWriteOps,
 } from '../fs/atomic-write.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
+import { readAllAt } from '../fs/confined-read.js';
 import { Descriptor } from '../fs/descriptor.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
 import { exchangeUnsupported } from '../fs/rename-exchange.js';
@@ -147,7 +148,7 @@ export async function commitToDisk(req: DiskCommitRequest): Promise<DiskCommit> 
         const taken = exchangeOver(req, temp, ops);
         if (taken === 'exchanged') {
           published = true;
-          const grabbed = settleTaken(req, held, temp, ops);
+          const grabbed = settleTaken(req, held, temp, ops, () => ops.exchangeSync(dir.path(temp), dir.path(name)));
           return { method: 'exchange', stat: statOf(dir, name), replaced: held.inode(held.bytes, checkedAt), grabbed };
         }
         // No exchange on this system: a plain rename (README "History": the window it leaves).
@@ -314,48 +315,47 @@ function exchangeOver(req: DiskCommitRequest, temp: string, ops: AtomicWriteOps)
 }
 
 /**
- * After an exchange, what it took (now under the temp's name) goes: the inode re-checked, as almost
- * always, or a file an editor renamed in since the last look, whose bytes are returned for history.
- * A symlink (or other non-file) swapped in is removed unread, as a rename over it would have; a
- * directory is put back and the write is STALE.
+ * What a publish or a delete took from `name`, now under the private name `aside`, goes: the inode
+ * re-checked, as almost always, or a file an editor renamed in since the last look, whose bytes are
+ * returned for history. A symlink (or other non-file) is removed unread, as a rename over it would
+ * have; a directory is put back (`putBack`) and the call is STALE.
  */
-function settleTaken(req: DiskCommitRequest, held: Held, temp: string, ops: AtomicWriteOps): Buffer | undefined {
+function settleTaken(req: DiskCommitRequest, held: Held, aside: string, ops: AtomicWriteOps, putBack: () => void): Buffer | undefined {
   const { dir } = req;
   let st: fs.BigIntStats;
   try {
-    st = ops.lstatSync(dir.path(temp));
+    st = ops.lstatSync(dir.path(aside));
   } catch {
     // Our own private name, just made: nothing to keep if it cannot be looked at.
     return undefined;
   }
-  if (st.ino === held.stat.ino && st.dev === held.stat.dev) {
-    removeQuietly(dir, temp, ops);
-    return undefined;
-  }
-  if (!st.isFile() && !st.isDirectory()) {
-    removeQuietly(dir, temp, ops);
-    return undefined;
-  }
   if (st.isDirectory()) {
     try {
-      ops.exchangeSync(dir.path(temp), dir.path(req.name));
+      putBack();
     } catch {
-      // Ours stays published (the swap back failed): the write stands; the stranger keeps the temp name.
+      // The change stands (putting the directory back failed); the stranger keeps the private name.
       return undefined;
     }
-    removeQuietly(dir, temp, ops);
+    // An exchange back leaves our temp under the private name; a rename back leaves nothing.
+    removeQuietly(dir, aside, ops);
     throw stale(req);
   }
+  const theirs = st.isFile() && (st.ino !== held.stat.ino || st.dev !== held.stat.dev);
   try {
-    const file = new Descriptor(dir.openFile(temp, O_RDONLY | O_NONBLOCK));
-    try {
-      const now = fs.fstatSync(file.fd, { bigint: true });
-      return now.isFile() ? readAllAt(file.fd, Number(now.size)) : undefined;
-    } finally {
-      file.close();
-    }
+    return theirs ? readTaken(dir, aside) : undefined;
   } finally {
-    removeQuietly(dir, temp, ops);
+    removeQuietly(dir, aside, ops);
+  }
+}
+
+/** The bytes of the regular file under `aside` (opened without following a symlink). */
+function readTaken(dir: ConfinedDir, aside: string): Buffer | undefined {
+  const file = new Descriptor(dir.openFile(aside, O_RDONLY | O_NONBLOCK));
+  try {
+    const now = fs.fstatSync(file.fd, { bigint: true });
+    return now.isFile() ? readAllAt(file.fd, Number(now.size)) : undefined;
+  } finally {
+    file.close();
   }
 }
 
@@ -376,26 +376,14 @@ function writeInPlace(req: DiskCommitRequest, held: Held, bytes: Buffer, ops: At
 
 /**
  * Deletes `name` by first renaming it to a private name — atomically taking whatever is there —
- * then unlinking that. If what was taken is not the inode re-checked (an editor's rename landed in
- * between), its bytes are returned so that history keeps them.
+ * then unlinking that (settleTaken: an editor's file taken so is returned for history, a directory
+ * renamed back).
  */
 function deleteChecked(req: DiskCommitRequest, held: Held, ops: AtomicWriteOps): Buffer | undefined {
   const { dir, name } = req;
   const grab = tempNameFor(name);
   ops.renameSync(dir.path(name), dir.path(grab));
-  let grabbed: Buffer | undefined;
-  try {
-    const file = new Descriptor(dir.openFile(grab, O_RDONLY | O_NONBLOCK));
-    try {
-      const st = fs.fstatSync(file.fd, { bigint: true });
-      if (st.ino !== held.stat.ino || st.dev !== held.stat.dev) grabbed = st.isFile() ? readAllAt(file.fd, Number(st.size)) : undefined;
-    } finally {
-      file.close();
-    }
-  } finally {
-    ops.unlinkSync(dir.path(grab));
-  }
-  return grabbed;
+  return settleTaken(req, held, grab, ops, () => ops.renameSync(dir.path(grab), dir.path(name)));
 }
 
 function statOf(dir: ConfinedDir, name: string): fs.Stats {
@@ -404,19 +392,4 @@ function statOf(dir: ConfinedDir, name: string): fs.Stats {
 
 function stale(req: DiskCommitRequest): ToolError {
   return new ToolError('STALE', MESSAGES.STALE_IN_WRITE, { path: req.display });
-}
-
-/** Everything in `fd` from offset 0 (pread: the file position is not used), `hint` bytes expected. */
-function readAllAt(fd: number, hint: number): Buffer {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let buf = Buffer.allocUnsafe(Math.max(hint, 8192));
-  for (;;) {
-    const n = fs.readSync(fd, buf, 0, buf.length, total);
-    if (n === 0) break;
-    chunks.push(buf.subarray(0, n));
-    total += n;
-    buf = Buffer.allocUnsafe(Math.max(8192, Math.min(hint, 1 << 20)));
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }

@@ -241,6 +241,27 @@ describe('nothing lost at the publish', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
   });
 
+  it('a delete that takes a directory swapped in meanwhile renames it back: STALE, the directory and its contents in place, nothing stray', async () => {
+    let file = '';
+    const { session, writes, target, ...rest } = await setup(
+      onceBefore('renameSync', () => {
+        fs.rmSync(file);
+        fs.mkdirSync(file);
+        fs.writeFileSync(path.join(file, 'inner'), 'INNER');
+      }),
+    );
+    file = rest.file;
+    const err = await writes
+      .run({
+        target, tool: 'RestoreFile', session, dryRun: false,
+        plan: (_c, ctx) => ({ change: 'delete', freshness: ctx.waiveFreshness(), linesAdded: 0, linesRemoved: 1, output: { text: 'deleted', structured: {} } }),
+      })
+      .catch((e: unknown) => e);
+    expect((err as ToolError).code).toBe('STALE');
+    expect(fs.readFileSync(path.join(file, 'inner'), 'utf8')).toBe('INNER');
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
+  });
+
   it('a file created between the re-check and the publish of a new file is never replaced: STALE, theirs kept, no temp', async () => {
     let file = '';
     const { session, writes, target, ...rest } = await setup(onceBefore('linkSync', () => fs.writeFileSync(file, 'THEIRS')), null);
