@@ -1,4 +1,5 @@
-// A search split in parts that run on two threads: each part walks the whole tree but handles only its share of the files.
+// A Grep split in parts that run on two threads: each part walks the whole tree but reads only its share of the files.
+// (A Glob is shared differently: glob-share.ts.)
 
 /** Part `index` of `of` (0-based); `{ index: 0, of: 1 }` is the whole search. */
 export interface JobPart {
@@ -24,8 +25,8 @@ export async function inTwoParts<R>(other: (part: JobPart) => Promise<R>, mine: 
  * Which part handles a file: a hash of its directory and name, so every file has exactly one owner
  * whatever else changes in the tree meanwhile (a counter in walk order would shift for every file
  * after one created mid-walk), and the same file met twice (overlapping roots) has the same owner.
- * Directories are listed by every part: listing is the cheap share (readdir ~15% of a Glob, a few
- * percent of a Grep); statting and reading files is what is split.
+ * Directories are listed by every part: listing is a few percent of a Grep; reading files is what
+ * is split. (For a Glob listing is most of the work: it is shared by directory instead, glob-share.ts.)
  */
 export class PartFilter {
   private dir: string | undefined;

@@ -1,13 +1,19 @@
-// A search worker's own helper thread: runs the second part of a Glob or Grep while the worker runs the first.
+// A search worker's own helper thread: runs the second part of a Grep while the worker runs the first,
+// and shares a Glob with the worker (glob-share.ts) whenever there is a helper: that costs no CPU twice.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ToolError, type ErrorCode } from '../errors.js';
 import type { JobPart } from './job-part.js';
 import type { GlobJob, GrepJob, PartResult } from './search-job.js';
+import { claimIdle, newShareCounters, statBacklog, STAT_BACKLOG, type GlobShare, type GlobShareResult, type ShareStep } from './glob-share.js';
+
+/** Messages from a worker to its helper: a Grep part, or a step of a shared Glob. */
+export type HelperRequest = { id: number; job: GrepJob; part: JobPart } | ShareStep;
 
 /** Messages from a helper to its worker. */
 export type HelperReply =
   | { id: number; type: 'part'; result: PartResult }
+  | { id: number; type: 'share'; share: GlobShareResult }
   | { id: number; type: 'error'; code: ErrorCode; message: string; details: Record<string, unknown> }
   | { id: number; type: 'crash'; message: string };
 
@@ -15,9 +21,8 @@ export type HelperReply =
 export const CAN_SPLIT = os.availableParallelism() >= 2;
 
 /**
- * Whether a search should run in two parts now: only while the machine is not saturated (1-minute
- * load below its CPU count). Each part lists every directory, so a split costs 15–50% more CPU in
- * all; it pays in time only where a CPU is to spare — on a busy machine it gains nothing (measured,
+ * Whether a Grep should run in two parts now: only while the machine is not saturated (1-minute
+ * load below its CPU count). Each part lists every directory, so a split costs more CPU in all; it pays in time only where a CPU is to spare — on a busy machine it gains nothing (measured,
  * issue 9) and would only take CPU from other work.
  */
 export function splitNow(): boolean {
@@ -25,7 +30,7 @@ export function splitNow(): boolean {
 }
 
 interface Pending {
-  resolve(result: PartResult): void;
+  resolve(result: PartResult | GlobShareResult): void;
   reject(err: unknown): void;
 }
 
@@ -44,12 +49,50 @@ export class PartHelper {
   }
 
   /** Runs `part` of `job` on the helper. @throws ToolError from the part; Error when the helper dies. */
-  run(job: GlobJob | GrepJob, part: JobPart): Promise<PartResult> {
+  run(job: GrepJob, part: JobPart): Promise<PartResult> {
+    return this.request((id) => ({ id, job, part })) as Promise<PartResult>;
+  }
+
+  /**
+   * Shares `job` with the helper (see GlobShare). Its share is awaited only by finish(); a helper
+   * that dies meanwhile makes finish() reject, and nothing is handed over after that.
+   */
+  globShare(job: GlobJob): GlobShare {
+    const counters = newShareCounters();
+    let id = 0;
+    const result = this.request((n) => ((id = n), { id: n, share: 'start', job, counters })) as Promise<GlobShareResult>;
+    result.catch(() => {});
+    const worker = this.worker!;
+    const step = (message: ShareStep) => worker.postMessage(message);
+    const alive = () => this.worker === worker && this.pending.has(id);
+    let sent = 0;
+    return {
+      offer: (files) => {
+        if (!alive() || statBacklog(counters, sent) >= STAT_BACKLOG) return false;
+        step({ id, share: 'files', files });
+        sent++;
+        return true;
+      },
+      wantsDir: () => alive() && claimIdle(counters),
+      giveDir: (abs, rel) => step({ id, share: 'dir', abs, rel }),
+      finish: () => {
+        if (alive()) step({ id, share: 'end' });
+        return result;
+      },
+      drop: () => {
+        if (!alive()) return;
+        this.pending.delete(id);
+        step({ id, share: 'drop' });
+      },
+    };
+  }
+
+  private request(message: (id: number) => HelperRequest): Promise<PartResult | GlobShareResult> {
     const worker = (this.worker ??= this.spawn());
     const id = this.nextId++;
-    return new Promise<PartResult>((resolve, reject) => {
+    return new Promise<PartResult | GlobShareResult>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, job, part });
+      worker.postMessage(message(id));
     });
   }
 
@@ -61,6 +104,7 @@ export class PartHelper {
       if (waiting === undefined) return;
       this.pending.delete(reply.id);
       if (reply.type === 'part') waiting.resolve(reply.result);
+      else if (reply.type === 'share') waiting.resolve(reply.share);
       else if (reply.type === 'error') waiting.reject(new ToolError(reply.code, reply.message, reply.details));
       else waiting.reject(new Error(`search helper failed: ${reply.message}`));
     });

@@ -1,10 +1,11 @@
 // A search as plain data in and out (it runs in a worker thread), and the one function that runs it.
 import type { WalkRules } from '../policy/path-policy.js';
-import { globPart, runGlobJob } from './glob-job.js';
+import { runGlobJob } from './glob-job.js';
 import type { GrepPattern } from './grep-pattern.js';
 import { grepPart, runGrepJob } from './grep-job.js';
 import type { JobPart } from './job-part.js';
 import { runLsJob } from './ls-job.js';
+import type { GlobShare } from './glob-share.js';
 
 interface JobBase {
   rules: WalkRules;
@@ -129,14 +130,6 @@ export interface LsResult {
 
 export type SearchResult = GlobResult | GrepResult | LsResult;
 
-/** Glob's share of one part: its newest `limit` matches with their times. */
-export interface GlobPartResult {
-  kind: 'glob-part';
-  kept: Array<[string, number]>;
-  total: number;
-  swapped: number;
-}
-
 /** A matching file found by pass 1 of Grep. */
 export interface GrepHit {
   file: string;
@@ -156,16 +149,21 @@ export interface GrepPartResult {
   swappedFiles: number;
 }
 
-export type PartResult = GlobPartResult | GrepPartResult;
+export type PartResult = GrepPartResult;
 
 export interface JobHooks {
   /** Called often; callers throttle. */
   progress(p: SearchProgress): void;
   /**
-   * Runs `part` of a Glob or Grep on another thread (the search worker's helper); absent when there
-   * is none (one CPU, in-process tests): the job then runs whole.
+   * Runs `part` of a Grep on another thread (the search worker's helper); absent when there is none
+   * (one CPU, a saturated machine, in-process tests): the job then runs whole.
    */
-  runPart?: ((job: GlobJob | GrepJob, part: JobPart) => Promise<PartResult>) | undefined;
+  runPart?: ((job: GrepJob, part: JobPart) => Promise<PartResult>) | undefined;
+  /**
+   * Shares a Glob with another thread (the search worker's helper); absent when there is none: the
+   * walking thread does it all.
+   */
+  globShare?: ((job: GlobJob) => GlobShare) | undefined;
 }
 
 /**
@@ -183,8 +181,7 @@ export async function runSearchJob(job: SearchJob, hooks: JobHooks): Promise<Sea
   }
 }
 
-/** Runs one part of a Glob or Grep (on a search worker's helper thread): that part's share of the files. */
-export function runSearchPart(job: GlobJob | GrepJob, part: JobPart): PartResult {
-  const hooks: JobHooks = { progress: () => {} };
-  return job.kind === 'glob' ? globPart(job, hooks, part) : grepPart(job, hooks, part);
+/** Runs one part of a Grep (on a search worker's helper thread): that part's share of the files. */
+export function runSearchPart(job: GrepJob, part: JobPart): PartResult {
+  return grepPart(job, { progress: () => {} }, part);
 }

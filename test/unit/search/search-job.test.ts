@@ -4,7 +4,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WalkRules } from '../../../src/policy/path-policy.js';
-import { runSearchJob, runSearchPart, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
+import type { JobPart } from '../../../src/search/job-part.js';
+import { runSearchJob, runSearchPart, type GlobJob, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
+import { claimIdle, GlobShareSide, newShareCounters, STAT_BATCH, type GlobShare } from '../../../src/search/glob-share.js';
 import { tempDir, writeFiles } from '../../helpers/harness.js';
 import { grepJob, walkRules } from '../../helpers/search-tree.js';
 
@@ -118,18 +120,91 @@ describe('runSearchJob() LS', () => {
 
 describe('runSearchJob() in two parts', () => {
   // What a search worker does with its helper thread, in-process: part 1 runs through runSearchPart.
-  const twoParts = { progress: () => {}, runPart: async (job: Parameters<typeof runSearchPart>[0], part: Parameters<typeof runSearchPart>[1]) => runSearchPart(job, part) };
+  const twoParts = { progress: () => {}, runPart: async (job: GrepJob, part: JobPart) => runSearchPart(job, part) };
 
-  it('Glob and Grep give what one part gives: every file handled once, by exactly one part', async () => {
+  /**
+   * A shared Glob as the helper runs it (GlobShareSide), in-process and synchronous: takes the stat
+   * batches `takesFiles` says yes to and, while idle, the subdirectories `takesDir` says yes to.
+   */
+  function sharing(takesFiles: (batch: number) => boolean, takesDir: (dir: number) => boolean) {
+    const seen = { offered: 0, batches: 0, files: 0, dirs: [] as string[], dropped: false };
+    const globShare = (job: GlobJob): GlobShare => {
+      const counters = newShareCounters();
+      const side = new GlobShareSide(job, counters);
+      let asked = 0;
+      return {
+        offer: (files) => {
+          if (!takesFiles(seen.offered++)) return false;
+          seen.batches++;
+          seen.files += files.length;
+          side.stat(files);
+          return true;
+        },
+        wantsDir: () => takesDir(asked++) && claimIdle(counters),
+        giveDir: (abs, rel) => {
+          seen.dirs.push(rel);
+          side.walk(abs, rel);
+        },
+        finish: async () => side.result(),
+        drop: () => void (seen.dropped = true),
+      };
+    };
+    return { hooks: { progress: () => {}, globShare }, seen };
+  }
+
+  it('a shared Glob gives what one thread gives, whatever the other thread takes (every file once; ignore rules seeded in a given subdirectory)', async () => {
+    const files: Record<string, string> = { '.gitignore': 'ignored/\nbuild/\n', 'ignored/x.ts': 'x', 'd3/.gitignore': '*.ts\n!keep*.ts\n', 'd3/sub1/keep1.ts': 'x', 'd4/.gitignore': '!build/\n', 'd4/sub0/build/b.ts': 'x', 'd5/build/no.ts': 'x' };
+    for (let i = 0; i < 1300; i++) files[`d${i % 7}/sub${i % 3}/f${i}.ts`] = 'x';
+    const root = await tree(files);
+    // Spread the times so the newest 100 are a real choice.
+    for (const rel of Object.keys(files)) {
+      const t = 1e6 + (([...rel].reduce((h, c) => h * 31 + c.charCodeAt(0), 7) >>> 0) % 100_000);
+      await fs.utimes(path.join(root, rel), t, t);
+    }
+    const job = { kind: 'glob' as const, dirs: [root], glob: '**/*.ts', limit: 100, includeIgnored: false, rules: rules(root) };
+    const whole = (await runSearchJob(job, noProgress)) as GlobResult;
+    // d3's .ts files are ignored there but keep1.ts; d4 re-includes build/; ignored/ and d5/build/ stay out.
+    expect(whole.total).toBe(1300 - 186 + 1 + 1);
+    expect(whole.files).toHaveLength(100);
+    const all = (await runSearchJob({ ...job, limit: 5000 }, noProgress)) as GlobResult;
+    expect(all.files.map((f) => path.relative(root, f))).toEqual(expect.arrayContaining(['d3/sub1/keep1.ts', 'd4/sub0/build/b.ts']));
+    expect(all.files.some((f) => f.includes('d5/build') || f.includes('ignored/') || /d3\/sub\d\/f/.test(f))).toBe(false);
+    const cases = [
+      { files: (b: number) => b % 2 === 0, dirs: () => false },
+      { files: () => true, dirs: () => false },
+      { files: () => false, dirs: () => false },
+      { files: () => false, dirs: (d: number) => d % 3 === 0 },
+      { files: (b: number) => b % 2 === 1, dirs: () => true },
+    ];
+    for (const c of cases) {
+      const { hooks, seen } = sharing(c.files, c.dirs);
+      for (const limit of [100, 5000]) {
+        const shared = (await runSearchJob({ ...job, limit }, hooks)) as GlobResult;
+        expect(shared).toEqual(limit === 100 ? whole : all);
+      }
+      expect(seen.files).toBe(seen.batches * STAT_BATCH);
+      if (c.dirs(0)) expect(seen.dirs.length).toBeGreaterThan(0);
+    }
+    // Given subdirectories are the shallowest not yet entered: a thread always idle gets the top-level ones, whole.
+    const { hooks, seen } = sharing(() => false, () => true);
+    await runSearchJob(job, hooks);
+    expect(seen.dirs.sort()).toEqual(['d0/', 'd1/', 'd2/', 'd3/', 'd4/', 'd5/', 'd6/']);
+  });
+
+  it('a shared Glob is dropped when the walk fails', async () => {
+    const root = await tree({ 'a.ts': 'x' });
+    const { hooks, seen } = sharing(() => true, () => true);
+    const failing = { ...hooks, progress: () => {
+      throw new Error('walk failed');
+    } };
+    await expect(runSearchJob({ kind: 'glob', dirs: [root], glob: '**/*.ts', limit: 100, includeIgnored: false, rules: rules(root) }, failing)).rejects.toThrow('walk failed');
+    expect(seen.dropped).toBe(true);
+  });
+
+  it('Grep gives what one part gives: every file handled once, by exactly one part', async () => {
     const files: Record<string, string> = { '.gitignore': 'ignored/\n', 'ignored/x.ts': 'needle' };
     for (let i = 0; i < 60; i++) files[`d${i % 7}/sub${i % 3}/f${i}.${i % 2 ? 'ts' : 'js'}`] = i % 4 === 0 ? `const needle${i} = 1;\n` : 'nothing\n';
     const root = await tree(files);
-    const globJob = { kind: 'glob' as const, dirs: [root, path.join(root, 'd1')], glob: '**/*', limit: 1000, includeIgnored: false, rules: rules(root) };
-    const whole = (await runSearchJob(globJob, noProgress)) as GlobResult;
-    const split = (await runSearchJob(globJob, twoParts)) as GlobResult;
-    expect(split.files).toEqual(whole.files);
-    expect(split.total).toBe(whole.total);
-    expect(whole.total).toBe(61);
     for (const mode of ['files_with_matches', 'count', 'content'] as const) {
       const job = grepJob(root, 'needle', { mode });
       const w = (await runSearchJob(job, noProgress)) as GrepResult;
@@ -138,9 +213,11 @@ describe('runSearchJob() in two parts', () => {
       expect(w.numFiles).toBe(15);
     }
     // The part filter splits the files between the parts, roughly evenly.
-    const part0 = runSearchPart(globJob, { index: 0, of: 2 });
-    const part1 = runSearchPart(globJob, { index: 1, of: 2 });
-    expect(part0.kind === 'glob-part' && part1.kind === 'glob-part' && part0.total + part1.total).toBe(61);
-    expect(part0.kind === 'glob-part' && Math.min(part0.total, 61 - part0.total)).toBeGreaterThan(15);
+    const job = grepJob(root, 'needle', { mode: 'count' });
+    const part0 = runSearchPart(job, { index: 0, of: 2 });
+    const part1 = runSearchPart(job, { index: 1, of: 2 });
+    // The 60 files and .gitignore (hidden files are searched; ignored/ is not).
+    expect(part0.filesSearched + part1.filesSearched).toBe(61);
+    expect(Math.min(part0.filesSearched, part1.filesSearched)).toBeGreaterThan(15);
   });
 });
