@@ -1,5 +1,6 @@
 // runSearchJob() in-process on real temp dirs: what a walk sees (ignore files, .git, the policy) and what Grep reads.
 import { execFileSync } from 'node:child_process';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -126,7 +127,7 @@ describe('runSearchJob() in two parts', () => {
    * A shared Glob as the helper runs it (GlobShareSide), in-process and synchronous: takes the stat
    * batches `takesFiles` says yes to and, while idle, the subdirectories `takesDir` says yes to.
    */
-  function sharing(takesFiles: (batch: number) => boolean, takesDir: (dir: number) => boolean) {
+  function sharing(takesFiles: (batch: number) => boolean, takesDir: (dir: number) => boolean, beforeWalk?: (abs: string) => void) {
     const seen = { offered: 0, batches: 0, files: 0, dirs: [] as string[], dropped: false };
     const globShare = (job: GlobJob): GlobShare => {
       const counters = newShareCounters();
@@ -143,6 +144,7 @@ describe('runSearchJob() in two parts', () => {
         wantsDir: () => takesDir(asked++) && claimIdle(counters),
         giveDir: (abs, rel) => {
           seen.dirs.push(rel);
+          beforeWalk?.(abs);
           side.walk(abs, rel);
         },
         finish: async () => side.result(),
@@ -189,6 +191,19 @@ describe('runSearchJob() in two parts', () => {
     const { hooks, seen } = sharing(() => false, () => true);
     await runSearchJob(job, hooks);
     expect(seen.dirs.sort()).toEqual(['d0/', 'd1/', 'd2/', 'd3/', 'd4/', 'd5/', 'd6/']);
+  });
+
+  it('a given subdirectory swapped for a symlink before the other thread walks it is not followed (counted as swapped)', async () => {
+    const root = await tree({ 'a/x.ts': 'x', 'b/y.ts': 'x' });
+    const outside = await tree({ 'secret.ts': 'x' });
+    const { hooks, seen } = sharing(() => false, () => true, (abs) => {
+      fsSync.renameSync(abs, `${abs}.moved`);
+      fsSync.symlinkSync(outside, abs);
+    });
+    const r = (await runSearchJob({ kind: 'glob', dirs: [root], glob: '**/*.ts', limit: 100, includeIgnored: false, rules: rules(root) }, hooks)) as GlobResult;
+    expect(seen.dirs.sort()).toEqual(['a/', 'b/']);
+    expect(r.files).toEqual([]);
+    expect(r.swapped).toBe(2);
   });
 
   it('a shared Glob is dropped when the walk fails', async () => {
