@@ -5,7 +5,8 @@ import { EntryPolicy } from './entry-policy.js';
 import { walkMatcher } from './glob-filter.js';
 import { NewestFirst } from './newest-first.js';
 import type { GlobJob, GlobResult, JobHooks } from './search-job.js';
-import { STAT_BATCH, statInto, type GlobShareResult } from './glob-share.js';
+import { STAT_BATCH, statInto } from './glob-share.js';
+import { disjoint } from './search-share.js';
 import { walkFiles } from './walk.js';
 
 /** Files and symlinks under `job.dirs` whose relative path matches `job.glob`, newest first. */
@@ -13,9 +14,9 @@ export async function runGlobJob(job: GlobJob, hooks: JobHooks): Promise<GlobRes
   const policy = new EntryPolicy(job.rules);
   // Compiled before the other thread is told anything, so a bad pattern fails first.
   const matches = walkMatcher(job.glob);
-  const share = hooks.globShare?.(job);
-  // Several dirs may overlap (the `seen` set below): only one walk can tell what it met.
-  const sharer = job.dirs.length === 1 ? share : undefined;
+  const share = hooks.share?.(job);
+  // Dirs that overlap (the `seen` set below): only one walk can tell what it met.
+  const sharer = disjoint(job.dirs) ? share : undefined;
   const newest = new NewestFirst(job.limit);
   // Nested or repeated dirs list some files twice; one dir (the common case) needs no set.
   const seen = job.dirs.length > 1 ? new Set<string>() : undefined;
@@ -54,7 +55,8 @@ export async function runGlobJob(job: GlobJob, hooks: JobHooks): Promise<GlobRes
     throw err;
   }
   if (share !== undefined) {
-    const theirs: GlobShareResult = await share.finish();
+    const theirs = await share.finish();
+    if (theirs.kind !== 'glob-share') throw new Error(`a Glob's share came back as ${theirs.kind}`);
     for (const [file, mtimeMs] of theirs.kept) newest.offer(file, mtimeMs);
     total += theirs.total;
     swapped += theirs.swapped;

@@ -2,10 +2,9 @@
 import type { WalkRules } from '../policy/path-policy.js';
 import { runGlobJob } from './glob-job.js';
 import type { GrepPattern } from './grep-pattern.js';
-import { grepPart, runGrepJob } from './grep-job.js';
-import type { JobPart } from './job-part.js';
+import { runGrepJob } from './grep-job.js';
 import { runLsJob } from './ls-job.js';
-import type { GlobShare } from './glob-share.js';
+import type { SearchShare } from './search-share.js';
 
 interface JobBase {
   rules: WalkRules;
@@ -138,32 +137,24 @@ export interface GrepHit {
   count: number;
 }
 
-/** Grep's pass 1 over one part's files. */
+/** Grep's pass 1 over one thread's share of the files (search-share.ts). */
 export interface GrepPartResult {
   kind: 'grep-part';
   hits: GrepHit[];
   filesSearched: number;
   skipped: GrepSkips;
-  /** Directories the walk found swapped (every part walks them all) and files this part found swapped. */
-  swappedDirs: number;
-  swappedFiles: number;
+  /** Directories and files this share found swapped. */
+  swapped: number;
 }
-
-export type PartResult = GrepPartResult;
 
 export interface JobHooks {
   /** Called often; callers throttle. */
   progress(p: SearchProgress): void;
   /**
-   * Runs `part` of a Grep on another thread (the search worker's helper); absent when there is none
-   * (one CPU, a saturated machine, in-process tests): the job then runs whole.
+   * Shares a Glob or Grep with another thread (the search worker's helper); absent when there is
+   * none (one CPU, in-process tests): the walking thread does it all.
    */
-  runPart?: ((job: GrepJob, part: JobPart) => Promise<PartResult>) | undefined;
-  /**
-   * Shares a Glob with another thread (the search worker's helper); absent when there is none: the
-   * walking thread does it all.
-   */
-  globShare?: ((job: GlobJob) => GlobShare) | undefined;
+  share?: ((job: GlobJob | GrepJob) => SearchShare) | undefined;
 }
 
 /**
@@ -179,9 +170,4 @@ export async function runSearchJob(job: SearchJob, hooks: JobHooks): Promise<Sea
     case 'ls':
       return runLsJob(job, hooks);
   }
-}
-
-/** Runs one part of a Grep (on a search worker's helper thread): that part's share of the files. */
-export function runSearchPart(job: GrepJob, part: JobPart): PartResult {
-  return grepPart(job, { progress: () => {} }, part);
 }

@@ -5,9 +5,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WalkRules } from '../../../src/policy/path-policy.js';
-import type { JobPart } from '../../../src/search/job-part.js';
-import { runSearchJob, runSearchPart, type GlobJob, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
-import { claimIdle, GlobShareSide, newShareCounters, STAT_BATCH, type GlobShare } from '../../../src/search/glob-share.js';
+import { runSearchJob, type GlobJob, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
+import { GlobShareSide, STAT_BATCH } from '../../../src/search/glob-share.js';
+import { GrepPass1 } from '../../../src/search/grep-job.js';
+import { claimIdle, newShareCounters, type SearchShare } from '../../../src/search/search-share.js';
 import { tempDir, writeFiles } from '../../helpers/harness.js';
 import { grepJob, walkRules } from '../../helpers/search-tree.js';
 
@@ -119,19 +120,16 @@ describe('runSearchJob() LS', () => {
   });
 });
 
-describe('runSearchJob() in two parts', () => {
-  // What a search worker does with its helper thread, in-process: part 1 runs through runSearchPart.
-  const twoParts = { progress: () => {}, runPart: async (job: GrepJob, part: JobPart) => runSearchPart(job, part) };
-
+describe('runSearchJob() shared with another thread', () => {
   /**
-   * A shared Glob as the helper runs it (GlobShareSide), in-process and synchronous: takes the stat
-   * batches `takesFiles` says yes to and, while idle, the subdirectories `takesDir` says yes to.
+   * A shared search as the helper runs it (GlobShareSide, GrepPass1), in-process and synchronous:
+   * takes the stat batches `takesFiles` says yes to and, while idle, the subdirectories `takesDir` says yes to.
    */
   function sharing(takesFiles: (batch: number) => boolean, takesDir: (dir: number) => boolean, beforeWalk?: (abs: string) => void) {
     const seen = { offered: 0, batches: 0, files: 0, dirs: [] as string[], dropped: false };
-    const globShare = (job: GlobJob): GlobShare => {
+    const share = (job: GlobJob | GrepJob): SearchShare => {
       const counters = newShareCounters();
-      const side = new GlobShareSide(job, counters);
+      const side = job.kind === 'glob' ? new GlobShareSide(job, counters) : new GrepPass1(job, undefined, counters);
       let asked = 0;
       return {
         offer: (files) => {
@@ -151,7 +149,7 @@ describe('runSearchJob() in two parts', () => {
         drop: () => void (seen.dropped = true),
       };
     };
-    return { hooks: { progress: () => {}, globShare }, seen };
+    return { hooks: { progress: () => {}, share }, seen };
   }
 
   it('a shared Glob gives what one thread gives, whatever the other thread takes (every file once; ignore rules seeded in a given subdirectory)', async () => {
@@ -216,23 +214,23 @@ describe('runSearchJob() in two parts', () => {
     expect(seen.dropped).toBe(true);
   });
 
-  it('Grep gives what one part gives: every file handled once, by exactly one part', async () => {
-    const files: Record<string, string> = { '.gitignore': 'ignored/\n', 'ignored/x.ts': 'needle' };
+  it('a shared Grep gives what one thread gives, whatever the other thread takes (every file searched once)', async () => {
+    const files: Record<string, string> = { '.gitignore': 'ignored/\n', 'ignored/x.ts': 'needle', 'd2/.gitignore': '*.js\n' };
     for (let i = 0; i < 60; i++) files[`d${i % 7}/sub${i % 3}/f${i}.${i % 2 ? 'ts' : 'js'}`] = i % 4 === 0 ? `const needle${i} = 1;\n` : 'nothing\n';
     const root = await tree(files);
     for (const mode of ['files_with_matches', 'count', 'content'] as const) {
       const job = grepJob(root, 'needle', { mode });
       const w = (await runSearchJob(job, noProgress)) as GrepResult;
-      const s = (await runSearchJob(job, twoParts)) as GrepResult;
-      expect(s).toEqual(w);
-      expect(w.numFiles).toBe(15);
+      // d2's .js files are ignored there: f2, f16, f30, f44, f58, of which f16 and f44 hold needles (i % 4 === 0).
+      expect(w.numFiles).toBe(15 - 2);
+      // The 55 other files and the two .gitignore files (hidden files are searched).
+      expect(w.filesSearched).toBe(60 - 5 + 2);
+      for (const takesDir of [() => true, (d: number) => d % 2 === 1, () => false]) {
+        const { hooks, seen } = sharing(() => false, takesDir);
+        const s = (await runSearchJob(job, hooks)) as GrepResult;
+        expect(s).toEqual(w);
+        if (takesDir(1)) expect(seen.dirs.length).toBeGreaterThan(0);
+      }
     }
-    // The part filter splits the files between the parts, roughly evenly.
-    const job = grepJob(root, 'needle', { mode: 'count' });
-    const part0 = runSearchPart(job, { index: 0, of: 2 });
-    const part1 = runSearchPart(job, { index: 1, of: 2 });
-    // The 60 files and .gitignore (hidden files are searched; ignored/ is not).
-    expect(part0.filesSearched + part1.filesSearched).toBe(61);
-    expect(Math.min(part0.filesSearched, part1.filesSearched)).toBeGreaterThan(15);
   });
 });
