@@ -5,7 +5,7 @@ import { ConfinedDir, confinementMode, SWAPPED } from '../fs/confined-dir.js';
 import { errnoCode } from '../fs/errno.js';
 import { isWithin } from '../policy/paths.js';
 import type { EntryPolicy } from './entry-policy.js';
-import { IGNORE_FILES, ignoreLevel, isIgnored, stackInside, type IgnoreStack } from './ignore-rules.js';
+import { IGNORE_FILES, ignoredIn, ignoreLevel, stackInside, type IgnoreStack } from './ignore-rules.js';
 import type { WalkedDir } from './walk.js';
 
 /** Ignore files bigger than this are not read (a generated monster is not a real ignore file). */
@@ -94,6 +94,11 @@ export class DirLister {
     }
   }
 
+  /** A directory listed here that the walk will not enter (given to another thread): its ignore stack is not needed. */
+  forget(abs: string): void {
+    this.stacks.delete(abs);
+  }
+
   /** The entries of the opened directory `dir` that the walk may see. */
   list(dir: WalkedDir): Dirent[] {
     let entries: Dirent[] | undefined;
@@ -135,15 +140,22 @@ export class DirLister {
       const level = this.levelOf(dir, entries);
       if (level) stack = [...inherited, level];
     }
+    const ignored = stack.length > 0 ? ignoredIn(stack, key) : undefined;
+    // Without deny globs a plain file needs no path of its own here (most entries of a tree).
+    const screensFiles = this.policy.screensFiles;
     const kept: Dirent[] = [];
     for (const entry of entries) {
-      const abs = key + entry.name;
       const isDirectory = entry.isDirectory();
       const isSymlink = !isDirectory && entry.isSymbolicLink();
       if (!isDirectory && !isSymlink && !entry.isFile()) continue;
       if (isDirectory && entry.name === '.git' && !this.includeIgnored) continue;
+      if (ignored !== undefined && ignored(entry.name, isDirectory)) continue;
+      if (!isDirectory && !isSymlink && !screensFiles) {
+        kept.push(entry);
+        continue;
+      }
+      const abs = key + entry.name;
       if (this.policy.excludes(abs, isDirectory)) continue;
-      if (stack.length > 0 && isIgnored(stack, abs, isDirectory)) continue;
       if (isDirectory) this.stacks.set(abs + path.sep, stack.length > 0 ? stackInside(stack, abs) : stack);
       else if (isSymlink) this.symlinks.add(abs);
       kept.push(entry);

@@ -22,6 +22,11 @@ export class EntryPolicy {
     this.hidden = new Set(rules.hidden);
   }
 
+  /** Whether excludes() can say yes to a file (there are deny globs); without, only directories need checking. */
+  get screensFiles(): boolean {
+    return this.denied !== undefined;
+  }
+
   /** True when `absPath` (a real path met in a walk) must not be listed, searched or entered. */
   excludes(absPath: string, isDirectory: boolean): boolean {
     if (!isDirectory && this.denied === undefined) return false;

@@ -1,38 +1,42 @@
 // Grep in a worker: find the matching files (newest first), then render the requested page.
-import path from 'node:path';
 import { DirLister } from './dir-lister.js';
 import { EntryPolicy } from './entry-policy.js';
 import { fileTypeMatcher } from './file-types.js';
 import { FileReader, isBinary, readInPlace, searchText, type ReadOutcome } from './file-reader.js';
 import { grepGlobFilter } from './glob-filter.js';
 import { contentLines, PageBuilder, renderContentLine } from './grep-page.js';
-import { inTwoParts, PartFilter, WHOLE, type JobPart } from './job-part.js';
 import { lineMatcher, matchingLines, type LineMatcher } from './match-lines.js';
 import { newestFirst } from './newest-first.js';
-import type { GrepHit, GrepJob, GrepPartResult, GrepResult, GrepSkips, JobHooks } from './search-job.js';
+import type { GrepHit, GrepJob, GrepPartResult, GrepResult, GrepSkips, JobHooks, SearchProgress } from './search-job.js';
+import { disjoint, walkDone, type SearchShare, type ShareCounters, type ShareSide } from './search-share.js';
 import { walkFiles } from './walk.js';
 
 /** How far into a file a NUL makes it binary (Read's sniff window, file-reader's isBinary). */
 const NUL_SNIFF_BYTES = 8 * 1024;
 
-/** Where pass 1 puts what it finds. */
-interface HitSink {
-  hits: GrepHit[];
-  search(file: string, r: ReadOutcome): void;
-  count: { swapped: number };
-}
-
 /**
  * Runs Grep: pass 1 searches every candidate file as the walk lists it (read through the walk's
- * open directory, so a swapped parent is never followed) — in two parts on two threads when the
- * worker has a helper — and pass 2 (content mode) re-reads only the files on the page. Everything is
- * synchronous in the worker: faster than libuv's pool for many small files (one reused buffer, no
- * per-file promise), and that pool stays free for other sessions.
+ * open directory, so a swapped parent is never followed) — shared by directory with the worker's
+ * helper thread when it has one (search-share.ts) — and pass 2 (content mode) re-reads only the
+ * files on the page. Everything is synchronous in the worker: faster than libuv's pool for many
+ * small files (one reused buffer, no per-file promise), and that pool stays free for other sessions.
  */
 export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepResult> {
   const matcher = lineMatcher(job.pattern);
-  const runPart = hooks.runPart;
-  const parts = runPart === undefined ? [grepPart(job, hooks, WHOLE)] : await inTwoParts((p) => runPart(job, p) as Promise<GrepPartResult>, (p) => grepPart(job, hooks, p));
+  const share = hooks.share?.(job);
+  const mine = new GrepPass1(job, hooks.progress);
+  try {
+    mine.targets(share);
+  } catch (err) {
+    share?.drop();
+    throw err;
+  }
+  const parts = [mine.result()];
+  if (share !== undefined) {
+    const theirs = await share.finish();
+    if (theirs.kind !== 'grep-part') throw new Error(`a Grep's share came back as ${theirs.kind}`);
+    parts.push(theirs);
+  }
   const hits = parts.length === 1 ? parts[0]!.hits : parts.flatMap((p) => p.hits);
   hits.sort((a, b) => newestFirst([a.file, a.mtimeMs], [b.file, b.mtimeMs]));
   const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
@@ -56,85 +60,131 @@ export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepRes
     budgetCut: page.budgetCut,
     filesSearched: parts.reduce((n, p) => n + p.filesSearched, 0),
     skipped,
-    // Every part walks every directory (each saw the swapped ones); files are each part's own.
-    swapped: Math.max(...parts.map((p) => p.swappedDirs)) + parts.reduce((n, p) => n + p.swappedFiles, 0),
+    swapped: parts.reduce((n, p) => n + p.swapped, 0),
   };
-}
-
-/** Pass 1 of Grep over one part's share of the files: the matching ones, unsorted. */
-export function grepPart(job: GrepJob, hooks: JobHooks, part: JobPart): GrepPartResult {
-  const matcher = lineMatcher(job.pattern);
-  const reader = new FileReader(job.maxFileBytes);
-  const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
-  const count = { swapped: 0 };
-  const literal = job.pattern.literal === undefined ? undefined : Buffer.from(job.pattern.literal, 'utf8');
-  const everyLine = job.mode === 'count';
-  const hits: GrepHit[] = [];
-  const search = (file: string, r: ReadOutcome) => {
-    if (r.status === 'swapped') {
-      count.swapped++;
-      return;
-    }
-    const hit = searchFile(r, matcher, literal, everyLine, skipped);
-    if (hit !== undefined) hits.push({ file, ...hit });
-  };
-  const { searched, swappedDirs } = searchCandidates(job, reader, { hits, search, count }, hooks, new PartFilter(part));
-  return { kind: 'grep-part', hits, filesSearched: searched, skipped, swappedDirs, swappedFiles: count.swapped };
 }
 
 /**
- * Hands every file to search to `search`: explicit files as given, directories walked with the
- * glob and type filters (symlinks left out: not followed, and found again by their real path if
- * inside). Returns how many files were searched.
+ * Pass 1 of Grep over one thread's share: the matching files, unsorted. The walking thread runs it
+ * over the job's targets (giving subdirectories away to `share`), the helper over the
+ * subdirectories it is given (walk(), as a ShareSide).
  */
-function searchCandidates(job: GrepJob, reader: FileReader, sink: HitSink, hooks: JobHooks, mine: PartFilter): { searched: number; swappedDirs: number } {
-  const { hits, search, count } = sink;
-  const policy = new EntryPolicy(job.rules);
-  const byGlob = job.globs.length > 0 ? grepGlobFilter(job.globs) : undefined;
-  const byType = job.typeGlobs.length > 0 ? fileTypeMatcher(job.typeGlobs) : undefined;
-  // Several targets may overlap (a file and its directory, nested roots): search each file once.
-  const seen = job.targets.length > 1 ? new Set<string>() : undefined;
-  const once = (file: string) => seen === undefined || (!seen.has(file) && seen.add(file) !== undefined);
-  const walked = { directories: 0, files: 0, searched: 0 };
-  let swappedDirs = 0;
-  let lastReport = 0;
-  const searched = () => {
-    if ((++walked.searched & 255) === 0 && performance.now() - lastReport > 100) {
-      lastReport = performance.now();
-      hooks.progress(walked);
+export class GrepPass1 implements ShareSide {
+  private readonly matcher: LineMatcher;
+  private readonly reader: FileReader;
+  private readonly literal: Buffer | undefined;
+  private readonly everyLine: boolean;
+  private readonly policy: EntryPolicy;
+  private readonly byGlob: ((rel: string) => boolean) | undefined;
+  private readonly byType: ((name: string) => boolean) | undefined;
+  private readonly hits: GrepHit[] = [];
+  private readonly skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
+  private swapped = 0;
+  /** Several targets may overlap (a file and its directory, nested roots): each file searched once. */
+  private readonly seen: Set<string> | undefined;
+  private readonly walked = { directories: 0, files: 0, searched: 0 };
+  private lastReport = 0;
+
+  constructor(
+    private readonly job: GrepJob,
+    private readonly progress: (p: SearchProgress) => void = () => {},
+    private readonly counters?: ShareCounters,
+  ) {
+    this.matcher = lineMatcher(job.pattern);
+    this.reader = new FileReader(job.maxFileBytes);
+    this.literal = job.pattern.literal === undefined ? undefined : Buffer.from(job.pattern.literal, 'utf8');
+    this.everyLine = job.mode === 'count';
+    this.policy = new EntryPolicy(job.rules);
+    this.byGlob = job.globs.length > 0 ? grepGlobFilter(job.globs) : undefined;
+    this.byType = job.typeGlobs.length > 0 ? fileTypeMatcher(job.typeGlobs) : undefined;
+    this.seen = job.targets.length > 1 ? new Set<string>() : undefined;
+  }
+
+  /**
+   * Searches every target: explicit files as given, directories walked with the glob and type
+   * filters (symlinks left out: not followed, and found again by their real path if inside).
+   */
+  targets(share: SearchShare | undefined): void {
+    const sharer = disjoint(this.job.targets.map((t) => t.path)) ? share : undefined;
+    for (const target of this.job.targets) {
+      if (target.isFile) {
+        if (!this.once(target.path)) continue;
+        readInPlace(this.reader, target.path, (r) => this.search(target.path, r));
+        this.searched();
+        continue;
+      }
+      this.walkDir(target.path, '', sharer);
     }
-  };
-  for (const target of job.targets) {
-    if (target.isFile) {
-      if (!mine.owns(path.dirname(target.path) + path.sep, path.basename(target.path)) || !once(target.path)) continue;
-      readInPlace(reader, target.path, (r) => search(target.path, r));
-      searched();
-      continue;
+  }
+
+  /** A subdirectory given by the walking thread (the helper's side). */
+  walk(abs: string, rel: string): void {
+    try {
+      this.walkDir(abs, rel, undefined);
+    } finally {
+      if (this.counters !== undefined) walkDone(this.counters);
     }
+  }
+
+  stat(): void {
+    throw new Error('a Grep takes no stat batches');
+  }
+
+  result(): GrepPartResult {
+    return { kind: 'grep-part', hits: this.hits, filesSearched: this.walked.searched, skipped: this.skipped, swapped: this.swapped };
+  }
+
+  private walkDir(dir: string, rel: string, sharer: SearchShare | undefined): void {
+    const walked = this.walked;
     const done = { ...walked };
-    const lister = new DirLister(policy, job.includeIgnored, (s) => {
+    const lister = new DirLister(this.policy, this.job.includeIgnored, (s) => {
       walked.directories = done.directories + s.directories;
       walked.files = done.files + s.entries;
-      hooks.progress(walked);
+      this.progress(walked);
     });
-    walkFiles(target.path, lister, (d, entries) => {
-      const mark = hits.length;
-      for (const entry of entries) {
-        if (entry.isSymbolicLink()) continue;
-        if (byType !== undefined && !byType(entry.name)) continue;
-        if (byGlob !== undefined && !byGlob(d.rel + entry.name)) continue;
-        if (!mine.owns(d.abs, entry.name)) continue;
-        const file = d.abs + entry.name;
-        if (!once(file)) continue;
-        reader.read(d.handle, entry.name, (r) => search(file, r));
-        searched();
-      }
-      // Portable mode: files read while the directory was away from its place may be from elsewhere.
-      if (!lister.stillThere(d)) hits.length = mark;
-    });
-    swappedDirs += lister.stats.swapped;
+    const { byGlob, byType, hits } = this;
+    walkFiles(
+      dir,
+      lister,
+      (d, entries) => {
+        const mark = hits.length;
+        for (const entry of entries) {
+          if (entry.isSymbolicLink()) continue;
+          if (byType !== undefined && !byType(entry.name)) continue;
+          if (byGlob !== undefined && !byGlob(d.rel + entry.name)) continue;
+          const file = d.abs + entry.name;
+          if (!this.once(file)) continue;
+          this.reader.read(d.handle, entry.name, (r) => this.search(file, r));
+          this.searched();
+        }
+        // Portable mode: files read while the directory was away from its place may be from elsewhere.
+        if (!lister.stillThere(d)) hits.length = mark;
+      },
+      rel,
+      sharer,
+    );
+    this.swapped += lister.stats.swapped;
   }
-  return { searched: walked.searched, swappedDirs };
+
+  private search(file: string, r: ReadOutcome): void {
+    if (r.status === 'swapped') {
+      this.swapped++;
+      return;
+    }
+    const hit = searchFile(r, this.matcher, this.literal, this.everyLine, this.skipped);
+    if (hit !== undefined) this.hits.push({ file, ...hit });
+  }
+
+  private once(file: string): boolean {
+    return this.seen === undefined || (!this.seen.has(file) && this.seen.add(file) !== undefined);
+  }
+
+  private searched(): void {
+    if ((++this.walked.searched & 255) === 0 && performance.now() - this.lastReport > 100) {
+      this.lastReport = performance.now();
+      this.progress(this.walked);
+    }
+  }
 }
 
 function searchFile(r: Exclude<ReadOutcome, { status: 'swapped' }>, m: LineMatcher, literal: Buffer | undefined, everyLine: boolean, skipped: GrepSkips) {

@@ -61,11 +61,40 @@ function isAnchored(line: string): boolean {
  * rules match them. Parents are not tested here: walkers never enter an ignored directory.
  */
 export function isIgnored(stack: IgnoreStack, absPath: string, isDirectory: boolean): boolean {
+  const cut = absPath.lastIndexOf(path.sep) + 1;
+  return ignoredIn(stack, absPath.slice(0, cut))(absPath.slice(cut), isDirectory);
+}
+
+/** Tests entries of one directory by name: isIgnored's verdict for `dirAbs + name`. */
+export type EntryIgnored = (name: string, isDirectory: boolean) => boolean;
+
+/**
+ * isIgnored for the entries of the directory `dirAbs` (its path with a trailing separator), with
+ * what depends only on the directory worked out once: which levels apply and the directory's path
+ * below each. A walk tests every entry of a tree (50,000 on issue 9's bench), so the per-entry part
+ * is a name lookup per level, with no path built or sliced.
+ */
+export function ignoredIn(stack: IgnoreStack, dirAbs: string): EntryIgnored {
+  const levels: IgnoreLevel[] = [];
+  const prefixes: string[] = [];
   for (let i = stack.length - 1; i >= 0; i--) {
-    const verdict = levelVerdict(stack[i]!, absPath, isDirectory);
-    if (verdict !== undefined) return verdict;
+    const level = stack[i]!;
+    if (!dirAbs.startsWith(level.base)) continue;
+    levels.push(level);
+    let below = dirAbs.slice(level.base.length);
+    if (WINDOWS) below = below.split('\\').join('/');
+    prefixes.push(below);
   }
-  return false;
+  if (levels.length === 0) return () => false;
+  return (name, isDirectory) => {
+    const key = isDirectory ? `${name}/` : name;
+    for (let i = 0; i < levels.length; i++) {
+      const level = levels[i]!;
+      const verdict = level.byName ? nameVerdict(level, key) : matchersVerdict(level.matchers, prefixes[i]! + key);
+      if (verdict !== undefined) return verdict;
+    }
+    return false;
+  };
 }
 
 /**
@@ -87,13 +116,19 @@ function levelVerdict(level: IgnoreLevel, absPath: string, isDirectory: boolean)
   let rel = level.byName ? absPath.slice(absPath.lastIndexOf(path.sep) + 1) : absPath.slice(level.base.length);
   if (WINDOWS) rel = rel.split('\\').join('/');
   if (isDirectory) rel += '/';
+  return level.byName ? nameVerdict(level, rel) : matchersVerdict(level.matchers, rel);
+}
+
+/** A byName level's verdict for an entry's name (a trailing "/" for a directory), remembered. */
+function nameVerdict(level: IgnoreLevel, name: string): boolean | undefined {
   const remembered = level.verdicts;
-  if (remembered === undefined) return matchersVerdict(level.matchers, rel);
+  if (remembered === undefined) return matchersVerdict(level.matchers, name);
   // has() first: undefined ("no rule applies") is a verdict too.
-  if (remembered.has(rel)) return remembered.get(rel);
-  const verdict = matchersVerdict(level.matchers, rel);
-  if (remembered.size < MAX_REMEMBERED) remembered.set(rel, verdict);
-  return verdict;
+  const verdict = remembered.get(name);
+  if (verdict !== undefined || remembered.has(name)) return verdict;
+  const fresh = matchersVerdict(level.matchers, name);
+  if (remembered.size < MAX_REMEMBERED) remembered.set(name, fresh);
+  return fresh;
 }
 
 /** Within a level the first file with a verdict decides. */

@@ -1,10 +1,10 @@
 // A search as plain data in and out (it runs in a worker thread), and the one function that runs it.
 import type { WalkRules } from '../policy/path-policy.js';
-import { globPart, runGlobJob } from './glob-job.js';
+import { runGlobJob } from './glob-job.js';
 import type { GrepPattern } from './grep-pattern.js';
-import { grepPart, runGrepJob } from './grep-job.js';
-import type { JobPart } from './job-part.js';
+import { runGrepJob } from './grep-job.js';
 import { runLsJob } from './ls-job.js';
+import type { SearchShare } from './search-share.js';
 
 interface JobBase {
   rules: WalkRules;
@@ -129,14 +129,6 @@ export interface LsResult {
 
 export type SearchResult = GlobResult | GrepResult | LsResult;
 
-/** Glob's share of one part: its newest `limit` matches with their times. */
-export interface GlobPartResult {
-  kind: 'glob-part';
-  kept: Array<[string, number]>;
-  total: number;
-  swapped: number;
-}
-
 /** A matching file found by pass 1 of Grep. */
 export interface GrepHit {
   file: string;
@@ -145,27 +137,24 @@ export interface GrepHit {
   count: number;
 }
 
-/** Grep's pass 1 over one part's files. */
+/** Grep's pass 1 over one thread's share of the files (search-share.ts). */
 export interface GrepPartResult {
   kind: 'grep-part';
   hits: GrepHit[];
   filesSearched: number;
   skipped: GrepSkips;
-  /** Directories the walk found swapped (every part walks them all) and files this part found swapped. */
-  swappedDirs: number;
-  swappedFiles: number;
+  /** Directories and files this share found swapped. */
+  swapped: number;
 }
-
-export type PartResult = GlobPartResult | GrepPartResult;
 
 export interface JobHooks {
   /** Called often; callers throttle. */
   progress(p: SearchProgress): void;
   /**
-   * Runs `part` of a Glob or Grep on another thread (the search worker's helper); absent when there
-   * is none (one CPU, in-process tests): the job then runs whole.
+   * Shares a Glob or Grep with another thread (the search worker's helper); absent when there is
+   * none (one CPU, in-process tests): the walking thread does it all.
    */
-  runPart?: ((job: GlobJob | GrepJob, part: JobPart) => Promise<PartResult>) | undefined;
+  share?: ((job: GlobJob | GrepJob) => SearchShare) | undefined;
 }
 
 /**
@@ -181,10 +170,4 @@ export async function runSearchJob(job: SearchJob, hooks: JobHooks): Promise<Sea
     case 'ls':
       return runLsJob(job, hooks);
   }
-}
-
-/** Runs one part of a Glob or Grep (on a search worker's helper thread): that part's share of the files. */
-export function runSearchPart(job: GlobJob | GrepJob, part: JobPart): PartResult {
-  const hooks: JobHooks = { progress: () => {} };
-  return job.kind === 'glob' ? globPart(job, hooks, part) : grepPart(job, hooks, part);
 }

@@ -1,31 +1,22 @@
-// A search worker's own helper thread: runs the second part of a Glob or Grep while the worker runs the first.
+// A search worker's own helper thread, which a Glob or Grep is shared with (search-share.ts).
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ToolError, type ErrorCode } from '../errors.js';
-import type { JobPart } from './job-part.js';
-import type { GlobJob, GrepJob, PartResult } from './search-job.js';
+import { STAT_BACKLOG } from './glob-share.js';
+import type { GlobJob, GrepJob } from './search-job.js';
+import { claimIdle, newShareCounters, statBacklog, type SearchShare, type ShareResult, type ShareStep } from './search-share.js';
 
 /** Messages from a helper to its worker. */
 export type HelperReply =
-  | { id: number; type: 'part'; result: PartResult }
+  | { id: number; type: 'share'; share: ShareResult }
   | { id: number; type: 'error'; code: ErrorCode; message: string; details: Record<string, unknown> }
   | { id: number; type: 'crash'; message: string };
 
 /** Whether this machine has a second CPU for a search at all (the helper thread is started only then). */
-export const CAN_SPLIT = os.availableParallelism() >= 2;
-
-/**
- * Whether a search should run in two parts now: only while the machine is not saturated (1-minute
- * load below its CPU count). Each part lists every directory, so a split costs 15–50% more CPU in
- * all; it pays in time only where a CPU is to spare — on a busy machine it gains nothing (measured,
- * issue 9) and would only take CPU from other work.
- */
-export function splitNow(): boolean {
-  return CAN_SPLIT && os.loadavg()[0]! < os.availableParallelism();
-}
+export const CAN_SHARE = os.availableParallelism() >= 2;
 
 interface Pending {
-  resolve(result: PartResult): void;
+  resolve(result: ShareResult): void;
   reject(err: unknown): void;
 }
 
@@ -34,7 +25,7 @@ interface Pending {
  * with its search worker so it is warm by the first search. It dies with its worker: terminating a
  * worker — how the pool cancels a search — stops the threads it started too.
  */
-export class PartHelper {
+export class SearchHelper {
   private worker: Worker | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -43,14 +34,39 @@ export class PartHelper {
     this.worker = this.spawn();
   }
 
-  /** Runs `part` of `job` on the helper. @throws ToolError from the part; Error when the helper dies. */
-  run(job: GlobJob | GrepJob, part: JobPart): Promise<PartResult> {
+  /**
+   * Shares `job` with the helper (see SearchShare). Its share is awaited only by finish(); a helper
+   * that dies meanwhile makes finish() reject, and nothing is handed over after that.
+   */
+  share(job: GlobJob | GrepJob): SearchShare {
     const worker = (this.worker ??= this.spawn());
     const id = this.nextId++;
-    return new Promise<PartResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, job, part });
-    });
+    const counters = newShareCounters();
+    const result = new Promise<ShareResult>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    result.catch(() => {});
+    const step = (message: ShareStep) => worker.postMessage(message);
+    const alive = () => this.worker === worker && this.pending.has(id);
+    step({ id, share: 'start', job, counters });
+    let sent = 0;
+    return {
+      wantsDir: () => alive() && claimIdle(counters),
+      giveDir: (abs, rel) => step({ id, share: 'dir', abs, rel }),
+      offer: (files) => {
+        if (!alive() || statBacklog(counters, sent) >= STAT_BACKLOG) return false;
+        step({ id, share: 'files', files });
+        sent++;
+        return true;
+      },
+      finish: () => {
+        if (alive()) step({ id, share: 'end' });
+        return result;
+      },
+      drop: () => {
+        if (!alive()) return;
+        this.pending.delete(id);
+        step({ id, share: 'drop' });
+      },
+    };
   }
 
   private spawn(): Worker {
@@ -60,7 +76,7 @@ export class PartHelper {
       const waiting = this.pending.get(reply.id);
       if (waiting === undefined) return;
       this.pending.delete(reply.id);
-      if (reply.type === 'part') waiting.resolve(reply.result);
+      if (reply.type === 'share') waiting.resolve(reply.share);
       else if (reply.type === 'error') waiting.reject(new ToolError(reply.code, reply.message, reply.details));
       else waiting.reject(new Error(`search helper failed: ${reply.message}`));
     });
