@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ToolError } from '../errors.js';
 import { GlobShareSide } from './glob-share.js';
 import { GrepPass1 } from './grep-job.js';
-import { CAN_SHARE, SearchHelper, type HelperReply } from './search-helper.js';
+import { CAN_SHARE, SearchHelper, spareCpu, type HelperReply } from './search-helper.js';
 import { runSearchJob, type GlobJob, type GrepJob, type SearchJob, type SearchProgress } from './search-job.js';
 import type { ShareSide, ShareStep } from './search-share.js';
 import type { WorkerReply } from './search-pool.js';
@@ -63,8 +63,8 @@ port.on('message', async (msg: ShareStep | { id: number; job: SearchJob }) => {
     last = now;
     post({ id: msg.id, type: 'progress', progress: p });
   };
-  // Sharing costs next to nothing more in all (nothing is listed or read twice): always shared.
-  const share = helper === undefined ? undefined : (job: GlobJob | GrepJob) => helper.share(job);
+  // Shared only while a CPU is to spare (spareCpu says why).
+  const share = helper === undefined || !spareCpu() ? undefined : (job: GlobJob | GrepJob) => helper.share(job);
   try {
     post({ id: msg.id, type: 'done', result: await runSearchJob(msg.job, { progress, share }) });
   } catch (err) {
