@@ -290,6 +290,7 @@ export class HistoryStore implements WriteRecorder {
     for (const h of [...this.#unsynced]) void this.#syncBlob(h).catch(() => {});
     await Promise.allSettled([...this.#syncs.values()]);
     await this.#pruning?.catch(() => {});
+    this.manifests.close();
   }
 
   async #prune(): Promise<PruneReport> {
