@@ -176,7 +176,9 @@ export class WritePipeline {
       // The backup's fsyncs (thread pool) and the temp's fdatasync (here) run at once; nothing is
       // published before both are done.
       req.progress?.('backup');
-      commit.temp = await alongsideBackup(this.#opts.recorder?.backup(real, before, event), () => writeTempFor(commit), dir, this.#opts.ops);
+      const backupFirst = (before?.bytes.length ?? 0) > BACKUP_FIRST_BYTES;
+      const startBackup = () => this.#opts.recorder?.backup(real, before, event);
+      commit.temp = await alongsideBackup(startBackup, (beforeSync) => writeTempFor({ ...commit, beforeSync }), backupFirst, dir, this.#opts.ops);
       req.progress?.('write');
       disk = await commitToDisk(commit);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
@@ -263,21 +265,42 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
   });
 }
 
+/** Above this size the backup starts before the temp is written (it may have a large pre-image to store meanwhile). */
+const BACKUP_FIRST_BYTES = 1024 * 1024;
+
 /**
- * Runs `write` (the temp) while `backup` is under way, then waits for the backup; a temp whose
+ * Runs `write` (the temp) and the backup side by side, then waits for the backup; a temp whose
  * backup failed is removed, a backup whose temp failed is let finish (an intent without its write
- * stays unconfirmed). Returns the temp's name.
+ * stays unconfirmed). Returns the temp's name. For a small file the backup starts when `write` says
+ * its bytes are written (`beforeSync`): the intent's fsync and the temp's fdatasync then start
+ * together and usually share one journal commit, instead of one commit each, back to back.
  */
-async function alongsideBackup(backup: Promise<void> | undefined, write: () => Promise<string | undefined>, dir: ConfinedDir, ops: AtomicWriteOps | undefined): Promise<string | undefined> {
+async function alongsideBackup(
+  startBackup: () => Promise<void> | undefined,
+  write: (beforeSync: () => void) => Promise<string | undefined>,
+  backupFirst: boolean,
+  dir: ConfinedDir,
+  ops: AtomicWriteOps | undefined,
+): Promise<string | undefined> {
+  let backup: Promise<void> | undefined;
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    backup = startBackup();
+    // The temp's sync takes a round trip: a backup failing meanwhile is handled below, not unhandled.
+    backup?.catch(() => {});
+  };
+  if (backupFirst) start();
   let temp: string | undefined;
-  // The temp's sync takes a round trip: a backup failing meanwhile is handled below, not unhandled.
-  backup?.catch(() => {});
   try {
-    temp = await write();
+    temp = await write(start);
   } catch (err) {
     await backup?.catch(() => {});
     throw err;
   }
+  // No temp (written in place, or a delete): the backup starts now, before anything changes.
+  start();
   try {
     await backup;
   } catch (err) {
