@@ -21,6 +21,10 @@ const HEADER_BYTES = 16 * 1024;
 
 /** Append descriptors kept open (the most recently used manifests'). */
 const MAX_OPEN = 32;
+/** Kept descriptors are all closed this long after the last append (an open write descriptor keeps a mount busy). */
+const IDLE_CLOSE_MS = 1000;
+/** Manifest paths remembered (pathOf). */
+const MAX_PATHS = 1024;
 
 /** A manifest's append descriptor kept open between writes, with the inode it writes to. */
 interface OpenManifest {
@@ -40,8 +44,12 @@ export class ManifestStore {
    * Append descriptors by manifest file, kept between writes (an open, fstat and close fewer per
    * record). Whether the inode written is still the manifest is checked after every append, as it
    * always was (a compaction in any process replaces the file): a stale one is dropped, the line re-appended.
+   * Kept for the records of one write (its intent, then its commit: see closeAfterWrite), and closed
+   * when idle for IDLE_CLOSE_MS: a write descriptor left open would keep the state dir's mount busy.
    */
   readonly #open = new Map<string, OpenManifest>();
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  readonly #paths = new Map<string, string>();
 
   constructor(stateDir: string) {
     this.dir = path.join(stateDir, 'history');
@@ -49,7 +57,14 @@ export class ManifestStore {
 
   /** Manifest file of a real path. */
   pathOf(realPath: string): string {
-    return path.join(this.dir, `${digest(Buffer.from(realPath))}.jsonl`);
+    let file = this.#paths.get(realPath);
+    if (file === undefined) {
+      file = path.join(this.dir, `${digest(Buffer.from(realPath))}.jsonl`);
+      // A few records per write ask for it: a sha256 and a join each, remembered for recent paths.
+      if (this.#paths.size >= MAX_PATHS) this.#paths.clear();
+      this.#paths.set(realPath, file);
+    }
+    return file;
   }
 
   /** The manifest of `realPath`; undefined when missing, unreadable as a manifest, or another path's. */
@@ -161,6 +176,11 @@ export class ManifestStore {
 
   /** The kept append descriptor of `file`, opened (and the manifest created) when there is none. */
   #descriptor(file: string, realPath: string): OpenManifest {
+    this.#idle ??= setTimeout(() => {
+      this.#idle = undefined;
+      this.close();
+    }, IDLE_CLOSE_MS).unref();
+    this.#idle.refresh();
     const kept = this.#open.get(file);
     if (kept !== undefined) {
       // Most recently used last: the first one is the one to close when there are too many.
@@ -201,6 +221,11 @@ export class ManifestStore {
     } catch {
       /* every line written was checked or synced already: a failed close loses nothing */
     }
+  }
+
+  /** The write whose records went to `realPath`'s manifest is recorded: its descriptor need not stay open. */
+  closeAfterWrite(realPath: string): void {
+    this.#drop(this.pathOf(realPath));
   }
 
   /** Closes the kept descriptors (those still syncing, when their fsync ends). */

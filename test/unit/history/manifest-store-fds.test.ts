@@ -44,6 +44,18 @@ describe.skipIf(process.platform !== 'linux')('ManifestStore append descriptors'
     expect(descriptorsOn(file)).toBe(0);
   });
 
+  it('closeAfterWrite() closes the manifest\'s descriptor (a write descriptor left open keeps the mount busy), and the next append opens one again', async () => {
+    const m = new ManifestStore(stateDir);
+    await m.append(REAL, intent('w1'));
+    const file = m.pathOf(REAL);
+    expect(descriptorsOn(file)).toBe(1);
+    m.closeAfterWrite(REAL);
+    expect(descriptorsOn(file)).toBe(0);
+    await m.append(REAL, intent('w2'));
+    expect(await ids(m)).toEqual(['w1', 'w2']);
+    m.close();
+  });
+
   it('a manifest replaced behind a kept descriptor (a compaction elsewhere) gets the next record, and the descriptor is renewed', async () => {
     const m = new ManifestStore(stateDir);
     await m.append(REAL, intent('before'));

@@ -31,7 +31,7 @@ async function run(size: number, failBackup = false) {
       realOps.exchangeSync(a, b);
     },
     renameSync: (a, b) => {
-      if (!path.basename(a).startsWith('.f.txt.editguard-')) return realOps.renameSync(a, b);
+      if (!path.basename(String(a)).startsWith('.f.txt.editguard-')) return realOps.renameSync(a, b);
       steps.push('published');
       realOps.renameSync(a, b);
     },
