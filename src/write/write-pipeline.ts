@@ -149,6 +149,7 @@ export class WritePipeline {
     // Everything below goes through this descriptor, verified to be where policy resolved the file.
     let dir = openDirIfExists(path.dirname(real));
     let disk: DiskCommit | undefined;
+    let dirSynced: Promise<void> | undefined;
     try {
       req.progress?.('read');
       const current = await loadCurrentFile(
@@ -183,7 +184,9 @@ export class WritePipeline {
       disk = await commitToDisk(commit);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
       dir.verify();
-      if (this.#opts.durability !== 'relaxed') dir.fsync();
+      // The rename made durable on the thread pool while the session and listeners are told; history's
+      // commit line (and the reply) wait for it.
+      dirSynced = this.#opts.durability !== 'relaxed' ? dir.fsyncInBackground() : undefined;
       if (disk.stat) event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
       if (plan.change === 'write' && after && disk.stat) {
         rememberWrite(req.session, real, plan, after.hash, disk.stat);
@@ -192,6 +195,7 @@ export class WritePipeline {
         req.session.files.delete(real);
       }
       for (const l of this.#listeners) l(event);
+      await dirSynced;
       try {
         req.progress?.('record');
         await this.#opts.recorder?.commit(event);
@@ -207,6 +211,8 @@ export class WritePipeline {
       return withOutsideWriteNote(plan.output, req.target.input, this.#opts.recorder !== undefined);
     } finally {
       disk?.replaced?.close();
+      // The pool's fsync uses the directory's descriptor: closed only once that is done.
+      await dirSynced?.catch(() => {});
       dir?.close();
     }
   }
