@@ -119,19 +119,23 @@ function lockError(err: unknown, stateDir: string, display: string): ToolError {
 async function take(lockPath: string, realPath: string, log: Logger): Promise<Held> {
   let marked = false;
   const held: Held = { release: async () => {}, takenAt: 0, lost: false };
-  held.release = await acquireLock(lockPath, {
-    waitMs: LOCK_WAIT_MS,
-    onCompromised: (err) => {
-      held.lost = true;
-      log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`);
-    },
-    onBusy: () => {
-      marked = true;
-      markWanted(lockPath);
-    },
-  });
+  try {
+    held.release = await acquireLock(lockPath, {
+      waitMs: LOCK_WAIT_MS,
+      onCompromised: (err) => {
+        held.lost = true;
+        log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`);
+      },
+      onBusy: () => {
+        marked = true;
+        markWanted(lockPath);
+      },
+    });
+  } finally {
+    // Got it, or gave up: either way this process no longer waits (a marker left behind would only linger on disk).
+    if (marked) unmarkWanted(lockPath);
+  }
   held.takenAt = Date.now();
-  if (marked) unmarkWanted(lockPath);
   return held;
 }
 
