@@ -107,9 +107,18 @@ const WRITE_SLICE = 4 * 1024 * 1024;
  * and large files written a slice at a time with pauses between slices: writing and syncing 50 MB
  * is not one long pause for every other session, and while a small temp syncs, the history's
  * intent line — written when its pre-image is ready, which may be just now — syncs beside it
- * instead of after it. Same file, same errors, same cleanup.
+ * instead of after it. `beforeSync` runs once the temp's bytes are written, just before its
+ * fdatasync (a throw there fails the temp like any write error). Same file, same errors, same cleanup.
  */
-export async function writeTempInSlices(dir: ConfinedDir, name: string, bytes: Uint8Array, keep: Ownership | undefined, ops: AtomicWriteOps = realOps, asRoot = false): Promise<string> {
+export async function writeTempInSlices(
+  dir: ConfinedDir,
+  name: string,
+  bytes: Uint8Array,
+  keep: Ownership | undefined,
+  ops: AtomicWriteOps = realOps,
+  asRoot = false,
+  beforeSync?: () => void,
+): Promise<string> {
   const temp = tempNameFor(name);
   let file: Descriptor | undefined;
   try {
@@ -119,6 +128,8 @@ export async function writeTempInSlices(dir: ConfinedDir, name: string, bytes: U
       await pauseIfDue();
     }
     keepOwnership(file, keep, ops, asRoot);
+    // The caller's own writes (history's intent) go in now, so that their fsync and this one start together.
+    beforeSync?.();
     if (ops.fdatasyncSync === fs.fdatasyncSync) await fdatasyncAsync(file.fd);
     else ops.fdatasyncSync(file.fd);
     file.close();

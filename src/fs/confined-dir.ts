@@ -226,6 +226,24 @@ export class ConfinedDir {
     }
   }
 
+  /**
+   * fsync() on the thread pool, for a caller with other work meanwhile; never rejects but with EBADF
+   * (a bug). The directory must stay open until it settles: close() only after awaiting it.
+   */
+  fsyncInBackground(): Promise<void> {
+    if (this.#dir === undefined) {
+      this.fsync();
+      return Promise.resolve();
+    }
+    const fd = this.#dir.fd;
+    return new Promise((resolve, reject) =>
+      fs.fsync(fd, (err) => {
+        if (err && errnoCode(err) === 'EBADF') reject(err);
+        else resolve();
+      }),
+    );
+  }
+
   /** Idempotent: the descriptor is closed once, and path() refuses to hand out its number after. */
   close(): void {
     if (this.#closed) return;

@@ -14,6 +14,8 @@ export interface DirLockOptions {
   waitMs?: number;
   /** Called when the lock was lost (its directory removed or its mtime changed by another process). */
   onCompromised?: (err: Error) => void;
+  /** Called by acquireLock() each time it finds the lock held and is about to wait (a waiter can say so). */
+  onBusy?: () => void;
 }
 
 const STALE_MS = 5000;
@@ -80,6 +82,7 @@ export async function acquireLock(lockPath: string, opts: DirLockOptions = {}): 
     } catch (err) {
       if (!isLockHeld(err) || Date.now() >= deadline) throw err;
     }
+    opts.onBusy?.();
     await sleep(pause);
   }
 }

@@ -170,6 +170,8 @@ export class HistoryStore implements WriteRecorder {
     if (id === undefined) throw new Error(`history: commit without a backup for ${event.path}`);
     // No fsync: a lost commit line is recovered from the intent and the bytes on disk (history()).
     const line = this.manifests.appendNow(event.path, { t: 'c', id }, false);
+    // Written (no fsync to wait for): the manifest's descriptor is closed now, not kept while idle.
+    this.manifests.closeAfterWrite(event.path);
     // The post-image copy becomes durable off the reply path; the next write that replaces it waits for that.
     const after = event.after?.hash;
     if (after !== undefined && this.#unsynced.has(after)) {
@@ -290,6 +292,7 @@ export class HistoryStore implements WriteRecorder {
     for (const h of [...this.#unsynced]) void this.#syncBlob(h).catch(() => {});
     await Promise.allSettled([...this.#syncs.values()]);
     await this.#pruning?.catch(() => {});
+    this.manifests.close();
   }
 
   async #prune(): Promise<PruneReport> {

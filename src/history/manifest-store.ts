@@ -19,9 +19,37 @@ const APPEND_WAIT_MS = 5000;
 /** Listing files reads only the start of each manifest, where its header line is. */
 const HEADER_BYTES = 16 * 1024;
 
+/** Append descriptors kept open (the most recently used manifests'). */
+const MAX_OPEN = 32;
+/** Kept descriptors are all closed this long after the last append (an open write descriptor keeps a mount busy). */
+const IDLE_CLOSE_MS = 1000;
+/** Manifest paths remembered (pathOf). */
+const MAX_PATHS = 1024;
+
+/** A manifest's append descriptor kept open between writes, with the inode it writes to. */
+interface OpenManifest {
+  fd: number;
+  ino: number;
+  dev: number;
+  /** fsyncs in flight on it: it is closed only once none is (a closed number may be another file's by then). */
+  syncing: number;
+  /** Dropped from the cache: close as soon as no fsync is in flight. */
+  retired: boolean;
+}
+
 /** The manifests of one state dir; safe to share between processes (appends survive compaction). */
 export class ManifestStore {
   readonly dir: string;
+  /**
+   * Append descriptors by manifest file, kept between writes (an open, fstat and close fewer per
+   * record). Whether the inode written is still the manifest is checked after every append, as it
+   * always was (a compaction in any process replaces the file): a stale one is dropped, the line re-appended.
+   * Kept for the records of one write (its intent, then its commit: see closeAfterWrite), and closed
+   * when idle for IDLE_CLOSE_MS: a write descriptor left open would keep the state dir's mount busy.
+   */
+  readonly #open = new Map<string, OpenManifest>();
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  readonly #paths = new Map<string, string>();
 
   constructor(stateDir: string) {
     this.dir = path.join(stateDir, 'history');
@@ -29,7 +57,14 @@ export class ManifestStore {
 
   /** Manifest file of a real path. */
   pathOf(realPath: string): string {
-    return path.join(this.dir, `${digest(Buffer.from(realPath))}.jsonl`);
+    let file = this.#paths.get(realPath);
+    if (file === undefined) {
+      file = path.join(this.dir, `${digest(Buffer.from(realPath))}.jsonl`);
+      // A few records per write ask for it: a sha256 and a join each, remembered for recent paths.
+      if (this.#paths.size >= MAX_PATHS) this.#paths.clear();
+      this.#paths.set(realPath, file);
+    }
+    return file;
   }
 
   /** The manifest of `realPath`; undefined when missing, unreadable as a manifest, or another path's. */
@@ -105,44 +140,97 @@ export class ManifestStore {
       if (fs.existsSync(lock)) while ((await lockHolderAlive(lock)) && Date.now() < deadline) await sleep(5);
       const now = statOrUndefined(file);
       if (now !== undefined && now.ino === mine.ino && now.dev === mine.dev) return;
+      // The kept descriptor writes to a replaced (or removed) manifest: never again.
+      this.#drop(file);
       if (attempt >= MAX_APPEND_ATTEMPTS) break;
       mine = await this.#appendOnce(file, realPath, rec, durable);
     }
     throw new Error(`history: could not append to ${file}: it keeps being replaced`);
   }
 
-  /** One O_APPEND write in this thread; the fsync (when durable) is started, not awaited. */
+  /** One O_APPEND write in this thread, by the kept descriptor; the fsync (when durable) is started, not awaited. */
   #appendOnceSync(file: string, realPath: string, rec: Rec, durable: boolean): { ino: number; dev: number; synced: Promise<void> } {
+    const m = this.#descriptor(file, realPath);
+    const line = Buffer.from(recordLine(rec));
+    try {
+      // O_APPEND: one write(2) of a line this short is not interleaved with another process's.
+      fs.writeSync(m.fd, line, 0, line.length);
+    } catch (err) {
+      this.#drop(file);
+      throw err;
+    }
+    if (!durable) return { ino: m.ino, dev: m.dev, synced: Promise.resolve() };
+    m.syncing++;
+    const synced = new Promise<void>((resolve, reject) => {
+      fs.fsync(m.fd, (err) => {
+        m.syncing--;
+        // After a failed fsync the same descriptor may report later ones as fine: a fresh one then.
+        if (err) this.#drop(file);
+        else if (m.retired) this.#closeIfIdle(m);
+        if (err) reject(err);
+        else resolve();
+      });
+    });
+    return { ino: m.ino, dev: m.dev, synced };
+  }
+
+  /** The kept append descriptor of `file`, opened (and the manifest created) when there is none. */
+  #descriptor(file: string, realPath: string): OpenManifest {
+    this.#idle ??= setTimeout(() => {
+      this.#idle = undefined;
+      this.close();
+    }, IDLE_CLOSE_MS).unref();
+    this.#idle.refresh();
+    const kept = this.#open.get(file);
+    if (kept !== undefined) {
+      // Most recently used last: the first one is the one to close when there are too many.
+      this.#open.delete(file);
+      this.#open.set(file, kept);
+      return kept;
+    }
     this.#ensureSync(file, realPath);
     const fd = fs.openSync(file, 'a', 0o600);
     let st: fs.Stats;
     try {
-      const line = Buffer.from(recordLine(rec));
-      // O_APPEND: one write(2) of a line this short is not interleaved with another process's.
-      fs.writeSync(fd, line, 0, line.length);
       st = fs.fstatSync(fd);
     } catch (err) {
       fs.closeSync(fd);
       throw err;
     }
-    if (!durable) {
+    const m: OpenManifest = { fd, ino: st.ino, dev: st.dev, syncing: 0, retired: false };
+    this.#open.set(file, m);
+    if (this.#open.size > MAX_OPEN) this.#drop(this.#open.keys().next().value!);
+    return m;
+  }
+
+  /** Forgets the kept descriptor of `file` and closes it once no fsync is using it. */
+  #drop(file: string): void {
+    const m = this.#open.get(file);
+    if (m === undefined) return;
+    this.#open.delete(file);
+    m.retired = true;
+    this.#closeIfIdle(m);
+  }
+
+  #closeIfIdle(m: OpenManifest): void {
+    if (m.syncing > 0 || m.fd < 0) return;
+    const fd = m.fd;
+    m.fd = -1;
+    try {
       fs.closeSync(fd);
-      return { ino: st.ino, dev: st.dev, synced: Promise.resolve() };
+    } catch {
+      /* every line written was checked or synced already: a failed close loses nothing */
     }
-    const synced = new Promise<void>((resolve, reject) => {
-      fs.fsync(fd, (err) => {
-        // Closed here, in this thread (microseconds: the file stays linked), not in a second round trip.
-        let e: Error | null = err;
-        try {
-          fs.closeSync(fd);
-        } catch (closeErr) {
-          e ??= closeErr as Error;
-        }
-        if (e) reject(e);
-        else resolve();
-      });
-    });
-    return { ino: st.ino, dev: st.dev, synced };
+  }
+
+  /** The write whose records went to `realPath`'s manifest is recorded: its descriptor need not stay open. */
+  closeAfterWrite(realPath: string): void {
+    this.#drop(this.pathOf(realPath));
+  }
+
+  /** Closes the kept descriptors (those still syncing, when their fsync ends). */
+  close(): void {
+    for (const file of [...this.#open.keys()]) this.#drop(file);
   }
 
   /** #ensure in this thread (only a manifest's first write does more than one existence check). */
@@ -189,6 +277,8 @@ export class ManifestStore {
       const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
       await writeNewFile(tmp, records.map(recordLine).join(''));
       await fsp.rename(tmp, file);
+      // This process's kept descriptor writes to the old inode now.
+      this.#drop(file);
       await fsyncDir(this.dir);
       // Lines appended to the old inode after we read it.
       const rest = await readFrom(fh, read.length);

@@ -47,6 +47,8 @@ export interface DiskCommitRequest {
   ops?: AtomicWriteOps | undefined;
   /** The temp already written by writeTempFor() (its name); commitToDisk then owns it (removed unless published). */
   temp?: string | undefined;
+  /** writeTempFor(): called once the temp's bytes are written, before its fdatasync starts. */
+  beforeSync?: (() => void) | undefined;
 }
 
 export interface DiskCommit {
@@ -182,7 +184,7 @@ export async function writeTempFor(req: DiskCommitRequest): Promise<string | und
   const inPlace = current.exists && current.stat.nlink > 1;
   if (change.kind !== 'write' || inPlace) return undefined;
   // In slices above 4 MiB (synchronously below): a 50 MB temp is not one long pause for other sessions.
-  return writeTempInSlices(req.dir, req.name, change.bytes, current.exists ? current.stat : undefined, req.ops ?? realOps, AS_ROOT);
+  return writeTempInSlices(req.dir, req.name, change.bytes, current.exists ? current.stat : undefined, req.ops ?? realOps, AS_ROOT, req.beforeSync);
 }
 
 /**

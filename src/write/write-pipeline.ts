@@ -149,6 +149,7 @@ export class WritePipeline {
     // Everything below goes through this descriptor, verified to be where policy resolved the file.
     let dir = openDirIfExists(path.dirname(real));
     let disk: DiskCommit | undefined;
+    let dirSynced: Promise<void> | undefined;
     try {
       req.progress?.('read');
       const current = await loadCurrentFile(
@@ -176,12 +177,16 @@ export class WritePipeline {
       // The backup's fsyncs (thread pool) and the temp's fdatasync (here) run at once; nothing is
       // published before both are done.
       req.progress?.('backup');
-      commit.temp = await alongsideBackup(this.#opts.recorder?.backup(real, before, event), () => writeTempFor(commit), dir, this.#opts.ops);
+      const backupFirst = (before?.bytes.length ?? 0) > BACKUP_FIRST_BYTES;
+      const startBackup = () => this.#opts.recorder?.backup(real, before, event);
+      commit.temp = await alongsideBackup(startBackup, (beforeSync) => writeTempFor({ ...commit, beforeSync }), backupFirst, dir, this.#opts.ops);
       req.progress?.('write');
       disk = await commitToDisk(commit);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
       dir.verify();
-      if (this.#opts.durability !== 'relaxed') dir.fsync();
+      // The rename made durable on the thread pool while the session and listeners are told; history's
+      // commit line (and the reply) wait for it.
+      dirSynced = this.#opts.durability !== 'relaxed' ? dir.fsyncInBackground() : undefined;
       if (disk.stat) event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
       if (plan.change === 'write' && after && disk.stat) {
         rememberWrite(req.session, real, plan, after.hash, disk.stat);
@@ -190,6 +195,7 @@ export class WritePipeline {
         req.session.files.delete(real);
       }
       for (const l of this.#listeners) l(event);
+      await dirSynced;
       try {
         req.progress?.('record');
         await this.#opts.recorder?.commit(event);
@@ -205,6 +211,8 @@ export class WritePipeline {
       return withOutsideWriteNote(plan.output, req.target.input, this.#opts.recorder !== undefined);
     } finally {
       disk?.replaced?.close();
+      // The pool's fsync uses the directory's descriptor: closed only once that is done.
+      await dirSynced?.catch(() => {});
       dir?.close();
     }
   }
@@ -263,21 +271,42 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
   });
 }
 
+/** Above this size the backup starts before the temp is written (it may have a large pre-image to store meanwhile). */
+const BACKUP_FIRST_BYTES = 1024 * 1024;
+
 /**
- * Runs `write` (the temp) while `backup` is under way, then waits for the backup; a temp whose
+ * Runs `write` (the temp) and the backup side by side, then waits for the backup; a temp whose
  * backup failed is removed, a backup whose temp failed is let finish (an intent without its write
- * stays unconfirmed). Returns the temp's name.
+ * stays unconfirmed). Returns the temp's name. For a small file the backup starts when `write` says
+ * its bytes are written (`beforeSync`): the intent's fsync and the temp's fdatasync then start
+ * together and usually share one journal commit, instead of one commit each, back to back.
  */
-async function alongsideBackup(backup: Promise<void> | undefined, write: () => Promise<string | undefined>, dir: ConfinedDir, ops: AtomicWriteOps | undefined): Promise<string | undefined> {
+async function alongsideBackup(
+  startBackup: () => Promise<void> | undefined,
+  write: (beforeSync: () => void) => Promise<string | undefined>,
+  backupFirst: boolean,
+  dir: ConfinedDir,
+  ops: AtomicWriteOps | undefined,
+): Promise<string | undefined> {
+  let backup: Promise<void> | undefined;
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    backup = startBackup();
+    // The temp's sync takes a round trip: a backup failing meanwhile is handled below, not unhandled.
+    backup?.catch(() => {});
+  };
+  if (backupFirst) start();
   let temp: string | undefined;
-  // The temp's sync takes a round trip: a backup failing meanwhile is handled below, not unhandled.
-  backup?.catch(() => {});
   try {
-    temp = await write();
+    temp = await write(start);
   } catch (err) {
     await backup?.catch(() => {});
     throw err;
   }
+  // No temp (written in place, or a delete): the backup starts now, before anything changes.
+  start();
   try {
     await backup;
   } catch (err) {
