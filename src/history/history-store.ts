@@ -7,7 +7,7 @@ import { digest } from '../fs/digest.js';
 import { digestFile, readConfined } from '../fs/confined-read.js';
 import type { Logger } from '../log.js';
 import type { WriteEvent, WriteRecorder } from '../write/write-event.js';
-import { BlobStore } from './blob-store.js';
+import { BlobStore, type BlobStoreOptions } from './blob-store.js';
 import { derive, type FileHistory, type Image, type IntentRec } from './manifest.js';
 import { ManifestStore } from './manifest-store.js';
 import { planRetention } from './retention.js';
@@ -33,6 +33,8 @@ export interface HistoryStoreOptions {
    * references it. (Not the injected clock: mtimes are wall-clock times.)
    */
   orphanGraceMs?: number;
+  /** How versions are stored (full copies, or deltas against the version before; blob-store.ts). */
+  blobs?: BlobStoreOptions;
 }
 
 export interface PruneReport {
@@ -83,7 +85,7 @@ export class HistoryStore implements WriteRecorder {
     this.#clock = opts.clock ?? Date.now;
     this.#durable = opts.durability !== 'relaxed';
     this.stateDir = opts.stateDir;
-    this.blobs = new BlobStore(opts.stateDir);
+    this.blobs = new BlobStore(opts.stateDir, opts.blobs);
     this.manifests = new ManifestStore(opts.stateDir);
   }
 
@@ -99,7 +101,9 @@ export class HistoryStore implements WriteRecorder {
    * already stored (the common case: it is the previous write's post-image), everything up to the
    * intent's fsync happens before this returns, in this thread — the pre-image touched, the
    * post-image written (not yet synced: the renamed file is the post-image until the background
-   * sync after commit() makes the copy durable), the intent line written and its fsync started.
+   * sync after commit() makes the copy durable) — as a delta against the pre-image when that is much
+   * smaller, so an Edit of a big file writes a few bytes here, not a second copy — the intent line
+   * written and its fsync started.
    * A pre-image not stored yet is made durable (awaited) before the intent is written.
    */
   backup(realPath: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void> {
@@ -110,7 +114,8 @@ export class HistoryStore implements WriteRecorder {
     try {
       const ready = before ? this.#preImage(before) : undefined;
       const rest = () => {
-        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash)) this.#unsynced.add(pending.after.hash);
+        // The pre-image is stored by now (ready): the post-image may be a delta against it.
+        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, before)) this.#unsynced.add(pending.after.hash);
         const rec: IntentRec = {
           t: 'w',
           id,
@@ -246,7 +251,10 @@ export class HistoryStore implements WriteRecorder {
     }
   }
 
-  /** Content of a version's hash. @throws ENOENT when the blob is missing. */
+  /**
+   * Content of a version's hash (a full copy, or a delta chain applied), its sha256 verified.
+   * @throws ENOENT when the blob (or a base of its chain) is missing; DamagedBlobError when damaged.
+   */
   async content(hash: string): Promise<Buffer> {
     return this.blobs.get(hash);
   }
