@@ -49,6 +49,8 @@ export interface PruneReport {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Hashes remembered as durable (a few hundred KiB at most). */
+const KNOWN_DURABLE_MAX = 4096;
 /** Default HistoryStoreOptions.orphanGraceMs. */
 const ORPHAN_GRACE_MS = 10 * 60 * 1000;
 
@@ -71,6 +73,8 @@ export class HistoryStore implements WriteRecorder {
   readonly #unsynced = new Set<string>();
   /** Background syncs of post-images, by hash. */
   readonly #syncs = new Map<string, Promise<void>>();
+  /** Blobs this process stored durably or synced: the bases a delta may be written against. */
+  readonly #knownDurable = new Set<string>();
   /** durability "full": blobs and intents are fsync'd; "relaxed": left to the OS. */
   readonly #durable: boolean;
   /** Hashes between `put` and their intent line (no manifest references them yet). */
@@ -114,8 +118,11 @@ export class HistoryStore implements WriteRecorder {
     try {
       const ready = before ? this.#preImage(before) : undefined;
       const rest = () => {
-        // The pre-image is stored by now (ready): the post-image may be a delta against it.
-        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, before)) this.#unsynced.add(pending.after.hash);
+        // The pre-image is stored by now (ready): the post-image may be a delta against it — when this
+        // process made it durable, so a delta never outlives its base (another process's blob may still
+        // be unsynced: a full copy then).
+        const base = before && this.#knownDurable.has(before.hash) ? before : undefined;
+        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base)) this.#unsynced.add(pending.after.hash);
         const rec: IntentRec = {
           t: 'w',
           id,
@@ -147,15 +154,26 @@ export class HistoryStore implements WriteRecorder {
   }
 
   /**
-   * The pre-image durable before the intent names it: already stored and synced (or its background
-   * sync awaited) — undefined, nothing to wait for — or stored now, durably.
+   * The pre-image durable before the intent names it: already stored and synced by this process (or
+   * its background sync awaited) — undefined, nothing to wait for — or synced now, or stored now,
+   * durably. Either way it is then known durable: a base a delta may be built on.
    */
   #preImage(before: { bytes: Buffer; hash: string }): Promise<void> | undefined {
     const syncing = this.#syncs.get(before.hash);
     if (syncing) return syncing;
     if (this.#unsynced.has(before.hash)) return this.#syncBlob(before.hash);
-    if (this.blobs.touchSync(before.hash, before.bytes.length)) return undefined;
-    return this.blobs.put(before.bytes, before.hash).then(() => undefined);
+    if (this.blobs.touchSync(before.hash, before.bytes.length)) {
+      // Synced by this process: nothing to wait for. Stored by another, which may not have synced it
+      // yet: synced here (cheap when it already is), as the post-image may become a delta against it.
+      return this.#knownDurable.has(before.hash) ? undefined : this.#syncBlob(before.hash);
+    }
+    return this.blobs.put(before.bytes, before.hash).then(() => this.#madeDurable(before.hash));
+  }
+
+  /** Remembers a blob this process stored durably or synced (bounded: past the limit it starts over). */
+  #madeDurable(hash: string): void {
+    if (this.#knownDurable.size >= KNOWN_DURABLE_MAX) this.#knownDurable.clear();
+    this.#knownDurable.add(hash);
   }
 
   /** Starts (or joins) the background sync of a blob put without one. */
@@ -163,9 +181,11 @@ export class HistoryStore implements WriteRecorder {
     let p = this.#syncs.get(hash);
     if (p) return p;
     this.#unsynced.delete(hash);
-    p = (this.#durable ? this.blobs.sync(hash) : Promise.resolve()).finally(() => {
-      if (this.#syncs.get(hash) === p) this.#syncs.delete(hash);
-    });
+    p = (this.#durable ? this.blobs.sync(hash) : Promise.resolve())
+      .then(() => this.#madeDurable(hash))
+      .finally(() => {
+        if (this.#syncs.get(hash) === p) this.#syncs.delete(hash);
+      });
     this.#syncs.set(hash, p);
     return p;
   }
@@ -245,7 +265,10 @@ export class HistoryStore implements WriteRecorder {
     if (after === null || this.blobs.touchSync(after.hash, after.size)) return;
     try {
       const bytes = (await readConfined(realPath))?.bytes;
-      if (bytes && digest(bytes) === after.hash) await this.blobs.put(bytes, after.hash);
+      if (bytes && digest(bytes) === after.hash) {
+        await this.blobs.put(bytes, after.hash);
+        this.#madeDurable(after.hash);
+      }
     } catch (err) {
       this.#opts.log?.warn(`history: could not recover the copy of ${realPath}`, err);
     }

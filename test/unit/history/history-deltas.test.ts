@@ -10,7 +10,6 @@ import { HistoryStore, type HistoryStoreOptions } from '../../../src/history/his
 import { silentLogger } from '../../../src/log.js';
 import { PathPolicy } from '../../../src/policy/path-policy.js';
 import { Session } from '../../../src/session/session.js';
-import type { FreshnessDecision } from '../../../src/write/freshness.js';
 import type { WriteRecorder, WriteEvent } from '../../../src/write/write-event.js';
 import { WritePipeline, type Plan } from '../../../src/write/write-pipeline.js';
 import { tempDir } from '../../helpers/harness.js';
@@ -43,7 +42,7 @@ async function setup(opts: Partial<HistoryStoreOptions> = {}, recorder?: (h: His
       tool: 'Write',
       session,
       dryRun: false,
-      plan: (_cur, ctx): Plan => ({ change: 'write', bytes, text: undefined, fullView: true, freshness: ctx.waiveFreshness() as FreshnessDecision, linesAdded: 1, linesRemoved: 1, output: { text: 'ok', structured: {} } }),
+      plan: (_cur, ctx): Plan => ({ change: 'write', bytes, text: undefined, fullView: true, freshness: ctx.waiveFreshness(), linesAdded: 1, linesRemoved: 1, output: { text: 'ok', structured: {} } }),
     });
   const advance = (ms: number) => {
     now += ms;
@@ -99,6 +98,28 @@ describe('history stores repeated edits of a big file as deltas', () => {
     expect(h.versions.map((v) => v.hash)).toEqual([v0, v1, v2].map((v) => digest(v)));
     expect((await history.content(digest(v2))).equals(v2)).toBe(true);
     expect((await history.content(digest(v1))).equals(v1)).toBe(true);
+  });
+
+  it('two processes on one state dir take turns: each builds deltas on the versions of the other, and all read back', async () => {
+    const { stateDir, history, file, write } = await setup();
+    const other = new HistoryStore({ stateDir, maxBytes: 1 << 30, maxAgeMs: 30 * DAY });
+    const policy = await PathPolicy.create({ roots: [path.dirname(file)], home: os.homedir() });
+    const session = new Session({ policy, maxEntries: 10, maxBytes: 1 << 20 });
+    const pipeline = new WritePipeline({ maxEditBytes: 1 << 24, recorder: other, log: silentLogger });
+    const target = await policy.authorizeWrite(file);
+    const writeOther = (bytes: Buffer) =>
+      pipeline.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx): Plan => ({ change: 'write', bytes, text: undefined, fullView: true, freshness: ctx.waiveFreshness(), linesAdded: 1, linesRemoved: 1, output: { text: 'ok', structured: {} } }) });
+    const edits = new Map<number, string>();
+    const versions = [content(edits)];
+    fs.writeFileSync(file, versions[0]!);
+    for (let k = 1; k <= 6; k++) {
+      edits.set(k * 300, `turn ${k}\n`);
+      versions.push(content(edits));
+      await (k % 2 ? write : writeOther)(versions[k]!);
+    }
+    await Promise.all([history.close(), other.close()]);
+    expect(blobFiles(stateDir).filter((f) => f.name.endsWith('.d')).length).toBe(6);
+    for (const v of versions) expect((await other.content(digest(v))).equals(v)).toBe(true);
   });
 
   it('pruning old versions keeps the blobs the kept deltas are built on, and drops a chain nothing needs', async () => {
