@@ -83,15 +83,13 @@ export class BlobStore {
    */
   touchSync(hash: string, size: number): boolean {
     const now = new Date();
-    try {
-      if (fsSync.statSync(this.pathOf(hash)).size === size) {
-        touchQuietly(() => fsSync.utimesSync(this.pathOf(hash), now, now));
-        this.#remember(hash, 0);
-        return true;
-      }
-    } catch {
-      /* no full copy: maybe a delta */
+    // No exception for the common "not in this form" (a delta's hash has no full copy).
+    if (statQuietly(this.pathOf(hash))?.size === size) {
+      touchQuietly(() => fsSync.utimesSync(this.pathOf(hash), now, now));
+      this.#remember(hash, 0);
+      return true;
     }
+    if (!fsSync.existsSync(this.deltaPathOf(hash))) return false;
     let fd: number;
     try {
       fd = fsSync.openSync(this.deltaPathOf(hash), 'r');
@@ -272,6 +270,15 @@ async function readIfThere(file: string): Promise<Buffer | undefined> {
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
+  }
+}
+
+/** The file's stat, or undefined when it cannot be had (missing: without building an exception). */
+function statQuietly(file: string): fsSync.Stats | undefined {
+  try {
+    return fsSync.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
   }
 }
 
