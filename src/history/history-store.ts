@@ -118,9 +118,8 @@ export class HistoryStore implements WriteRecorder {
     try {
       const ready = before ? this.#preImage(before) : undefined;
       const rest = () => {
-        // The pre-image is stored by now (ready): the post-image may be a delta against it — when this
-        // process made it durable, so a delta never outlives its base (another process's blob may still
-        // be unsynced: a full copy then).
+        // The pre-image is stored and durable by now (ready): the post-image may be a delta against it.
+        // Only against a base known durable here, so that a delta never outlives its base.
         const base = before && this.#knownDurable.has(before.hash) ? before : undefined;
         if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base)) this.#unsynced.add(pending.after.hash);
         const rec: IntentRec = {
