@@ -1,29 +1,64 @@
-// Content-addressed blobs under the state dir: every pre-image is kept once, named by its sha256.
+// Content-addressed blobs under the state dir: every version is kept once, named by its sha256 — as a full
+// copy (`blobs/ab/<sha256>`), or as a delta against another blob (`blobs/ab/<sha256>.d`, blob-delta.ts).
 import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { digest } from '../fs/digest.js';
+import { isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
-import { listDir } from '../fs/list-dir.js';
-import { removeIfOld } from '../fs/remove-if-old.js';
 import { writeNewFile } from '../fs/write-new-file.js';
+import { applyChain, DELTA_HEADER_BYTES, decodeDelta, decodeDeltaHeader, deltaFileBytes, diffEnds, encodeDelta, type Delta } from './blob-delta.js';
+import { collectBlobs } from './blob-collect.js';
+
+export interface BlobStoreOptions {
+  /** Contents smaller than this are always stored in full (default 64 KiB). */
+  deltaMinBytes?: number;
+  /** Longest chain of deltas before a full copy is stored again (default 32). */
+  maxDepth?: number;
+}
+
+/** Defaults of BlobStoreOptions. */
+const DELTA_MIN_BYTES = 64 * 1024;
+const MAX_DEPTH = 32;
+/** A delta is stored only when its middle is at most this share of the content ("much smaller"). */
+const DELTA_MAX_SHARE = 0.25;
+/** Depths remembered (a full blob is 0); past this many the memo starts over. */
+const DEPTH_MEMO = 4096;
+
+/** A blob that is there but whose content does not hash to its name (torn, damaged, or a broken chain). */
+export class DamagedBlobError extends Error {
+  readonly code = 'EBADMSG';
+}
 
 export class BlobStore {
   readonly dir: string;
+  readonly #minDelta: number;
+  readonly #maxDepth: number;
+  /** Chain depth by hash, for blobs this process stored or checked (0: full). */
+  readonly #depths = new Map<string, number>();
 
-  constructor(stateDir: string) {
+  constructor(stateDir: string, opts: BlobStoreOptions = {}) {
     this.dir = path.join(stateDir, 'blobs');
+    this.#minDelta = opts.deltaMinBytes ?? DELTA_MIN_BYTES;
+    this.#maxDepth = opts.maxDepth ?? MAX_DEPTH;
   }
 
+  /** Where the full copy of `hash` is (or would be). */
   pathOf(hash: string): string {
     return path.join(this.dir, hash.slice(0, 2), hash);
   }
 
+  /** Where the delta of `hash` is (or would be). */
+  deltaPathOf(hash: string): string {
+    return `${this.pathOf(hash)}.d`;
+  }
+
   /**
-   * Stores `bytes` durably (temp + fsync + rename + fsync of the directory); a blob already
-   * present is not rewritten but its mtime is refreshed, so a concurrent garbage collection in
-   * another process (which spares recently touched blobs) does not remove it under our feet.
+   * Stores `bytes` in full, durably (temp + fsync + rename + fsync of the directory); a blob already
+   * present (full or delta) is not rewritten but its mtime is refreshed, so a concurrent garbage
+   * collection in another process (which spares recently touched blobs and their bases) does not
+   * remove it under our feet.
    */
   async put(bytes: Uint8Array, hash = digest(bytes)): Promise<string> {
     const target = this.pathOf(hash);
@@ -34,43 +69,63 @@ export class BlobStore {
     await writeNewFile(tmp, bytes);
     await fs.rename(tmp, target);
     await fsyncDir(dir);
+    this.#remember(hash, 0);
+    // A torn delta of the same content is of no use any more.
+    await fs.rm(this.deltaPathOf(hash), { force: true }).catch(() => {});
     return hash;
   }
 
   /**
-   * True when the blob is there with `size` bytes (its mtime refreshed, as put() does); false when
-   * it is missing or has another size (a torn copy: put() replaces it). Synchronous: two metadata calls.
+   * True when the blob is there with `size` bytes of content — a full copy of that size, or a whole
+   * delta (header and length agree) for that size — its mtime refreshed, as put() does; false when it
+   * is missing or torn (put() replaces it). Synchronous: a few metadata calls and one 62-byte read.
+   * A delta's bases are not checked here: garbage collection keeps them with it.
    */
   touchSync(hash: string, size: number): boolean {
-    const target = this.pathOf(hash);
-    let st: fsSync.Stats;
+    const now = new Date();
+    // No exception for the common "not in this form" (a delta's hash has no full copy).
+    if (statQuietly(this.pathOf(hash))?.size === size) {
+      touchQuietly(() => fsSync.utimesSync(this.pathOf(hash), now, now));
+      this.#remember(hash, 0);
+      return true;
+    }
+    if (!fsSync.existsSync(this.deltaPathOf(hash))) return false;
+    let fd: number;
     try {
-      st = fsSync.statSync(target);
+      fd = fsSync.openSync(this.deltaPathOf(hash), 'r');
     } catch {
       return false;
     }
-    if (st.size !== size) return false;
     try {
-      const now = new Date();
-      fsSync.utimesSync(target, now, now);
+      const head = Buffer.alloc(DELTA_HEADER_BYTES);
+      const h = fsSync.readSync(fd, head, 0, head.length, 0) === head.length ? decodeDeltaHeader(head) : undefined;
+      if (!h || h.size !== size || fsSync.fstatSync(fd).size !== deltaFileBytes(h)) return false;
+      touchQuietly(() => fsSync.futimesSync(fd, now, now));
+      this.#remember(hash, h.depth);
+      return true;
     } catch {
-      /* not ours to touch (shared state dir): present is still present */
+      return false;
+    } finally {
+      fsSync.closeSync(fd);
     }
-    return true;
   }
 
   /**
    * Stores `bytes` (temp + rename, in this thread) without making them durable yet: `sync(hash)`
-   * does that later. Returns false when the blob was already there (touched, nothing written).
+   * does that later. With `base` — a blob already stored whose bytes are given — the content is
+   * stored as a delta against it when that is much smaller and the chain not too long; else in
+   * full. Returns false when the blob was already there (touched, nothing written).
    */
-  putUnsyncedSync(bytes: Uint8Array, hash: string): boolean {
+  putUnsyncedSync(bytes: Buffer, hash: string, base?: { bytes: Buffer; hash: string }): boolean {
     if (this.touchSync(hash, bytes.length)) return false;
-    const target = this.pathOf(hash);
+    const delta = base ? this.#deltaOf(bytes, base) : undefined;
+    const target = delta ? this.deltaPathOf(hash) : this.pathOf(hash);
+    const data = delta?.bytes ?? bytes;
     fsSync.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     const fd = fsSync.openSync(tmp, 'wx', 0o600);
     try {
-      for (let off = 0; off < bytes.length; ) off += fsSync.writeSync(fd, bytes, off, bytes.length - off);
+      for (let off = 0; off < data.length; ) off += fsSync.writeSync(fd, data, off, data.length - off);
     } catch (err) {
       fsSync.closeSync(fd);
       fsSync.rmSync(tmp, { force: true });
@@ -78,68 +133,161 @@ export class BlobStore {
     }
     fsSync.closeSync(fd);
     fsSync.renameSync(tmp, target);
+    this.#remember(hash, delta?.depth ?? 0);
     return true;
   }
 
+  /** `bytes` as a delta file against `base`, or undefined when a full copy is better. */
+  #deltaOf(bytes: Buffer, base: { bytes: Buffer; hash: string }): { bytes: Buffer; depth: number } | undefined {
+    if (bytes.length < this.#minDelta) return undefined;
+    const below = this.#depthSync(base.hash);
+    if (below === undefined || below >= this.#maxDepth) return undefined;
+    const { prefix, suffix, middle } = diffEnds(base.bytes, bytes);
+    if (middle.length > bytes.length * DELTA_MAX_SHARE) return undefined;
+    const depth = below + 1;
+    return { bytes: encodeDelta({ base: base.hash, depth, size: bytes.length, prefix, suffix }, middle), depth };
+  }
+
+  /** Chain depth of a stored blob (0: full), undefined when it is not stored; remembered, else one header read. */
+  #depthSync(hash: string): number | undefined {
+    const known = this.#depths.get(hash);
+    if (known !== undefined) return known;
+    if (fsSync.existsSync(this.pathOf(hash))) return 0;
+    try {
+      const fd = fsSync.openSync(this.deltaPathOf(hash), 'r');
+      try {
+        const head = Buffer.alloc(DELTA_HEADER_BYTES);
+        fsSync.readSync(fd, head, 0, head.length, 0);
+        return decodeDeltaHeader(head)?.depth;
+      } finally {
+        fsSync.closeSync(fd);
+      }
+    } catch {
+      return undefined;
+    }
+  }
+
+  #remember(hash: string, depth: number): void {
+    if (this.#depths.size >= DEPTH_MEMO) this.#depths.clear();
+    this.#depths.set(hash, depth);
+  }
+
   /**
-   * Makes a blob put by putUnsyncedSync durable: its data and its directory entry, synced at once
-   * on the thread pool (opened and closed in this thread: one round trip, not six). A missing blob
-   * is fine; a directory that refuses fsync is too (as fsyncDir).
+   * Makes a blob put by putUnsyncedSync durable: its data (delta and full copy, whichever are there)
+   * and its directory entry, synced at once on the thread pool (opened and closed in this thread: one
+   * round trip). A missing blob is fine; a directory that refuses fsync is too (as fsyncDir).
    */
   async sync(hash: string): Promise<void> {
-    const target = this.pathOf(hash);
-    let file: number;
-    try {
-      file = fsSync.openSync(target, 'r');
-    } catch {
-      return;
+    const files: number[] = [];
+    for (const p of [this.deltaPathOf(hash), this.pathOf(hash)]) {
+      try {
+        files.push(fsSync.openSync(p, 'r'));
+      } catch {
+        /* not in this form */
+      }
     }
+    if (files.length === 0) return;
     let dir: number | undefined;
     try {
-      dir = fsSync.openSync(path.dirname(target), 'r');
+      dir = fsSync.openSync(path.dirname(this.pathOf(hash)), 'r');
     } catch {
       /* best effort, as fsyncDir */
     }
-    await Promise.all([syncThenClose(file, 'data', true), dir === undefined ? undefined : syncThenClose(dir, 'all', false)]);
-  }
-
-  async get(hash: string): Promise<Buffer> {
-    return fs.readFile(this.pathOf(hash));
-  }
-
-  async has(hash: string): Promise<boolean> {
-    try {
-      await fs.access(this.pathOf(hash));
-      return true;
-    } catch {
-      return false;
-    }
+    const syncs = files.map((fd) => syncThenClose(fd, 'data', true));
+    if (dir !== undefined) syncs.push(syncThenClose(dir, 'all', false));
+    const results = await Promise.allSettled(syncs);
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
   }
 
   /**
-   * Removes every blob `keep` does not claim, and temp files left by crashes, once their mtime is
-   * `graceMs` before `now` (another process may have stored one and be about to reference it).
+   * The content of `hash`, checked: a full copy, or its delta chain applied — either way its sha256 is
+   * verified. @throws ENOENT when neither is there (or a base is missing); DamagedBlobError when what
+   * is there does not hash to `hash`.
    */
-  async collect(keep: (hash: string) => boolean, now: number, graceMs: number): Promise<{ removed: number; bytes: number }> {
-    let removed = 0;
-    let bytes = 0;
-    for (const sub of await listDir(this.dir)) {
-      const dir = path.join(this.dir, sub);
-      for (const name of await listDir(dir)) {
-        const file = path.join(dir, name);
-        if (name.endsWith('.tmp')) {
-          await removeIfOld(file, now, graceMs);
-          continue;
-        }
-        if (keep(name)) continue;
-        const size = await removeIfOld(file, now, graceMs);
-        if (size !== undefined) {
-          removed++;
-          bytes += size;
+  async get(hash: string): Promise<Buffer> {
+    const full = await readIfThere(this.pathOf(hash));
+    if (full && digest(full) === hash) return full;
+    const top = await readIfThere(this.deltaPathOf(hash));
+    if (!top) {
+      if (full) throw new DamagedBlobError(`history blob ${hash} is damaged`);
+      throw Object.assign(new Error(`history blob ${hash} is missing`), { code: 'ENOENT' });
+    }
+    const bytes = await this.#applyFrom(hash, top);
+    if (digest(bytes) !== hash) throw new DamagedBlobError(`history blob ${hash} is damaged (its delta chain does not give its content)`);
+    return bytes;
+  }
+
+  /** The content the delta file `top` (of `hash`) stands for: its chain read down to a full copy, then applied. */
+  async #applyFrom(hash: string, top: Buffer): Promise<Buffer> {
+    const chain: Delta[] = [];
+    const seen = new Set([hash]);
+    let next: Buffer | undefined = top;
+    for (;;) {
+      const d = decodeDelta(next);
+      if (!d || seen.has(d.header.base) || chain.length > this.#maxDepth * 4) throw new DamagedBlobError(`history blob ${hash} has a damaged delta chain`);
+      chain.unshift(d);
+      seen.add(d.header.base);
+      const base = await readIfThere(this.pathOf(d.header.base));
+      if (base) {
+        try {
+          return applyChain(base, chain);
+        } catch {
+          throw new DamagedBlobError(`history blob ${hash} has a delta that does not fit its base`);
         }
       }
+      next = await readIfThere(this.deltaPathOf(d.header.base));
+      if (!next) throw Object.assign(new Error(`history blob ${d.header.base}, the base of ${hash}, is missing`), { code: 'ENOENT' });
     }
-    return { removed, bytes };
+  }
+
+  /** Whether `hash` is stored, in full or as a delta (neither checked for damage). */
+  async has(hash: string): Promise<boolean> {
+    for (const p of [this.pathOf(hash), this.deltaPathOf(hash)]) {
+      try {
+        await fs.access(p);
+        return true;
+      } catch {
+        /* try the other form */
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Removes every blob neither `keep` claims, nor touched within `graceMs` of `now`, nor the base
+   * (directly or down a chain) of a delta that stays; and temp files left by crashes past the grace
+   * period (another process may have stored one and be about to reference it). `bytes`: on disk.
+   */
+  collect(keep: (hash: string) => boolean, now: number, graceMs: number): Promise<{ removed: number; bytes: number }> {
+    return collectBlobs(this.dir, keep, now, graceMs);
+  }
+}
+
+/** The file's bytes, or undefined when it does not exist. @throws other errno errors. */
+async function readIfThere(file: string): Promise<Buffer | undefined> {
+  try {
+    return await fs.readFile(file);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** The file's stat, or undefined when it cannot be had (missing: without building an exception). */
+function statQuietly(file: string): fsSync.Stats | undefined {
+  try {
+    return fsSync.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** An mtime refresh that may fail: a blob not ours to touch (shared state dir) is still present. */
+function touchQuietly(touch: () => void): void {
+  try {
+    touch();
+  } catch {
+    /* present is still present */
   }
 }
 

@@ -7,7 +7,7 @@ import { digest } from '../fs/digest.js';
 import { digestFile, readConfined } from '../fs/confined-read.js';
 import type { Logger } from '../log.js';
 import type { WriteEvent, WriteRecorder } from '../write/write-event.js';
-import { BlobStore } from './blob-store.js';
+import { BlobStore, type BlobStoreOptions } from './blob-store.js';
 import { derive, type FileHistory, type Image, type IntentRec } from './manifest.js';
 import { ManifestStore } from './manifest-store.js';
 import { planRetention } from './retention.js';
@@ -33,6 +33,8 @@ export interface HistoryStoreOptions {
    * references it. (Not the injected clock: mtimes are wall-clock times.)
    */
   orphanGraceMs?: number;
+  /** How versions are stored (full copies, or deltas against the version before; blob-store.ts). */
+  blobs?: BlobStoreOptions;
 }
 
 export interface PruneReport {
@@ -47,6 +49,8 @@ export interface PruneReport {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Hashes remembered as durable (a few hundred KiB at most). */
+const KNOWN_DURABLE_MAX = 4096;
 /** Default HistoryStoreOptions.orphanGraceMs. */
 const ORPHAN_GRACE_MS = 10 * 60 * 1000;
 
@@ -69,6 +73,8 @@ export class HistoryStore implements WriteRecorder {
   readonly #unsynced = new Set<string>();
   /** Background syncs of post-images, by hash. */
   readonly #syncs = new Map<string, Promise<void>>();
+  /** Blobs this process stored durably or synced: the bases a delta may be written against. */
+  readonly #knownDurable = new Set<string>();
   /** durability "full": blobs and intents are fsync'd; "relaxed": left to the OS. */
   readonly #durable: boolean;
   /** Hashes between `put` and their intent line (no manifest references them yet). */
@@ -83,7 +89,7 @@ export class HistoryStore implements WriteRecorder {
     this.#clock = opts.clock ?? Date.now;
     this.#durable = opts.durability !== 'relaxed';
     this.stateDir = opts.stateDir;
-    this.blobs = new BlobStore(opts.stateDir);
+    this.blobs = new BlobStore(opts.stateDir, opts.blobs);
     this.manifests = new ManifestStore(opts.stateDir);
   }
 
@@ -99,7 +105,9 @@ export class HistoryStore implements WriteRecorder {
    * already stored (the common case: it is the previous write's post-image), everything up to the
    * intent's fsync happens before this returns, in this thread — the pre-image touched, the
    * post-image written (not yet synced: the renamed file is the post-image until the background
-   * sync after commit() makes the copy durable), the intent line written and its fsync started.
+   * sync after commit() makes the copy durable) — as a delta against the pre-image when that is much
+   * smaller, so an Edit of a big file writes a few bytes here, not a second copy — the intent line
+   * written and its fsync started.
    * A pre-image not stored yet is made durable (awaited) before the intent is written.
    */
   backup(realPath: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void> {
@@ -110,7 +118,10 @@ export class HistoryStore implements WriteRecorder {
     try {
       const ready = before ? this.#preImage(before) : undefined;
       const rest = () => {
-        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash)) this.#unsynced.add(pending.after.hash);
+        // The pre-image is stored and durable by now (ready): the post-image may be a delta against it.
+        // Only against a base known durable here, so that a delta never outlives its base.
+        const base = before && this.#knownDurable.has(before.hash) ? before : undefined;
+        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base)) this.#unsynced.add(pending.after.hash);
         const rec: IntentRec = {
           t: 'w',
           id,
@@ -142,15 +153,26 @@ export class HistoryStore implements WriteRecorder {
   }
 
   /**
-   * The pre-image durable before the intent names it: already stored and synced (or its background
-   * sync awaited) — undefined, nothing to wait for — or stored now, durably.
+   * The pre-image durable before the intent names it: already stored and synced by this process (or
+   * its background sync awaited) — undefined, nothing to wait for — or synced now, or stored now,
+   * durably. Either way it is then known durable: a base a delta may be built on.
    */
   #preImage(before: { bytes: Buffer; hash: string }): Promise<void> | undefined {
     const syncing = this.#syncs.get(before.hash);
     if (syncing) return syncing;
     if (this.#unsynced.has(before.hash)) return this.#syncBlob(before.hash);
-    if (this.blobs.touchSync(before.hash, before.bytes.length)) return undefined;
-    return this.blobs.put(before.bytes, before.hash).then(() => undefined);
+    if (this.blobs.touchSync(before.hash, before.bytes.length)) {
+      // Synced by this process: nothing to wait for. Stored by another, which may not have synced it
+      // yet: synced here (cheap when it already is), as the post-image may become a delta against it.
+      return this.#knownDurable.has(before.hash) ? undefined : this.#syncBlob(before.hash);
+    }
+    return this.blobs.put(before.bytes, before.hash).then(() => this.#madeDurable(before.hash));
+  }
+
+  /** Remembers a blob this process stored durably or synced (bounded: past the limit it starts over). */
+  #madeDurable(hash: string): void {
+    if (this.#knownDurable.size >= KNOWN_DURABLE_MAX) this.#knownDurable.clear();
+    this.#knownDurable.add(hash);
   }
 
   /** Starts (or joins) the background sync of a blob put without one. */
@@ -158,9 +180,11 @@ export class HistoryStore implements WriteRecorder {
     let p = this.#syncs.get(hash);
     if (p) return p;
     this.#unsynced.delete(hash);
-    p = (this.#durable ? this.blobs.sync(hash) : Promise.resolve()).finally(() => {
-      if (this.#syncs.get(hash) === p) this.#syncs.delete(hash);
-    });
+    p = (this.#durable ? this.blobs.sync(hash) : Promise.resolve())
+      .then(() => this.#madeDurable(hash))
+      .finally(() => {
+        if (this.#syncs.get(hash) === p) this.#syncs.delete(hash);
+      });
     this.#syncs.set(hash, p);
     return p;
   }
@@ -242,13 +266,19 @@ export class HistoryStore implements WriteRecorder {
     if (after === null || this.blobs.touchSync(after.hash, after.size)) return;
     try {
       const bytes = (await readConfined(realPath))?.bytes;
-      if (bytes && digest(bytes) === after.hash) await this.blobs.put(bytes, after.hash);
+      if (bytes && digest(bytes) === after.hash) {
+        await this.blobs.put(bytes, after.hash);
+        this.#madeDurable(after.hash);
+      }
     } catch (err) {
       this.#opts.log?.warn(`history: could not recover the copy of ${realPath}`, err);
     }
   }
 
-  /** Content of a version's hash. @throws ENOENT when the blob is missing. */
+  /**
+   * Content of a version's hash (a full copy, or a delta chain applied), its sha256 verified.
+   * @throws ENOENT when the blob (or a base of its chain) is missing; DamagedBlobError when damaged.
+   */
   async content(hash: string): Promise<Buffer> {
     return this.blobs.get(hash);
   }
