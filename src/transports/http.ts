@@ -80,7 +80,8 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   });
   const inflight = new InflightTracker();
   const bodyLimit = cfg.maxBodyBytes ?? defaultBodyLimit(app.config.maxEditBytes);
-  const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, jsonResponse: cfg.jsonResponse, log });
+  const responseMode = cfg.jsonResponse ? 'json' : cfg.sseResponse ? 'sse' : 'adaptive';
+  const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, responseMode, log });
   let stopping = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
