@@ -113,8 +113,7 @@ export class NodeStreamableHttpTransport implements Transport {
       const refused = this.#sessionRefusal(req) ?? protocolVersionRefusal(header(req, 'mcp-protocol-version'));
       if (refused) return this.#refuse(res, refused);
     }
-    const url = requestUrl(req);
-    const extra: MessageExtraInfo = { requestInfo: url ? { headers: req.headers, url } : { headers: req.headers } };
+    const extra: MessageExtraInfo = { requestInfo: lazyRequestInfo(req) };
     if (!messages.some(isRequestMessage)) {
       // Only notifications or answers (to the server's own requests): accepted, nothing to stream.
       for (const m of messages) this.onmessage?.(m, extra);
@@ -368,10 +367,24 @@ function contentTypeRefusal(req: IncomingMessage): Refusal | undefined {
   return { status: 415, code: SERVER_ERROR, message: 'Unsupported Media Type: Content-Type must be application/json' };
 }
 
-/** The full URL of a request, as a Web Request would carry it. */
-function requestUrl(req: IncomingMessage): URL | undefined {
+/**
+ * The request's headers and its full URL, as a Web Request would carry them; the URL is built when
+ * first read (editguard's tools do not), on localhost when the Host header makes no URL.
+ */
+function lazyRequestInfo(req: IncomingMessage): NonNullable<MessageExtraInfo['requestInfo']> {
+  let url: URL | undefined;
+  return {
+    headers: req.headers,
+    get url(): URL {
+      url ??= requestUrl(req, header(req, 'host') ?? 'localhost') ?? requestUrl(req, 'localhost') ?? new URL('http://localhost/');
+      return url;
+    },
+  };
+}
+
+function requestUrl(req: IncomingMessage, host: string): URL | undefined {
   try {
-    return new URL(req.url ?? '/', `http://${header(req, 'host') ?? 'localhost'}`);
+    return new URL(req.url ?? '/', `http://${host}`);
   } catch {
     return undefined;
   }

@@ -98,6 +98,13 @@ describe('HTTP answers: JSON when only the answer comes, SSE when more does (the
     expect(refused.status).toBe(406);
   });
 
+  it('answers keep an idle connection open for 60 s (Keep-Alive: timeout=60), not node\'s 5 s: calls seconds apart reuse it', async () => {
+    const { server, p } = await start();
+    const sid = await openRawSession(server.port);
+    const r = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Connection: 'keep-alive', 'Mcp-Session-Id': sid }, body: JSON.stringify(toolCall(9, 'Read', { file_path: p('a.txt') })) });
+    expect([r.status, r.headers['keep-alive']]).toEqual([200, 'timeout=60']);
+  });
+
   it('a batch POST of two Reads gets one JSON array with both answers', async () => {
     const { server, p } = await start();
     const sid = await openRawSession(server.port);
