@@ -2,7 +2,8 @@
 // the same Edit of a 1,000-line file and the same 1-line Read over stdio and Streamable HTTP (JSON, SSE
 // and, in builds that have it, the adaptive default: JSON unless progress comes first), calls interleaved
 // round-robin; EG_BENCH_BASELINE=/other/dist/cli.js adds that build's HTTP as more rows (before/after
-// from one run; a build without --sse-response answers in SSE by default). Interleaved with them, the floor: a no-op server
+// from one run; a build without --sse-response answers in SSE by default); EG_BENCH_HTTP_N sets the
+// rounds (default 100; more on a loaded machine). Interleaved with them, the floor: a no-op server
 // (bench/noop-mcp-server.mjs) pinged over stdio and plain node:http by the same SDK client — the
 // client's fetch and the socket — beside editguard's own ping.
 import { spawn, spawnSync } from 'node:child_process';
