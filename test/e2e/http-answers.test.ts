@@ -103,6 +103,12 @@ describe('HTTP answers: JSON when only the answer comes, SSE when more does (the
     const sid = await openRawSession(server.port);
     const r = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Connection: 'keep-alive', 'Mcp-Session-Id': sid }, body: JSON.stringify(toolCall(9, 'Read', { file_path: p('a.txt') })) });
     expect([r.status, r.headers['keep-alive']]).toEqual([200, 'timeout=60']);
+    // An event stream too (a call with progress), or the client's next call after 4 s opens a new connection.
+    const sse = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Connection: 'keep-alive', 'Mcp-Session-Id': sid },
+      body: JSON.stringify(toolCall(10, 'Write', { file_path: p('k.txt'), content: 'k\n' }, { progressToken: 'k' })),
+    });
+    expect([sse.headers['content-type'], sse.headers.connection, sse.headers['keep-alive']]).toEqual(['text/event-stream', 'keep-alive', 'timeout=60']);
   });
 
   it('a batch POST of two Reads gets one JSON array with both answers', async () => {
