@@ -1,7 +1,7 @@
 // HTTP per-call overhead (DESIGN §9: ≤ 1 ms over stdio), part `http` of `npm run bench -- --only read`:
 // the same Edit of a 1,000-line file and the same 1-line Read over stdio and Streamable HTTP (JSON, SSE
 // and, in builds that have it, the adaptive default: JSON unless progress comes first), calls interleaved
-// round-robin; EG_BENCH_BASELINE=/other/dist/cli.js adds that build's HTTP as more rows (before/after
+// (each round in another order); EG_BENCH_BASELINE=/other/dist/cli.js adds that build's HTTP as more rows (before/after
 // from one run; a build without --sse-response answers in SSE by default); EG_BENCH_HTTP_N sets the
 // rounds (default 100; more on a loaded machine). Interleaved with them, the floor: a no-op server
 // (bench/noop-mcp-server.mjs) pinged over stdio and plain node:http by the same SDK client — the
@@ -19,7 +19,20 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const rot = (arr, k) => arr.map((_, i) => arr[(i + k) % arr.length]);
+/**
+ * The variants in a different order each round (a fixed-seed shuffle): a rotation would keep each one
+ * behind the same neighbour, whose trailing work (an SSE stream's end, an Edit's history) it then pays for.
+ */
+const shuffled = (arr, k) => {
+  const out = [...arr];
+  let seed = (k + 1) * 2654435761;
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+};
 const LINE = (i) => `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
 
 async function stdioClient(args) {
@@ -53,7 +66,7 @@ async function interleave(variants, works, n) {
   const key = (label, v) => `${label}\u0000${v.group}\u0000${v.name}`;
   for (let k = 0; k < n; k++) {
     for (const { label, groups, run } of works) {
-      for (const v of rot(variants, k).filter((x) => groups.includes(x.group))) {
+      for (const v of shuffled(variants, k).filter((x) => groups.includes(x.group))) {
         const t0 = performance.now();
         await run(v, k);
         if (!t.has(key(label, v))) t.set(key(label, v), []);
