@@ -1,10 +1,12 @@
 // HTTP per-call overhead (DESIGN §9: ≤ 1 ms over stdio), part `http` of `npm run bench -- --only read`:
-// the same Edit of a 1,000-line file and the same 1-line Read over stdio and Streamable HTTP (JSON and
-// SSE answers), calls interleaved round-robin; EG_BENCH_BASELINE=/other/dist/cli.js adds that build's
-// HTTP as more rows (before/after from one run). Interleaved with them, the floor: a no-op server
+// the same Edit of a 1,000-line file and the same 1-line Read over stdio and Streamable HTTP (JSON, SSE
+// and, in builds that have it, the adaptive default: JSON unless progress comes first), calls interleaved
+// (each round in another order); EG_BENCH_BASELINE=/other/dist/cli.js adds that build's HTTP as more rows (before/after
+// from one run; a build without --sse-response answers in SSE by default); EG_BENCH_HTTP_N sets the
+// rounds (default 100; more on a loaded machine). Interleaved with them, the floor: a no-op server
 // (bench/noop-mcp-server.mjs) pinged over stdio and plain node:http by the same SDK client — the
 // client's fetch and the socket — beside editguard's own ping.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +19,20 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const rot = (arr, k) => arr.map((_, i) => arr[(i + k) % arr.length]);
+/**
+ * The variants in a different order each round (a fixed-seed shuffle): a rotation would keep each one
+ * behind the same neighbour, whose trailing work (an SSE stream's end, an Edit's history) it then pays for.
+ */
+const shuffled = (arr, k) => {
+  const out = [...arr];
+  let seed = (k + 1) * 2654435761;
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+};
 const LINE = (i) => `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
 
 async function stdioClient(args) {
@@ -51,7 +66,7 @@ async function interleave(variants, works, n) {
   const key = (label, v) => `${label}\u0000${v.group}\u0000${v.name}`;
   for (let k = 0; k < n; k++) {
     for (const { label, groups, run } of works) {
-      for (const v of rot(variants, k).filter((x) => groups.includes(x.group))) {
+      for (const v of shuffled(variants, k).filter((x) => groups.includes(x.group))) {
         const t0 = performance.now();
         await run(v, k);
         if (!t.has(key(label, v))) t.set(key(label, v), []);
@@ -71,22 +86,30 @@ async function interleave(variants, works, n) {
   return rows;
 }
 
+/** The HTTP answer modes a build has, with the flags that pick each. */
+function responseModes(cli) {
+  const run = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
+  const help = run.stdout + run.stderr;
+  if (!help.includes('--sse-response')) return [['JSON', ['--json-response']], ['SSE', []]];
+  return [['JSON', ['--json-response']], ['SSE', ['--sse-response']], ['adaptive', []]];
+}
+
 /** Rows `| work | transport | median | over stdio |` for editguard (and EG_BENCH_BASELINE) and the no-op floor. */
 export async function httpOverheadRows({ editguard, work, n }) {
   const lines = 1000;
   const content = Array.from({ length: lines }, (_, i) => LINE(i)).join('\n') + '\n';
   const builds = [['', editguard], ...(process.env.EG_BENCH_BASELINE ? [['baseline ', process.env.EG_BENCH_BASELINE]] : [])];
-  const kinds = [['stdio', undefined], ...builds.flatMap(([prefix, cli]) => [[`${prefix}http (JSON response)`, cli, true], [`${prefix}http (SSE response)`, cli, false]])];
+  const kinds = [['stdio', undefined, []], ...builds.flatMap(([prefix, cli]) => responseModes(cli).map(([mode, flags]) => [`${prefix}http (${mode} response)`, cli, flags]))];
   const variants = [];
   try {
-    for (const [name, cli = editguard, json] of kinds) {
+    for (const [name, cli = editguard, flags] of kinds) {
       const made = path.join(work, `http-${variants.length}`);
       await fsp.mkdir(made, { recursive: true });
       const dir = await fsp.realpath(made);
       await fsp.writeFile(path.join(dir, 'f.txt'), content);
       await fsp.writeFile(path.join(dir, 'small.txt'), 'one line\n');
       const args = [cli, '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error'];
-      const c = name === 'stdio' ? await stdioClient(args) : await httpClient([...args, '--http', '--port', '0', ...(json ? ['--json-response'] : [])]);
+      const c = name === 'stdio' ? await stdioClient(args) : await httpClient([...args, '--http', '--port', '0', ...flags]);
       variants.push({ name, group: 'editguard', dir, ...c });
     }
     for (const mode of ['stdio', 'json', 'sse']) {

@@ -34,7 +34,8 @@ Server options:
   --host HOST       HTTP bind address (default 127.0.0.1)
   --port PORT       HTTP port (default 3333; 0 picks a free one)
   --token TOKEN     bearer token for HTTP (or EDITGUARD_TOKEN)
-  --json-response   HTTP: answer each POST with one JSON object instead of SSE
+  --json-response   HTTP: answer every POST with one JSON object (progress is dropped)
+  --sse-response    HTTP: answer every POST with an SSE stream (default: JSON unless progress comes first)
   --allowed-host H  HTTP: also accept this Host header (repeatable; loopback names always pass)
   --allowed-origin O  HTTP: also accept this Origin (repeatable; loopback origins always pass)
   --instance-id ID  names this process in session ids (ID.<uuid>) and history, for routing by a proxy
@@ -85,6 +86,7 @@ function parseCliArgs(argv: string[]) {
         port: { type: 'string' },
         token: { type: 'string' },
         'json-response': { type: 'boolean' },
+        'sse-response': { type: 'boolean' },
         'allowed-host': { type: 'string', multiple: true },
         'allowed-origin': { type: 'string', multiple: true },
         'instance-id': { type: 'string' },
@@ -121,6 +123,7 @@ function configFrom(args: CliArgs, env: NodeJS.ProcessEnv): Config {
   const token = v.token ?? env.EDITGUARD_TOKEN;
   if (token) http.token = token;
   if (v['json-response']) http.jsonResponse = true;
+  if (v['sse-response']) http.sseResponse = true;
   if (v['allowed-host']) http.allowedHosts = v['allowed-host'];
   if (v['allowed-origin']) http.allowedOrigins = v['allowed-origin'];
   // The env var is how a Kubernetes pod passes its own name (fieldRef metadata.name).

@@ -103,7 +103,10 @@ export const ConfigSchema = z
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(3333),
         token: z.string().min(1).optional(),
+        /** Every POST answered with one JSON body (progress dropped); default: JSON unless something comes before the answer. */
         jsonResponse: z.boolean().default(false),
+        /** Every POST answered with an event stream (the SDK's default). */
+        sseResponse: z.boolean().default(false),
         /** Host header values accepted besides loopback names: `name` (any port) or `name:port`; `*` accepts any. */
         allowedHosts: z.array(z.string().min(1)).default([]),
         /** Origin header values accepted besides loopback origins, e.g. `https://app.example.com`; `*` accepts any. */
@@ -152,6 +155,9 @@ export const ConfigSchema = z
         path: ['http', 'maxBodyBytes'],
         message: `must be at least maxEditBytes (${c.maxEditBytes}) so that the largest allowed Write fits in one request`,
       });
+    }
+    if (c.http.jsonResponse && c.http.sseResponse) {
+      ctx.addIssue({ code: 'custom', path: ['http', 'sseResponse'], message: 'cannot be combined with http.jsonResponse (--json-response): pick one, or neither for the adaptive default' });
     }
   });
 

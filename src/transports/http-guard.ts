@@ -24,14 +24,26 @@ export function isWildcardAddress(host: string): boolean {
  * Bearer check. Both sides are hashed first so the comparison is constant-time whatever their
  * lengths. Returns true when no token is configured.
  */
-export function bearerMatches(expected: string | undefined, authorization: string | undefined): boolean {
+export function bearerMatches(expected: string | BearerToken | undefined, authorization: string | undefined): boolean {
   if (expected === undefined) return true;
-  const m = /^Bearer[ \t]+(.+?)[ \t]*$/i.exec(authorization ?? '');
-  const given = m?.[1] ?? '';
-  const a = createHash('sha256').update(expected).digest();
-  const b = createHash('sha256').update(given).digest();
-  // The length check keeps an empty header from matching an empty token; tokens are non-empty.
-  return timingSafeEqual(a, b) && given.length > 0;
+  return (typeof expected === 'string' ? new BearerToken(expected) : expected).matches(authorization);
+}
+
+/** A configured bearer token, its digest computed once (a server checks it on every request). */
+export class BearerToken {
+  readonly #digest: Buffer;
+
+  constructor(token: string) {
+    this.#digest = createHash('sha256').update(token).digest();
+  }
+
+  /** Whether an Authorization header carries this token (constant-time, whatever the lengths). */
+  matches(authorization: string | undefined): boolean {
+    const m = /^Bearer[ \t]+(.+?)[ \t]*$/i.exec(authorization ?? '');
+    const given = m?.[1] ?? '';
+    // The length check keeps an empty header from matching an empty token; tokens are non-empty.
+    return timingSafeEqual(this.#digest, createHash('sha256').update(given).digest()) && given.length > 0;
+  }
 }
 
 export interface OriginPolicy {
@@ -110,7 +122,7 @@ export interface AccessRequest {
  * The guards in the order they apply — Host (DNS rebinding), Origin, path, bearer token — as the
  * first refusal, or undefined when the request may go on.
  */
-export function accessRefusal(req: AccessRequest, policy: OriginPolicy, token: string | undefined, mcpPath: string): Refusal | undefined {
+export function accessRefusal(req: AccessRequest, policy: OriginPolicy, token: string | BearerToken | undefined, mcpPath: string): Refusal | undefined {
   if (!hostAllowed(req.host, policy)) {
     return { status: 403, message: `Forbidden: Host ${JSON.stringify(req.host ?? '')} is not allowed (DNS-rebinding protection). Add it with --allowed-host or http.allowedHosts.` };
   }

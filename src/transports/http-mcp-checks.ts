@@ -26,15 +26,33 @@ export interface Refusal {
 
 const refusal = (status: number, code: number, message: string): Refusal => ({ status, code, message });
 
-/** A POST must accept both JSON and an event stream (a substring check, as the SDK does: Accept is a list). */
-export function postAcceptRefusal(accept: string | undefined): Refusal | undefined {
-  if (accept?.includes('application/json') && accept.includes('text/event-stream')) return undefined;
+/**
+ * Whether an Accept header lists `type` (parameters aside, not with q=0). A media range such as
+ * `*\/*` does not count: as the SDK, the transport wants its two types named.
+ */
+export function accepts(accept: string | undefined, type: string): boolean {
+  if (accept === undefined) return false;
+  for (const part of accept.split(',')) {
+    const [range, ...params] = part.split(';');
+    if (range!.trim().toLowerCase() !== type) continue;
+    if (!params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(p))) return true;
+  }
+  return false;
+}
+
+/**
+ * A POST must accept what the server may answer it with: both JSON and an event stream (as the
+ * SDK asks). A client that accepts only text/event-stream is served too, with an event stream,
+ * unless the server answers only in JSON (`jsonOnly`).
+ */
+export function postAcceptRefusal(accept: string | undefined, jsonOnly = false): Refusal | undefined {
+  if (accepts(accept, 'text/event-stream') && (!jsonOnly || accepts(accept, 'application/json'))) return undefined;
   return refusal(406, SERVER_ERROR, 'Not Acceptable: Client must accept both application/json and text/event-stream');
 }
 
 /** A GET (the standalone event stream) must accept text/event-stream. */
 export function getAcceptRefusal(accept: string | undefined): Refusal | undefined {
-  if (accept?.includes('text/event-stream')) return undefined;
+  if (accepts(accept, 'text/event-stream')) return undefined;
   return refusal(406, SERVER_ERROR, 'Not Acceptable: Client must accept text/event-stream');
 }
 

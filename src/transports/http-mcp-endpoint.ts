@@ -9,7 +9,7 @@ import type { Session } from '../session/session.js';
 import { shortSessionId } from '../session/session-id.js';
 import { readJsonBody } from './http-body.js';
 import type { InflightTracker } from './http-inflight.js';
-import { NodeStreamableHttpTransport } from './http-mcp-transport.js';
+import { NodeStreamableHttpTransport, type ResponseMode } from './http-mcp-transport.js';
 import { PARSE_ERROR, RETRY_AFTER_S, SERVER_ERROR, SESSION_NOT_FOUND, header, isJsonContentType, sendError } from './http-response.js';
 import type { HttpSessionRegistry } from './http-sessions.js';
 
@@ -27,7 +27,7 @@ export interface McpEndpointDeps {
   registry: HttpSessionRegistry<LiveSession>;
   inflight: InflightTracker;
   bodyLimit: number;
-  jsonResponse: boolean;
+  responseMode: ResponseMode;
   log: Logger;
 }
 
@@ -124,12 +124,12 @@ async function initialize(req: IncomingMessage, res: ServerResponse, body: unkno
   }
 }
 
-function openSession({ app, registry, jsonResponse, log }: McpEndpointDeps): LiveSession {
+function openSession({ app, registry, responseMode, log }: McpEndpointDeps): LiveSession {
   // `instance.<uuid>`: a proxy routes every later request of the session to this process by the prefix.
   const session = app.newSession();
   const id = session.id;
   const server = createServer(app, session);
-  const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => id, enableJsonResponse: jsonResponse });
+  const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => id, responseMode });
   let released = false;
   const release = () => {
     if (released) return;

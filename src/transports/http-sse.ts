@@ -13,12 +13,15 @@ export const SSE_KEEP_ALIVE_MS = 15_000;
  */
 export const SSE_HEADERS_WAIT_MS = 20;
 
-/** The headers of an event stream, as the SDK sends them. */
+/**
+ * The headers of an event stream, as the SDK sends them but for `Connection: keep-alive`: node writes
+ * that itself, with the `Keep-Alive: timeout=…` a client reads to keep the connection as long as the
+ * server does (set by hand, it comes without, and clients drop the connection after their own 4-5 s).
+ */
 export function sseHeaders(sessionId: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {
     'Content-Type': 'text/event-stream',
     'Cache-Control': 'no-cache, no-transform',
-    Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',
   };
   if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;

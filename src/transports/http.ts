@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import { shortSessionId } from '../session/session-id.js';
 import { VERSION } from '../version.js';
 import { defaultBodyLimit } from './http-body.js';
-import { accessRefusal, isLoopbackAddress, type OriginPolicy } from './http-guard.js';
+import { accessRefusal, BearerToken, isLoopbackAddress, type OriginPolicy } from './http-guard.js';
 import { InflightTracker } from './http-inflight.js';
 import { createMcpEndpoint, type LiveSession } from './http-mcp-endpoint.js';
 import { RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
@@ -80,26 +80,28 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   });
   const inflight = new InflightTracker();
   const bodyLimit = cfg.maxBodyBytes ?? defaultBodyLimit(app.config.maxEditBytes);
-  const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, jsonResponse: cfg.jsonResponse, log });
+  const responseMode = cfg.jsonResponse ? 'json' : cfg.sseResponse ? 'sse' : 'adaptive';
+  const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, responseMode, log });
+  const token = cfg.token === undefined ? undefined : new BearerToken(cfg.token);
   let stopping = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const late = stopping;
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const pathname = pathOf(req.url);
     const probe = req.method === 'GET' || req.method === 'HEAD';
     // Probes are unauthenticated on purpose (Kubernetes, Docker HEALTHCHECK): they reveal only liveness, version and counts.
-    if (url.pathname === HEALTH_PATH && probe) {
+    if (pathname === HEALTH_PATH && probe) {
       // Liveness: a draining process is alive (restarting it would cut its in-flight calls short).
       const status = stopping ? 'draining' : 'ok';
       return sendJson(res, 200, { status, instance: app.instanceId, version: VERSION, sessions: registry.size, inflight: inflight.count, watch: app.watchStatus() });
     }
-    if (url.pathname === READY_PATH && probe) {
+    if (pathname === READY_PATH && probe) {
       // Readiness: a draining process takes no new sessions, so load balancers should stop sending them.
       if (stopping) return sendJson(res, 503, { status: 'draining', instance: app.instanceId }, { 'Retry-After': String(RETRY_AFTER_S) });
       return sendJson(res, 200, { status: 'ready', instance: app.instanceId });
     }
-    const access = { host: header(req, 'host'), origin: header(req, 'origin'), authorization: header(req, 'authorization'), pathname: url.pathname };
-    const refusal = accessRefusal(access, origins, cfg.token, MCP_PATH);
+    const access = { host: header(req, 'host'), origin: header(req, 'origin'), authorization: header(req, 'authorization'), pathname };
+    const refusal = accessRefusal(access, origins, token, MCP_PATH);
     if (refusal) return sendError(res, refusal.status, SERVER_ERROR, refusal.message, refusal.headers);
     return endpoint(req, res, late);
   }
@@ -130,6 +132,25 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   };
 }
 
+/** How long an idle keep-alive connection stays open. */
+export const KEEP_ALIVE_MS = 60_000;
+
+/**
+ * The path of a request target, as `new URL(target, base).pathname` gives it: a plain origin-form
+ * path is cut at its query at once, anything else (dots, escapes, an absolute URL) goes through URL.
+ */
+export function pathOf(target: string | undefined): string {
+  const raw = target ?? '/';
+  const end = raw.search(/[?#]/);
+  const path = end === -1 ? raw : raw.slice(0, end);
+  if (path.startsWith('/') && !/[.%\\]|\/\//.test(path)) return path;
+  try {
+    return new URL(raw, 'http://localhost').pathname;
+  } catch {
+    return raw;
+  }
+}
+
 /** Listens with the transport's timeouts; resolves with the port (0 picks a free one). @throws HttpStartError. */
 async function listen(server: http.Server, host: string, port: number): Promise<number> {
   // Answer Expect: 100-continue ourselves, so an oversized upload is refused before it is sent.
@@ -142,6 +163,10 @@ async function listen(server: http.Server, host: string, port: number): Promise<
   // Long tool calls stream for as long as they run; SSE keep-alives hold idle streams open.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
+  // An agent's calls come seconds apart (the model thinks between them): with node's 5 s, most calls
+  // would open a new connection. Clients close idle ones a little before this (they read it from the
+  // Keep-Alive header); a drain closes idle connections at once.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => {
       server.off('listening', onListening);

@@ -93,18 +93,24 @@ describe('HTTP server basics', () => {
     expect(await names(a)).toEqual(expect.arrayContaining(['Edit', 'Read', 'Write']));
   });
 
-  it('answers POSTs as SSE by default and as one JSON object with --json-response', async () => {
-    const sse = await start();
-    const r1 = await rawRequest(sse.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
+  it('answers a POST whose only message is its answer with one JSON object by default, with SSE under --sse-response, JSON under --json-response', async () => {
+    const auto = await start();
+    const r1 = await rawRequest(auto.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
     expect(r1.status).toBe(200);
-    expect(r1.headers['content-type']).toMatch(/^text\/event-stream/);
-    expect(messageOf(r1)).toMatchObject({ id: 1, result: { serverInfo: { name: 'editguard' } } });
+    expect(r1.headers['content-type']).toMatch(/^application\/json/);
+    expect(r1.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'editguard' } } });
+
+    const sse = await start({ args: ['--sse-response'] });
+    const r2 = await rawRequest(sse.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
+    expect(r2.status).toBe(200);
+    expect(r2.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(messageOf(r2)).toMatchObject({ id: 1, result: { serverInfo: { name: 'editguard' } } });
 
     const json = await start({ args: ['--json-response'] });
-    const r2 = await rawRequest(json.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
-    expect(r2.status).toBe(200);
-    expect(r2.headers['content-type']).toMatch(/^application\/json/);
-    expect(r2.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'editguard' } } });
+    const r3 = await rawRequest(json.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
+    expect(r3.status).toBe(200);
+    expect(r3.headers['content-type']).toMatch(/^application\/json/);
+    expect(r3.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'editguard' } } });
   });
 
   it('answers malformed JSON with a 400 JSON-RPC parse error and keeps serving', async () => {

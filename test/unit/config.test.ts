@@ -31,6 +31,14 @@ describe('parseConfig()', () => {
   });
 });
 
+describe('http.jsonResponse / http.sseResponse (issue 13)', () => {
+  it('default to neither (answers adaptive); either alone is kept; both together are refused, naming the key', () => {
+    expect(parseConfig({}).http).toMatchObject({ jsonResponse: false, sseResponse: false });
+    expect(parseConfig({ http: { sseResponse: true } }).http.sseResponse).toBe(true);
+    expect(() => parseConfig({ http: { jsonResponse: true, sseResponse: true } })).toThrow(/"http\.sseResponse".*cannot be combined with http\.jsonResponse/);
+  });
+});
+
 describe('http.instanceId (issue 15)', () => {
   it('is optional (the app picks a random one) and kept when valid', () => {
     expect(parseConfig({}).http.instanceId).toBeUndefined();

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import {
+  accepts,
   getAcceptRefusal,
   initializeRefusal,
   isAnswerMessage,
@@ -24,13 +25,31 @@ const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
 describe('http-mcp-checks (the SDK transport\'s answers, pure)', () => {
   it.each([
-    ['application/json, text/event-stream', undefined],
-    ['text/event-stream;q=0.9, application/json', undefined],
-    ['application/json', 406],
-    ['text/event-stream', 406],
-    [undefined, 406],
-  ])('postAcceptRefusal(%s) → %s', (accept, status) => {
+    ['application/json, text/event-stream', undefined, undefined],
+    ['text/event-stream;q=0.9, application/json', undefined, undefined],
+    ['application/json', 406, 406],
+    // An event-stream-only client can be served an event stream, unless the server answers only in JSON.
+    ['text/event-stream', undefined, 406],
+    ['text/event-stream, application/json;q=0', undefined, 406],
+    ['application/json, text/event-stream; q=0', 406, 406],
+    ['*/*', 406, 406],
+    [undefined, 406, 406],
+  ])('postAcceptRefusal(%s) → %s, and with jsonOnly → %s', (accept, status, jsonOnlyStatus) => {
     expect(postAcceptRefusal(accept)?.status).toBe(status);
+    expect(postAcceptRefusal(accept, true)?.status).toBe(jsonOnlyStatus);
+  });
+
+  it.each([
+    ['application/json', 'application/json', true],
+    [' Application/JSON ; charset=utf-8', 'application/json', true],
+    ['application/json;q=0.5', 'application/json', true],
+    ['application/json;q=0', 'application/json', false],
+    ['application/json; q=0.000', 'application/json', false],
+    ['application/json-seq', 'application/json', false],
+    ['text/event-stream', 'application/json', false],
+    [undefined, 'application/json', false],
+  ])('accepts(%s, %s) → %s', (accept, type, expected) => {
+    expect(accepts(accept, type)).toBe(expected);
   });
 
   it('getAcceptRefusal() wants text/event-stream', () => {

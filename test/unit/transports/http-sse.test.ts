@@ -21,9 +21,9 @@ async function serve(use: (s: SseStream, res: http.ServerResponse) => void, head
 }
 
 describe('http-sse', () => {
-  it('sseFrame() and sseHeaders() are the SDK\'s', () => {
+  it('sseFrame() and sseHeaders() are the SDK\'s (Connection aside: node writes it, with Keep-Alive)', () => {
     expect(sseFrame({ jsonrpc: '2.0', id: 1, result: {} })).toBe('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
-    expect(sseHeaders(undefined)).toEqual({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    expect(sseHeaders(undefined)).toEqual({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
     expect(sseHeaders('s')['mcp-session-id']).toBe('s');
   });
 

@@ -1,0 +1,135 @@
+// How a POST is answered over HTTP (issue 13): by default one JSON object when a request's only message is
+// its answer, an SSE stream when progress comes first or the client accepts only text/event-stream; the
+// real CLI, a real SDK Client (its fetch watched) and raw requests.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, okOf, tempDir, textOf, writeFiles } from '../helpers/harness.js';
+import { MCP_HEADERS, openRawSession, rawRequest, startHttpServer, type HttpServerProcess } from '../helpers/http-server.js';
+
+const servers: HttpServerProcess[] = [];
+const clients: Client[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+  await Promise.allSettled(servers.splice(0).map((s) => s.stop()));
+  await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
+});
+
+async function start(args: string[] = []) {
+  const root = await tempDir();
+  const stateDir = await tempDir('eg-state-');
+  dirs.push(root, stateDir);
+  await writeFiles(root, { 'a.txt': 'alpha\n', 'b.txt': 'beta\n' });
+  const server = await startHttpServer(CLI, ['--root', root, '--state-dir', stateDir, '--log-level', 'warn', ...args], { cwd: root });
+  servers.push(server);
+  return { server, p: (rel: string) => path.join(root, rel) };
+}
+
+type Msg = { id?: number; method?: string; result?: CallToolResult };
+const sseData = (text: string) => text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Msg);
+const toolCall = (id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+});
+
+describe('HTTP answers: JSON when only the answer comes, SSE when more does (the default)', () => {
+  it('through the SDK Client: a call without a progress token is answered in JSON; a Write with one streams its progress over SSE', async () => {
+    const { server, p } = await start();
+    const types: string[] = [];
+    const watched: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (init?.method === 'POST') types.push(res.headers.get('content-type') ?? `(none, ${res.status})`);
+      return res;
+    };
+    const client = new Client({ name: 'answers-e2e', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: watched }));
+    clients.push(client);
+    types.length = 0;
+    expect(textOf((await client.callTool({ name: 'Read', arguments: { file_path: p('a.txt') } })) as CallToolResult)).toBe('1\talpha');
+    expect(types).toEqual(['application/json']);
+    const progress: number[] = [];
+    const w = (await client.callTool({ name: 'Write', arguments: { file_path: p('new.txt'), content: 'fresh\n' } }, undefined, { onprogress: (x) => progress.push(x.progress) })) as CallToolResult;
+    expect(w.isError).toBeFalsy();
+    expect(types[1]).toBe('text/event-stream');
+    expect(await fs.readFile(p('new.txt'), 'utf8')).toBe('fresh\n');
+  });
+
+  it('on the wire: a Write with a progress token gets an event stream, progress notifications first, the answer last', async () => {
+    const { server, p } = await start();
+    const sid = await openRawSession(server.port);
+    const r = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid },
+      body: JSON.stringify(toolCall(5, 'Write', { file_path: p('new.txt'), content: 'x\n' }, { progressToken: 'tok' })),
+    });
+    expect([r.status, r.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    const messages = sseData(r.text);
+    expect(messages.length).toBeGreaterThanOrEqual(2);
+    expect(messages.slice(0, -1).every((m) => m.method === 'notifications/progress')).toBe(true);
+    expect(messages.at(-1)).toMatchObject({ id: 5, result: { content: expect.any(Array) } });
+    expect(messages.at(-1)!.result!.isError).toBeFalsy();
+    const plain = await rawRequest(server.port, { headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid }, body: JSON.stringify(toolCall(6, 'Read', { file_path: p('new.txt') })) });
+    expect([plain.status, plain.headers['content-type']]).toEqual([200, 'application/json']);
+    expect(textOf((plain.json as Msg).result!)).toBe('1\tx');
+  });
+
+  it('a client that accepts only text/event-stream gets an event stream (and 406 under --json-response)', async () => {
+    const { server, p } = await start();
+    const sid = await openRawSession(server.port);
+    const r = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Accept: 'text/event-stream', 'Mcp-Session-Id': sid },
+      body: JSON.stringify(toolCall(7, 'Read', { file_path: p('a.txt') })),
+    });
+    expect([r.status, r.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    expect(textOf(sseData(r.text)[0]!.result!)).toBe('1\talpha');
+
+    const json = await start(['--json-response']);
+    const jsid = await openRawSession(json.server.port);
+    const refused = await rawRequest(json.server.port, {
+      headers: { ...MCP_HEADERS, Accept: 'text/event-stream', 'Mcp-Session-Id': jsid },
+      body: JSON.stringify(toolCall(8, 'Read', { file_path: json.p('a.txt') })),
+    });
+    expect(refused.status).toBe(406);
+  });
+
+  it('answers keep an idle connection open for 60 s (Keep-Alive: timeout=60), not node\'s 5 s: calls seconds apart reuse it', async () => {
+    const { server, p } = await start();
+    const sid = await openRawSession(server.port);
+    const r = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Connection: 'keep-alive', 'Mcp-Session-Id': sid }, body: JSON.stringify(toolCall(9, 'Read', { file_path: p('a.txt') })) });
+    expect([r.status, r.headers['keep-alive']]).toEqual([200, 'timeout=60']);
+    // An event stream too (a call with progress), or the client's next call after 4 s opens a new connection.
+    const sse = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Connection: 'keep-alive', 'Mcp-Session-Id': sid },
+      body: JSON.stringify(toolCall(10, 'Write', { file_path: p('k.txt'), content: 'k\n' }, { progressToken: 'k' })),
+    });
+    expect([sse.headers['content-type'], sse.headers.connection, sse.headers['keep-alive']]).toEqual(['text/event-stream', 'keep-alive', 'timeout=60']);
+  });
+
+  it('a batch POST of two Reads gets one JSON array with both answers', async () => {
+    const { server, p } = await start();
+    const sid = await openRawSession(server.port);
+    const r = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid },
+      body: JSON.stringify([toolCall(11, 'Read', { file_path: p('a.txt') }), toolCall(12, 'Read', { file_path: p('b.txt') })]),
+    });
+    expect([r.status, r.headers['content-type']]).toEqual([200, 'application/json']);
+    const answers = (r.json as Msg[]).sort((x, y) => x.id! - y.id!);
+    expect(answers.map((m) => [m.id, textOf(m.result!)])).toEqual([
+      [11, '1\talpha'],
+      [12, '1\tbeta'],
+    ]);
+    // The Reads count: an Edit after them is allowed.
+    const edit = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid },
+      body: JSON.stringify(toolCall(13, 'Edit', { file_path: p('b.txt'), old_string: 'beta', new_string: 'gamma' })),
+    });
+    expect(okOf((edit.json as Msg).result!)).toBeDefined();
+    expect(await fs.readFile(p('b.txt'), 'utf8')).toBe('gamma\n');
+  });
+});
