@@ -32,6 +32,9 @@ const { O_RDONLY, O_WRONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
  * the re-check is therefore compared by content after the write, not by stat.
  */
 const COARSE_CLOCK_MS = 25;
+/** landed(): looks at a replaced inode someone is writing, this far apart, at most this many times. */
+const SETTLE_MS = 5;
+const SETTLE_LOOKS = 4;
 
 const AS_ROOT = process.getuid?.() === 0;
 
@@ -87,19 +90,37 @@ export class ReplacedInode {
   /**
    * The inode's bytes when they are no longer the ones verified at the re-check, else undefined.
    * Closes the inode. @throws Error when already closed (a caller bug, never a read of another file).
+   *
+   * A write found under way is waited for: a writer that opened the file (O_TRUNC) before the publish
+   * may have truncated this inode and not yet written, so while the bytes keep changing between two
+   * looks SETTLE_MS apart (at most SETTLE_LOOKS times) the last look is taken. This costs time only
+   * when an outside write did land here, and narrows the window in which a writer descheduled
+   * between its open and its write would otherwise lose what it wrote (README "History").
    */
-  landed(): Buffer | undefined {
+  async landed(): Promise<Buffer | undefined> {
     try {
-      const now = fs.fstatSync(this.#file.fd, { bigint: true });
-      const recent = this.#checkedAt - Number(this.#stat.mtimeMs) < COARSE_CLOCK_MS;
-      // Unchanged size and mtime prove nothing was written only when mtime could have moved.
-      if (!recent && now.size === this.#stat.size && now.mtimeNs === this.#stat.mtimeNs) return undefined;
-      const bytes = readAllAt(this.#file.fd, Number(now.size));
-      return bytes.equals(this.#verified) ? undefined : bytes;
+      let bytes = this.#look();
+      for (let n = 1; bytes !== undefined && n < SETTLE_LOOKS; n++) {
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        const again = this.#look(true);
+        if (again !== undefined && again.equals(bytes)) break;
+        bytes = again ?? bytes;
+      }
+      return bytes;
     } finally {
       // Off the reply path: the last close of the replaced inode frees it (see closeInBackground).
       this.#file.closeInBackground();
     }
+  }
+
+  /** The bytes when they differ from the verified ones (`always`: read them whatever the stat says). */
+  #look(always = false): Buffer | undefined {
+    const now = fs.fstatSync(this.#file.fd, { bigint: true });
+    const recent = this.#checkedAt - Number(this.#stat.mtimeMs) < COARSE_CLOCK_MS;
+    // Unchanged size and mtime prove nothing was written only when mtime could have moved.
+    if (!always && !recent && now.size === this.#stat.size && now.mtimeNs === this.#stat.mtimeNs) return undefined;
+    const bytes = readAllAt(this.#file.fd, Number(now.size));
+    return bytes.equals(this.#verified) ? undefined : bytes;
   }
 
   /** Closes the inode (in the background) unless landed() did; later calls do nothing. */

@@ -205,7 +205,7 @@ export class WritePipeline {
       }
       // Checked after the history commit, so a writer that opened the old inode has had time to land.
       // Oldest first: a write into the inode we replaced, then a file renamed in that our publish took.
-      const outside = [disk.replaced?.landed(), disk.grabbed].filter((b) => b !== undefined);
+      const outside = [await disk.replaced?.landed(), disk.grabbed].filter((b) => b !== undefined);
       if (outside.length === 0) return plan.output;
       for (const bytes of outside) await this.#keepOutsideWrite(event, bytes);
       return withOutsideWriteNote(plan.output, req.target.input, this.#opts.recorder !== undefined);
