@@ -18,7 +18,7 @@ export interface WalkedDir {
 /** Called once per directory with the files and symlinks the lister kept there (never followed). */
 export type VisitFiles = (dir: WalkedDir, files: readonly Dirent[]) => void;
 
-/** Another thread that takes whole subdirectories off a walk while it is idle (GlobShare). */
+/** Another thread that takes whole subdirectories off a walk while it is idle (SearchShare, search-share.ts). */
 export interface WalkSharer {
   wantsDir(): boolean;
   /** `abs`: the subdirectory's real path; `rel`: its path from the walk's start, ending in "/". */
