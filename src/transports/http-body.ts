@@ -26,46 +26,25 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ kind: 'too-large', limit });
   // Most calls: a small body of known length, decoded and parsed in one go when it is in.
   if (Number.isFinite(declared) && declared <= SMALL_BODY) return readSmallJsonBody(req);
-  return new Promise((resolve) => {
-    const decoder = new TextDecoder('utf-8');
-    const parts: string[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (r: BodyResult) => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onClose);
-      resolve(r);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.pause();
-        finish({ kind: 'too-large', limit });
-        return;
-      }
-      parts.push(decoder.decode(chunk, { stream: true }));
-    };
-    const onEnd = () => {
-      parts.push(decoder.decode());
-      const text = parts.join('');
-      parts.length = 0;
-      runStepsWithPauses(parseJsonSteps(text), pauseIfDue).then(
-        (value) => finish({ kind: 'ok', value }),
-        () => finish({ kind: 'invalid-json' }),
-      );
-    };
-    const onAbort = () => finish({ kind: 'aborted' });
-    const onClose = () => {
-      if (!req.complete) finish({ kind: 'aborted' });
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('close', onClose);
+  const decoder = new TextDecoder('utf-8');
+  const parts: string[] = [];
+  let size = 0;
+  return listenToBody(req, (chunk, finish) => {
+    size += chunk.length;
+    if (size > limit) {
+      req.pause();
+      finish({ kind: 'too-large', limit });
+      return;
+    }
+    parts.push(decoder.decode(chunk, { stream: true }));
+  }, (finish) => {
+    parts.push(decoder.decode());
+    const text = parts.join('');
+    parts.length = 0;
+    runStepsWithPauses(parseJsonSteps(text), pauseIfDue).then(
+      (value) => finish({ kind: 'ok', value }),
+      () => finish({ kind: 'invalid-json' }),
+    );
   });
 }
 
@@ -74,37 +53,48 @@ const SMALL_BODY = 64 * 1024;
 
 /** readJsonBody for a body whose Content-Length (≤ SMALL_BODY, so under any limit) was declared. */
 function readSmallJsonBody(req: IncomingMessage): Promise<BodyResult> {
+  const chunks: Buffer[] = [];
+  return listenToBody(req, (chunk) => void chunks.push(chunk), (finish) => {
+    // As TextDecoder: malformed UTF-8 becomes U+FFFD.
+    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return finish({ kind: 'invalid-json' });
+    }
+    finish({ kind: 'ok', value });
+  });
+}
+
+type Finish = (r: BodyResult) => void;
+
+/**
+ * The request's body events, wired once for both readers: `onData` per chunk, `onEnd` at its end;
+ * an error or a close before the end is 'aborted'. The first result given to `finish` wins and
+ * removes the listeners.
+ */
+function listenToBody(req: IncomingMessage, onData: (chunk: Buffer, finish: Finish) => void, onEnd: (finish: Finish) => void): Promise<BodyResult> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
     let settled = false;
-    const finish = (r: BodyResult) => {
+    const finish: Finish = (r) => {
       if (settled) return;
       settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onClose);
+      req.off('data', data);
+      req.off('end', end);
+      req.off('error', abort);
+      req.off('close', close);
       resolve(r);
     };
-    const onData = (chunk: Buffer) => void chunks.push(chunk);
-    const onEnd = () => {
-      // As TextDecoder: malformed UTF-8 becomes U+FFFD.
-      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        return finish({ kind: 'invalid-json' });
-      }
-      finish({ kind: 'ok', value });
-    };
-    const onAbort = () => finish({ kind: 'aborted' });
-    const onClose = () => {
+    const data = (chunk: Buffer) => onData(chunk, finish);
+    const end = () => onEnd(finish);
+    const abort = () => finish({ kind: 'aborted' });
+    const close = () => {
       if (!req.complete) finish({ kind: 'aborted' });
     };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('close', onClose);
+    req.on('data', data);
+    req.on('end', end);
+    req.on('error', abort);
+    req.on('close', close);
   });
 }
