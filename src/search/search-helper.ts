@@ -15,16 +15,6 @@ export type HelperReply =
 /** Whether this machine has a second CPU for a search at all (the helper thread is started only then). */
 export const CAN_SHARE = os.availableParallelism() >= 2;
 
-/**
- * Whether a search should be shared now: only while the machine is not saturated (1-minute load
- * below its CPU count). Sharing costs no CPU twice, but on a busy machine the helper gets a CPU only
- * now and then, and a walking thread that has finished waits for the subdirectory the helper still
- * has (measured at load 4-6, 50,000 files: Glob 275 ms alone, 339 shared).
- */
-export function spareCpu(): boolean {
-  return CAN_SHARE && os.loadavg()[0]! < os.availableParallelism();
-}
-
 interface Pending {
   resolve(result: ShareResult): void;
   reject(err: unknown): void;
