@@ -107,8 +107,8 @@ const WRITE_SLICE = 4 * 1024 * 1024;
  * and large files written a slice at a time with pauses between slices: writing and syncing 50 MB
  * is not one long pause for every other session, and while a small temp syncs, the history's
  * intent line — written when its pre-image is ready, which may be just now — syncs beside it
- * instead of after it. `beforeSync` runs once the temp's bytes are written, just before its
- * fdatasync (a throw there fails the temp like any write error). Same file, same errors, same cleanup.
+ * instead of after it. `beforeSync` runs once the temp's bytes are written and its fdatasync has
+ * started (a throw there fails the temp like any write error). Same file, same errors, same cleanup.
  */
 export async function writeTempInSlices(
   dir: ConfinedDir,
@@ -128,10 +128,21 @@ export async function writeTempInSlices(
       await pauseIfDue();
     }
     keepOwnership(file, keep, ops, asRoot);
-    // The caller's own writes (history's intent) go in now, so that their fsync and this one start together.
-    beforeSync?.();
-    if (ops.fdatasyncSync === fs.fdatasyncSync) await fdatasyncAsync(file.fd);
-    else ops.fdatasyncSync(file.fd);
+    if (ops.fdatasyncSync === fs.fdatasyncSync) {
+      // The sync starts first; the caller's own writes (history's intent) go in while it runs.
+      const synced = fdatasyncAsync(file.fd);
+      try {
+        beforeSync?.();
+      } catch (err) {
+        // The descriptor is the pool's until its sync is done.
+        await synced.catch(() => {});
+        throw err;
+      }
+      await synced;
+    } else {
+      beforeSync?.();
+      ops.fdatasyncSync(file.fd);
+    }
     file.close();
     return temp;
   } catch (err) {

@@ -278,8 +278,8 @@ const BACKUP_FIRST_BYTES = 1024 * 1024;
  * Runs `write` (the temp) and the backup side by side, then waits for the backup; a temp whose
  * backup failed is removed, a backup whose temp failed is let finish (an intent without its write
  * stays unconfirmed). Returns the temp's name. For a small file the backup starts when `write` says
- * its bytes are written (`beforeSync`): the intent's fsync and the temp's fdatasync then start
- * together and usually share one journal commit, instead of one commit each, back to back.
+ * its bytes are written and their fdatasync has started (`beforeSync`): the backup's own work and
+ * its intent's fsync then overlap the temp's sync instead of following it.
  */
 async function alongsideBackup(
   startBackup: () => Promise<void> | undefined,
