@@ -4,7 +4,7 @@
 // encodeText(text, encoding) reproduces the input bytes exactly, so an edit that only touches
 // one span cannot silently rewrite the rest of the file.
 
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import type { Steps } from './steps.js';
 
@@ -88,7 +88,7 @@ export function decodeText(bytes: Uint8Array, fallback?: 'latin1'): DecodedText 
     case 'utf8': {
       const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
       // isUtf8 + toString (simdutf) is several times faster than a fatal TextDecoder, same result.
-      const strict = isUtf8(body) ? asBuffer(body).toString('utf8') : undefined;
+      const strict = isUtf8(body) ? asciiOrUtf8(asBuffer(body)) : undefined;
       if (strict !== undefined) return { text: strict, encoding, lossless: true };
       if (fallback === 'latin1') {
         return { text: asBuffer(bytes).toString('latin1'), encoding: 'latin1', lossless: true };
@@ -102,6 +102,25 @@ export function decodeText(bytes: Uint8Array, fallback?: 'latin1'): DecodedText 
 
 /** Bytes decoded, or characters encoded, between two pause points of the Steps versions (about a millisecond of work). */
 export const CODEC_STEP = 1 << 20;
+/** ASCII bytes decoded in one step (Latin-1 decoding runs at about twice UTF-8's speed). */
+const ASCII_STEP = 2 * CODEC_STEP;
+
+/** Valid UTF-8 as text; ASCII by the faster Latin-1 decoder (the same characters). */
+function asciiOrUtf8(buf: Buffer): string {
+  return isAscii(buf) ? buf.toString('latin1') : buf.toString('utf8');
+}
+
+/**
+ * The UTF-8 bytes of `text`. Text whose UTF-8 length equals its length is ASCII (every other code
+ * unit takes two bytes or more), and is copied as Latin-1 instead: the same bytes, ten times faster.
+ */
+function utf8Bytes(text: string): Buffer {
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size === text.length) return Buffer.from(text, 'latin1');
+  const out = Buffer.allocUnsafe(size);
+  out.write(text, 0, 'utf8');
+  return out;
+}
 
 /**
  * decodeText() a slice at a time, with a pause point after each (a streaming decoder of its own, so
@@ -122,6 +141,9 @@ export function* decodeTextSteps(bytes: Uint8Array, fallback?: 'latin1'): Steps<
     case 'utf8bom':
     case 'utf8': {
       const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
+      // ASCII decodes about twice as fast as Latin-1, in one step: no slices joined (a joined string
+      // costs as much again when it is first searched, flattened).
+      if (body.length <= ASCII_STEP && isAscii(body)) return { text: asBuffer(body).toString('latin1'), encoding, lossless: true };
       const strict = yield* strictUtf8Steps(body);
       if (strict !== undefined) return { text: strict, encoding, lossless: true };
       if (fallback === 'latin1') return { text: yield* latin1Steps(bytes), encoding: 'latin1', lossless: true };
@@ -147,7 +169,7 @@ function* strictUtf8Steps(body: Uint8Array): Steps<string | undefined> {
     if (end < buf.length && (buf[end]! & 0xc0) === 0x80) return undefined;
     const slice = buf.subarray(at, end);
     if (!isUtf8(slice)) return undefined;
-    parts.push(slice.toString('utf8'));
+    parts.push(asciiOrUtf8(slice));
     at = end;
     yield;
   }
@@ -212,9 +234,9 @@ function tryDecode(decoder: TextDecoder, body: Uint8Array): string | undefined {
 export function encodeText(text: string, encoding: TextEncodingName): Buffer {
   switch (encoding) {
     case 'utf8':
-      return Buffer.from(text, 'utf8');
+      return utf8Bytes(text);
     case 'utf8bom':
-      return Buffer.concat([BOM_UTF8, Buffer.from(text, 'utf8')]);
+      return Buffer.concat([BOM_UTF8, utf8Bytes(text)]);
     case 'utf16le':
       return Buffer.concat([BOM_UTF16LE, Buffer.from(text, 'utf16le')]);
     case 'utf16be': {
@@ -257,12 +279,14 @@ export function* encodeTextSteps(text: string, encoding: TextEncodingName): Step
   const nodeEncoding = encoding === 'latin1' ? 'latin1' : encoding === 'utf8' || encoding === 'utf8bom' ? 'utf8' : 'utf16le';
   const bom = encoding === 'utf8bom' ? BOM_UTF8 : encoding === 'utf16le' ? BOM_UTF16LE : encoding === 'utf16be' ? BOM_UTF16BE : Buffer.alloc(0);
   const size = bom.length + (nodeEncoding === 'utf8' ? yield* utf8LengthSteps(text) : nodeEncoding === 'latin1' ? text.length : 2 * text.length);
+  // ASCII (as long in UTF-8 as in code units: utf8Bytes says why) is copied as Latin-1, the same bytes.
+  const writeAs = nodeEncoding === 'utf8' && size - bom.length === text.length ? 'latin1' : nodeEncoding;
   const out = Buffer.allocUnsafe(size);
   let pos = bom.copy(out, 0);
   let at = 0;
   for (const end of cuts) {
     const start = pos;
-    pos += out.write(text.slice(at, end), pos, nodeEncoding);
+    pos += out.write(text.slice(at, end), pos, writeAs);
     // Node has no UTF-16BE encoder; the LE bytes swapped per code unit are exactly BE.
     if (encoding === 'utf16be') out.subarray(start, pos).swap16();
     at = end;

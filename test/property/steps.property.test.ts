@@ -173,6 +173,44 @@ describe('windowed codec', () => {
   });
 });
 
+describe('ASCII fast paths', () => {
+  // ASCII is decoded and encoded as Latin-1 (the same bytes, faster); Node's own UTF-8 is the reference.
+  const texts = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 200 }),
+    fc.string({ unit: fc.constantFrom('a', '\n', '\u007f', '\u0080', 'é', '😀', '\ud83d', '\ude00'), maxLength: 200 }),
+    fc.string({ unit: fc.constantFrom('a', 'z', '\n', '\t', '~'), maxLength: 200 }),
+  );
+
+  it('encodeText(utf8 and utf8bom) gives Buffer.from(text, "utf8"); decodeText() of valid UTF-8 gives toString("utf8")', () => {
+    fc.assert(
+      fc.property(texts, (text) => {
+        const utf8 = Buffer.from(text, 'utf8');
+        expect(encodeText(text, 'utf8').equals(utf8)).toBe(true);
+        expect(encodeText(text, 'utf8bom').equals(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8]))).toBe(true);
+        const decoded = decodeText(utf8);
+        if (utf8[0] === 0xef && utf8[1] === 0xbb && utf8[2] === 0xbf) return; // read as a BOM
+        expect(decoded).toEqual({ text: utf8.toString('utf8'), encoding: 'utf8', lossless: true });
+      }),
+      { numRuns: 300, seed: 1216, endOnFailure: true },
+    );
+  });
+
+  it('decodeTextSteps() and encodeTextSteps() around the one-step ASCII limit (2 × CODEC_STEP) equal Node\'s UTF-8', () => {
+    fc.assert(
+      fc.property(straddling(2 * CODEC_STEP), fc.constantFrom('x', 'é', '\u0080'), fc.integer({ min: -2, max: 2 }), (s, odd, at) => {
+        // One non-ASCII character (or none) placed anywhere, the rest ASCII.
+        const text = at === 0 ? s.replace(/[^\u0000-\u007f]/g, 'a') : s.replace(/[^\u0000-\u007f]/g, 'a').slice(0, -1) + odd;
+        const bytes = Buffer.from(text, 'utf8');
+        expect(runSteps(encodeTextSteps(text, 'utf8')).equals(bytes)).toBe(true);
+        const decoded = runSteps(decodeTextSteps(bytes));
+        expect(decoded.lossless).toBe(true);
+        expect(decoded.text === text).toBe(true);
+      }),
+      { numRuns: 20, seed: 1217, endOnFailure: true },
+    );
+  });
+});
+
 describe('parseJson', () => {
   /** Long strings with every kind of escape, so windows of a literal end anywhere inside one. */
   const longString = fc
