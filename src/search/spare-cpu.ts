@@ -15,11 +15,10 @@ export interface CpuLoad {
  * Share while the machine is not saturated. Sharing costs no CPU twice, but on a busy machine the
  * helper gets a CPU only now and then, and a walking thread that has finished waits for the
  * subdirectory the helper still has (load 4-6, 50,000 files: Glob 275 ms alone, 339 shared).
- * The 1-minute load lags by tens of seconds: a 15 s
- * single-threaded job that has just ended keeps it at 2 on two CPUs, and a search run then, with
- * the other CPU idle, went unshared (50,000 files: Glob ~150 ms against ~80 shared). So an idle
- * CPU this instant is enough too: at most `cpus` runnable threads counting the asker, that is at
- * least one CPU nobody else wants.
+ * The 1-minute load lags by tens of seconds: a 15 s single-threaded job that has just ended keeps
+ * it at 2 on two CPUs, and a search run then, with the other CPU idle, went unshared (50,000 files:
+ * Glob 97 ms against 61 shared). So an idle CPU this instant is enough too: at most `cpus`
+ * runnable threads counting the asker, that is at least one CPU nobody else wants.
  */
 export function shouldShare(load: CpuLoad): boolean {
   if (load.cpus < 2) return false;
