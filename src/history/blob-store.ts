@@ -79,7 +79,9 @@ export class BlobStore {
    * True when the blob is there with `size` bytes of content — a full copy of that size, or a whole
    * delta (header and length agree) for that size — its mtime refreshed, as put() does; false when it
    * is missing or torn (put() replaces it). Synchronous: a few metadata calls and one 62-byte read.
-   * A delta's bases are not checked here: garbage collection keeps them with it.
+   * A delta whose base is gone (deleted by hand: garbage collection keeps bases with their deltas)
+   * counts as missing too, so that put() stores the content in full again and the versions built on
+   * it stay readable. Only the nearest base is looked at: each was looked at when it was touched.
    */
   touchSync(hash: string, size: number): boolean {
     const now = new Date();
@@ -100,6 +102,7 @@ export class BlobStore {
       const head = Buffer.alloc(DELTA_HEADER_BYTES);
       const h = fsSync.readSync(fd, head, 0, head.length, 0) === head.length ? decodeDeltaHeader(head) : undefined;
       if (!h || h.size !== size || fsSync.fstatSync(fd).size !== deltaFileBytes(h)) return false;
+      if (statQuietly(this.pathOf(h.base)) === undefined && !fsSync.existsSync(this.deltaPathOf(h.base))) return false;
       touchQuietly(() => fsSync.futimesSync(fd, now, now));
       this.#remember(hash, h.depth);
       return true;

@@ -100,6 +100,34 @@ describe('history stores repeated edits of a big file as deltas', () => {
     expect((await history.content(digest(v1))).equals(v1)).toBe(true);
   });
 
+  it('a delta whose base was deleted by hand: the next write stores that version in full again, and the newer versions read back', async () => {
+    const { stateDir, history, file, write } = await setup();
+    const edits = new Map<number, string>();
+    const versions = [content(edits)];
+    fs.writeFileSync(file, versions[0]!);
+    for (let k = 1; k <= 3; k++) {
+      edits.set(k * 500, `edit ${k}\n`);
+      versions.push(content(edits));
+      await write(versions[k]!);
+    }
+    const [, , v2, v3] = versions.map((v) => digest(v)) as [string, string, string, string];
+    // The last write's background sync done (close waits for it), so the next write finds v3 on disk.
+    await history.close();
+    expect(fs.existsSync(history.blobs.deltaPathOf(v3))).toBe(true);
+    fs.rmSync(history.blobs.deltaPathOf(v2)); // v3's base
+    edits.set(2500, 'edit 4\n');
+    versions.push(content(edits));
+    await write(versions[4]!);
+    await history.close();
+    // v3 (the pre-image of that write) is a full copy again, and v4 a delta on it.
+    expect(fs.statSync(history.blobs.pathOf(v3)).size).toBe(versions[3]!.length);
+    expect(fs.existsSync(history.blobs.deltaPathOf(v3))).toBe(false);
+    expect(fs.existsSync(history.blobs.deltaPathOf(digest(versions[4]!)))).toBe(true);
+    expect((await history.content(v3)).equals(versions[3]!)).toBe(true);
+    expect((await history.content(digest(versions[4]!))).equals(versions[4]!)).toBe(true);
+    expect(blobFiles(stateDir).some((f) => f.name === v2 || f.name === `${v2}.d`)).toBe(false);
+  });
+
   it('two processes on one state dir take turns: each builds deltas on the versions of the other, and all read back', async () => {
     const { stateDir, history, file, write } = await setup();
     const other = new HistoryStore({ stateDir, maxBytes: 1 << 30, maxAgeMs: 30 * DAY });
