@@ -253,6 +253,12 @@ function recheck(req: DiskCommitRequest, ahead: VerifiedAhead | undefined): Held
 const VERIFY_AHEAD_MIN = 1024 * 1024;
 /** Bytes read back and compared between two pause points. */
 const VERIFY_SLICE = 4 * 1024 * 1024;
+/**
+ * The read-back buffer, kept for the next big write: 4 MiB less garbage each (external memory that
+ * brings V8's full collections on sooner). Taken while in use, so a read-back running meanwhile
+ * allocates its own.
+ */
+let spareSlice: Buffer | undefined;
 
 /** The file's identity when its bytes were read back ahead and found equal to the plan's. */
 interface VerifiedAhead {
@@ -279,12 +285,18 @@ async function verifyAhead(req: DiskCommitRequest): Promise<VerifiedAhead | unde
     const startedAt = Date.now();
     const stat = fs.fstatSync(file.fd, { bigint: true });
     if (!stat.isFile() || Number(stat.size) !== current.bytes.length) return undefined;
-    const buf = Buffer.allocUnsafe(VERIFY_SLICE);
-    for (let at = 0; at < current.bytes.length; ) {
-      const n = await readAt(file.fd, buf, Math.min(buf.length, current.bytes.length - at), at);
-      if (n === 0 || buf.compare(current.bytes, at, at + n, 0, n) !== 0) return undefined;
-      at += n;
-      await pauseIfDue();
+    const buf = spareSlice ?? Buffer.allocUnsafeSlow(VERIFY_SLICE);
+    spareSlice = undefined;
+    try {
+      for (let at = 0; at < current.bytes.length; ) {
+        const n = await readAt(file.fd, buf, Math.min(buf.length, current.bytes.length - at), at);
+        if (n === 0 || buf.compare(current.bytes, at, at + n, 0, n) !== 0) return undefined;
+        at += n;
+        await pauseIfDue();
+      }
+    } finally {
+      // Every read into it has completed (each was awaited).
+      spareSlice = buf;
     }
     return { stat, settled: startedAt - Number(stat.ctimeNs / 1_000_000n) >= COARSE_CLOCK_MS };
   } catch {
