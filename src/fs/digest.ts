@@ -1,5 +1,5 @@
 // File identity: the sha256 of raw bytes names a file version everywhere (staleness, history, notices).
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { pauseIfDue } from './yield-to-others.js';
 
 /** sha256 hex of raw bytes — the identity of a file version everywhere in editguard. */
@@ -15,6 +15,45 @@ export async function digestInSlices(bytes: Uint8Array): Promise<string> {
   if (bytes.length <= SLICE) return digest(bytes);
   const hash = createHash('sha256');
   for (let at = 0; at < bytes.length; at += SLICE) {
+    hash.update(bytes.subarray(at, at + SLICE));
+    await pauseIfDue();
+  }
+  return hash.digest('hex');
+}
+
+/** Bytes between two kept hash states of digestWithPoints(). */
+export const POINT_STEP = 256 * 1024;
+
+/** sha256 states of one content taken every POINT_STEP bytes: states[k] has hashed bytes[0, k × POINT_STEP). */
+export interface DigestPoints {
+  readonly states: readonly Hash[];
+}
+
+/**
+ * digestInSlices(), keeping the hash's state every POINT_STEP bytes (a copy each: a few hundred
+ * bytes), so that a new content sharing a prefix with this one is hashed from the last point
+ * inside that prefix (digestFrom).
+ */
+export async function digestWithPoints(bytes: Uint8Array): Promise<{ hash: string; points: DigestPoints }> {
+  const hash = createHash('sha256');
+  const states: Hash[] = [];
+  for (let at = 0; at < bytes.length; at += POINT_STEP) {
+    states.push(hash.copy());
+    hash.update(bytes.subarray(at, at + POINT_STEP));
+    if ((at + POINT_STEP) % SLICE === 0) await pauseIfDue();
+  }
+  return { hash: hash.digest('hex'), points: { states } };
+}
+
+/**
+ * digest(bytes), where bytes[0, prefix) equal the first `prefix` bytes of the content `points` were
+ * taken of: hashed from the last point at or before `prefix`, in slices as digestInSlices().
+ */
+export async function digestFrom(points: DigestPoints, bytes: Uint8Array, prefix: number): Promise<string> {
+  const k = Math.min(Math.floor(Math.min(prefix, bytes.length) / POINT_STEP), points.states.length - 1);
+  if (k < 0) return digestInSlices(bytes);
+  const hash = points.states[k]!.copy();
+  for (let at = k * POINT_STEP; at < bytes.length; at += SLICE) {
     hash.update(bytes.subarray(at, at + SLICE));
     await pauseIfDue();
   }

@@ -7,6 +7,8 @@
 // and its content is base[0, prefix) + middle + base[base.length − suffix, base.length). `depth` is 1 when
 // the base is a full blob, else the base's depth + 1, so a chain's length is known from one header.
 
+import { commonPrefix, commonSuffix } from '../text/common-ends.js';
+
 /** The first bytes of every delta file. */
 const MAGIC = Buffer.from('EGDELTA1', 'latin1');
 /** Bytes before a delta's middle. */
@@ -31,28 +33,6 @@ export interface DeltaHeader {
 export interface Delta {
   header: DeltaHeader;
   middle: Uint8Array;
-}
-
-/** Bytes compared at once before narrowing down to the first difference. */
-const CHUNK = 64 * 1024;
-const SMALL = 256;
-
-/** Length of the common prefix of `a` and `b`: whole chunks compared natively, then bytes. */
-export function commonPrefix(a: Buffer, b: Buffer, limit = Math.min(a.length, b.length)): number {
-  let i = 0;
-  for (const step of [CHUNK, SMALL]) while (i + step <= limit && a.compare(b, i, i + step, i, i + step) === 0) i += step;
-  while (i < limit && a[i] === b[i]) i++;
-  return i;
-}
-
-/** Length of the common suffix of `a` and `b`, at most `limit` bytes. */
-export function commonSuffix(a: Buffer, b: Buffer, limit = Math.min(a.length, b.length)): number {
-  let n = 0;
-  for (const step of [CHUNK, SMALL]) {
-    while (n + step <= limit && a.compare(b, b.length - n - step, b.length - n, a.length - n - step, a.length - n) === 0) n += step;
-  }
-  while (n < limit && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
-  return n;
 }
 
 /** The delta of `after` against `base`: their common ends, and the middle of `after` between them. */

@@ -2,7 +2,7 @@
 import type fs from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { digest, digestInSlices } from '../fs/digest.js';
+import { digest, digestWithPoints, type DigestPoints } from '../fs/digest.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
 import { openReadOnlyIn, readSmallInSync } from '../fs/confined-read.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
@@ -36,6 +36,8 @@ export interface PresentFile extends FileView {
   readonly stat: fs.Stats;
   readonly bytes: Buffer;
   readonly hash: string;
+  /** For files over SYNC_HASH_MAX: the hash's states along the bytes, so the new content is hashed from where it differs. */
+  readonly hashPoints?: DigestPoints | undefined;
 }
 
 /** The file a plan is made from: missing, or present with stat, bytes and hash read together. */
@@ -71,8 +73,8 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
   if (small.bytes !== undefined) {
     requireEditableFile(target, small.stat, opts.maxEditBytes);
     const { stat, bytes } = small;
-    const hash = bytes.length <= SYNC_HASH_MAX ? digest(bytes) : await digestInSlices(bytes);
-    return { target, state, exists: true, stat, bytes, hash, ...lazyText(bytes, opts.fallbackEncoding) };
+    const { hash, points } = bytes.length <= SYNC_HASH_MAX ? { hash: digest(bytes), points: undefined } : await digestWithPoints(bytes);
+    return { target, state, exists: true, stat, bytes, hash, hashPoints: points, ...lazyText(bytes, opts.fallbackEncoding) };
   }
   const fh = await openReadOnlyIn(dir, name);
   if (fh === undefined) return missing();
@@ -80,7 +82,8 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
     const stat = await fh.stat();
     requireEditableFile(target, stat, opts.maxEditBytes);
     const bytes = await fh.readFile();
-    return { target, state, exists: true, stat, bytes, hash: await digestInSlices(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
+    const { hash, points } = await digestWithPoints(bytes);
+    return { target, state, exists: true, stat, bytes, hash, hashPoints: points, ...lazyText(bytes, opts.fallbackEncoding) };
   } finally {
     await fh.close();
   }

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { ToolError, fsError } from '../errors.js';
 import { realOps, removeQuietly, type AtomicWriteOps } from '../fs/atomic-write.js';
 import { ConfinedDir } from '../fs/confined-dir.js';
-import { digest, digestInSlices } from '../fs/digest.js';
+import { digest, digestFrom, digestInSlices } from '../fs/digest.js';
+import { commonPrefix } from '../text/common-ends.js';
 import type { Release } from '../fs/dir-lock.js';
 import { errnoCode, isGone } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
@@ -169,7 +170,7 @@ export class WritePipeline {
       dir ??= ConfinedDir.openCreating(path.dirname(real));
 
       const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
-      const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestInSlices(plan.bytes) } : undefined;
+      const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestOfNew(current, plan.bytes) } : undefined;
       const time = (this.#opts.clock ?? Date.now)();
       const event: WriteEvent = { path: real, tool: req.tool, session: req.session, before, after, linesAdded: plan.linesAdded, linesRemoved: plan.linesRemoved, time };
       const change = plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
@@ -314,6 +315,12 @@ async function alongsideBackup(
     throw err;
   }
   return temp;
+}
+
+/** sha256 of a plan's new bytes: a big file's from where they first differ from the old (an Edit hashes its change and what follows). */
+function digestOfNew(current: CurrentFile, bytes: Buffer): Promise<string> {
+  if (!current.exists || current.hashPoints === undefined) return digestInSlices(bytes);
+  return digestFrom(current.hashPoints, bytes, commonPrefix(current.bytes, bytes));
 }
 
 /** The verified directory `dir`, or undefined when it does not exist (yet). */

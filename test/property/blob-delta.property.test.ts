@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../src/fs/digest.js';
-import { applyChain, commonPrefix, commonSuffix, decodeDelta, diffEnds, encodeDelta } from '../../src/history/blob-delta.js';
+import { applyChain, decodeDelta, diffEnds, encodeDelta } from '../../src/history/blob-delta.js';
+import { commonPrefix, commonSuffix } from '../../src/text/common-ends.js';
 import { BlobStore, DamagedBlobError } from '../../src/history/blob-store.js';
 import { tempDir } from '../helpers/harness.js';
 
