@@ -6,19 +6,11 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI, okOf, tempDir, textOf, writeFiles } from '../helpers/harness.js';
-import { MCP_HEADERS, openRawSession, rawRequest, startHttpServer, type HttpServerProcess } from '../helpers/http-server.js';
+import { cleanedUpAfterEach, MCP_HEADERS, openRawSession, rawRequest, startHttpServer } from '../helpers/http-server.js';
 
-const servers: HttpServerProcess[] = [];
-const clients: Client[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-  await Promise.allSettled(servers.splice(0).map((s) => s.stop()));
-  await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
-});
+const { servers, clients, dirs } = cleanedUpAfterEach();
 
 async function start(args: string[] = []) {
   const root = await tempDir();

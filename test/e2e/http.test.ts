@@ -6,9 +6,10 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI, errorOf, okOf, REPO, tempDir, textOf, writeFiles } from '../helpers/harness.js';
 import {
+  cleanedUpAfterEach,
   INITIALIZE,
   MCP_HEADERS,
   messageOf,
@@ -22,15 +23,7 @@ import {
 
 const VERSION = (JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
-const servers: HttpServerProcess[] = [];
-const clients: Client[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-  await Promise.allSettled(servers.splice(0).map((s) => s.stop()));
-  await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
-});
+const { servers, clients, dirs } = cleanedUpAfterEach();
 
 interface Started {
   server: HttpServerProcess;

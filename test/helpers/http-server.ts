@@ -1,6 +1,9 @@
 // startHttpServer(): the real CLI in --http mode on 127.0.0.1 with a free port, and raw HTTP helpers.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs/promises';
 import http from 'node:http';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach } from 'vitest';
 
 export interface HttpServerProcess {
   /** The MCP endpoint, parsed from the "editguard listening on …" line. */
@@ -14,6 +17,24 @@ export interface HttpServerProcess {
   exited(ms?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM, then SIGKILL if it has not exited within `ms`. */
   stop(ms?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** What a test file starts: its clients closed, servers stopped and temp dirs removed after each test. */
+export interface CleanedUp {
+  servers: HttpServerProcess[];
+  clients: Client[];
+  dirs: string[];
+}
+
+/** Lists whose contents are cleaned up after each test of the calling file (call it at the top level). */
+export function cleanedUpAfterEach(): CleanedUp {
+  const done: CleanedUp = { servers: [], clients: [], dirs: [] };
+  afterEach(async () => {
+    await Promise.allSettled(done.clients.splice(0).map((c) => c.close()));
+    await Promise.allSettled(done.servers.splice(0).map((s) => s.stop()));
+    await Promise.all(done.dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
+  });
+  return done;
 }
 
 const LISTENING = /editguard listening on (http:\/\/(?:[^\s/:]+|\[[^\]\s]+\]):(\d+)\/mcp)/;
