@@ -43,7 +43,5 @@ export function runnableNow(read: () => string = () => fs.readFileSync('/proc/lo
 
 /** The gate on this machine now (about 0.1 ms on Linux). */
 export function spareCpu(): boolean {
-  const cpus = os.availableParallelism();
-  if (cpus < 2) return false;
-  return shouldShare({ cpus, load1: os.loadavg()[0]!, runnable: runnableNow() });
+  return shouldShare({ cpus: os.availableParallelism(), load1: os.loadavg()[0]!, runnable: runnableNow() });
 }

@@ -1,5 +1,6 @@
 // Where history's backup starts relative to the temp (issue 13): for a small file, once the temp's bytes
-// are written and before its fdatasync — so the intent's fsync and the temp's start together — and
+// are written and before its fdatasync is done (the real path issues that sync first and writes the
+// intent while it runs; this synchronous seam runs the backup's start, then the sync) — and
 // always durable before the publish; for a large one, before the temp (a pre-image may need storing).
 import fs from 'node:fs';
 import os from 'node:os';
