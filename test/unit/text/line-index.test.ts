@@ -4,7 +4,7 @@ import { ByteScanner } from '../../../src/text/byte-scanner.js';
 import { decodeText } from '../../../src/text/codec.js';
 import { countLines } from '../../../src/text/count-lines.js';
 import { toLineDoc } from '../../../src/text/line-endings.js';
-import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../../../src/text/line-index.js';
+import { INDEX_BLOCK, IndexPartBuilder, LineIndexBuilder, locateLine, type LineIndex } from '../../../src/text/line-index.js';
 
 /** mulberry32: a seeded PRNG, so a failure replays. */
 function prng(seed: number): () => number {
@@ -124,6 +124,67 @@ describe('LineIndexBuilder', () => {
       });
     }
   }
+
+  /** The index built from parts: [0, cuts[0]) by the builder itself, each later stretch by an IndexPartBuilder, joined in order. */
+  function indexInParts(bytes: Buffer, cuts: number[], fallback?: 'latin1'): LineIndex {
+    const scanner = new ByteScanner(2 * INDEX_BLOCK);
+    const feed = (into: { add: LineIndexBuilder['add'] }, from: number, to: number) => {
+      for (let at = from; at < to; at += scanner.bytes.length) {
+        const piece = bytes.subarray(at, Math.min(to, at + scanner.bytes.length));
+        piece.copy(scanner.bytes);
+        into.add(scanner, 0, piece.length);
+      }
+    };
+    const builder = new LineIndexBuilder(bytes.length, bytes.subarray(0, 8));
+    const edges = [0, ...cuts, bytes.length];
+    feed(builder, 0, edges[1]!);
+    for (let i = 1; i < edges.length - 1; i++) {
+      const part = new IndexPartBuilder(edges[i]!, edges[i + 1]!);
+      feed(part, edges[i]!, edges[i + 1]!);
+      builder.join(part.finish());
+    }
+    return builder.finish(fallback);
+  }
+
+  it('joins parts indexed apart into the index one pass builds, whatever the cuts split (a sequence, a CRLF, a bad byte) (seed 77)', () => {
+    const rnd = prng(77);
+    const edgeCases: Array<[string, Buffer]> = [
+      ['a 4-byte sequence cut after its first byte', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from('😀\n'), Buffer.alloc(INDEX_BLOCK, 98)])],
+      ['a 3-byte sequence cut after two bytes', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 2, 97), Buffer.from('中\n'), Buffer.alloc(100, 98)])],
+      ['a CRLF cut in two', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from('\r\nz')])],
+      ['a part starting with a stray continuation byte', Buffer.concat([Buffer.alloc(INDEX_BLOCK, 97), Buffer.from([0x80, 0x61, 0x0a])])],
+      ['a part starting with four continuation bytes', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xf0, 0x9f, 0x98, 0x80, 0x80, 0x0a])])],
+      ['a sequence cut short by the next part', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xe4, 0xb8, 0x61, 0x0a])])],
+      ['a part that is one continuation byte, ending the file', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xc3, 0xa9])])],
+      ['a part that ends the file mid-sequence', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xf0, 0x9f, 0x98])])],
+      ['a file ending in a break at a cut', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from('\n')])],
+    ];
+    for (const [name, bytes] of [...cases, ...edgeCases]) {
+      const blocks = Math.ceil(bytes.length / INDEX_BLOCK);
+      const cutSets: number[][] = [];
+      for (let b = 1; b < blocks; b++) cutSets.push([b * INDEX_BLOCK]);
+      for (let k = 0; k < 4 && blocks > 2; k++) {
+        const picks = new Set<number>();
+        while (picks.size < Math.min(blocks - 1, 1 + Math.floor(rnd() * 3))) picks.add((1 + Math.floor(rnd() * (blocks - 1))) * INDEX_BLOCK);
+        cutSets.push([...picks].sort((a, b) => a - b));
+      }
+      for (const fallback of [undefined, 'latin1'] as const) {
+        const whole = indexOf(bytes, INDEX_BLOCK, fallback);
+        for (const cuts of cutSets) expect(indexInParts(bytes, cuts, fallback), `${name}, cuts ${cuts.join(',')}, fallback ${fallback ?? 'none'}`).toEqual(whole);
+      }
+    }
+  });
+
+  it('refuses a part joined out of order, and a part that does not start on a block', () => {
+    const builder = new LineIndexBuilder(3 * INDEX_BLOCK, Buffer.from('abc'));
+    const part = new IndexPartBuilder(2 * INDEX_BLOCK, 3 * INDEX_BLOCK);
+    const scanner = new ByteScanner(INDEX_BLOCK);
+    scanner.bytes.fill(97);
+    part.add(scanner, 0, INDEX_BLOCK);
+    expect(() => builder.join(part.finish())).toThrow(RangeError);
+    expect(() => new IndexPartBuilder(100, 200)).toThrow(RangeError);
+    expect(() => new IndexPartBuilder(INDEX_BLOCK, 2 * INDEX_BLOCK).finish()).toThrow(RangeError);
+  });
 
   it('refuses a UTF-16 file (it is not indexed by bytes)', () => {
     expect(() => new LineIndexBuilder(4, Buffer.from([0xff, 0xfe, 0x61, 0]))).toThrow(RangeError);
