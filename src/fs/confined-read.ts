@@ -21,6 +21,8 @@ export interface ConfinedFile {
   readAt(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
   /** readAt() in this thread: for small pieces read back to back, where a pool round trip each costs more than the read. */
   readAtSync(buffer: Uint8Array, offset: number, length: number, position: number): number;
+  /** The descriptor itself, for a worker thread of this process to read through (never to close). */
+  readonly fd: number;
   close(): Promise<void>;
 }
 
@@ -50,7 +52,7 @@ export async function openConfined(realPath: string): Promise<ConfinedFile | und
   const handle = fh;
   try {
     const stat = await handle.stat();
-    return { stat, readAll: () => handle.readFile(), readAt: (buf, off, len, pos) => readFully(handle, buf, off, len, pos), readAtSync: (buf, off, len, pos) => readFullySync(handle.fd, buf, off, len, pos), close: () => handle.close() };
+    return { stat, readAll: () => handle.readFile(), readAt: (buf, off, len, pos) => readFully(handle, buf, off, len, pos), readAtSync: (buf, off, len, pos) => readFullySync(handle.fd, buf, off, len, pos), fd: handle.fd, close: () => handle.close() };
   } catch (err) {
     await handle.close();
     throw err;

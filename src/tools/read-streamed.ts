@@ -6,7 +6,8 @@ import { ToolError } from '../errors.js';
 import { largeFileMark, type ConfinedFile } from '../fs/confined-read.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
 import { ByteScanner } from '../text/byte-scanner.js';
-import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
+import { INDEX_BLOCK, IndexPartBuilder, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
+import type { ScanHelper, ScanShareResult } from './scan-helper.js';
 import type { FileIdentity, ScannedFile } from '../text/line-index-cache.js';
 import type { ToolOutput } from '../tool-output.js';
 import { numberedBody, renderTextRead, truncatedBody } from './read-text.js';
@@ -50,7 +51,7 @@ export async function readStreamed(req: StreamedReadRequest, deps: ToolDeps): Pr
       let scanned = cache?.get(req.realPath, id);
       if (scanned === undefined || (req.hashed && scanned.hash === undefined)) {
         const startedMs = Date.now();
-        scanned = await scanFile(req.file, stat.size, req.head, deps.config.fallbackEncoding, req.hashed);
+        scanned = await scanFile(req.file, stat.size, req.head, deps.config.fallbackEncoding, req.hashed, deps.scanHelper);
         cache?.set(req.realPath, id, scanned, startedMs);
       }
       const { index } = scanned;
@@ -93,26 +94,57 @@ function identityOf(stat: fs.Stats): FileIdentity {
  * this thread and scanned while the block is still in the CPU's cache: on this machine's VMs a
  * 64 KiB pread from the page cache moves ~5 GB/s, a 256 KiB or larger one ~1.4 GB/s (measured, 1 GiB:
  * 215 ms against 730–1,000), and thread-pool reads (one round trip each) were slower still. Other
- * sessions are served between slices (pauseIfDue).
+ * sessions are served between slices (pauseIfDue). A big file that is not hashed (a hash is one
+ * sequence) is shared with the scan helper when another CPU is free: this thread takes it from
+ * the front, the helper from the back, and the two halves meet (1 GiB: two half-scans at once).
  */
-async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean): Promise<ScannedFile> {
+async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean, helper: ScanHelper | undefined): Promise<ScannedFile> {
   const scanner = new ByteScanner(INDEX_BLOCK);
   // Read into ordinary memory, then copied into the scanner's: the kernel writes WebAssembly memory
   // several times slower (1 GiB: ~900 ms against ~215), and a 64 KiB copy in cache costs next to nothing.
   const block = Buffer.allocUnsafeSlow(INDEX_BLOCK);
   const builder = new LineIndexBuilder(size, head);
   const sha = hashed ? createHash('sha256') : undefined;
-  for (let at = 0; at < size; ) {
-    const want = Math.min(INDEX_BLOCK, size - at);
-    const got = file.readAtSync(block, 0, want, at);
-    if (got < want) throw new ChangedWhileReading(`${at + got} bytes where ${size} were expected`);
-    scanner.bytes.set(got === INDEX_BLOCK ? block : block.subarray(0, got));
-    builder.add(scanner, 0, got);
-    sha?.update(block.subarray(0, got));
-    at += got;
-    await pauseIfDue();
+  /** Indexes [from, to) into `into` (the builder, or a part of the helper's it did not deliver). */
+  const scanRange = async (into: LineIndexBuilder | IndexPartBuilder, from: number, to: number) => {
+    for (let at = from; at < to; ) {
+      const want = Math.min(INDEX_BLOCK, to - at);
+      const got = file.readAtSync(block, 0, want, at);
+      if (got < want) throw new ChangedWhileReading(`${at + got} bytes where ${size} were expected`);
+      scanner.bytes.set(got === INDEX_BLOCK ? block : block.subarray(0, got));
+      into.add(scanner, 0, got);
+      sha?.update(block.subarray(0, got));
+      at += got;
+      await pauseIfDue();
+    }
+  };
+  const share = hashed ? undefined : helper?.share(file.fd, size);
+  if (share === undefined) {
+    await scanRange(builder, 0, size);
+    return { index: builder.finish(fallback), hash: sha?.digest('hex') };
   }
-  return { index: builder.finish(fallback), hash: sha?.digest('hex') };
+  let result: ScanShareResult;
+  try {
+    for (let c = share.claimFront(); c !== -1; c = share.claimFront()) await scanRange(builder, c * share.chunk, Math.min(size, (c + 1) * share.chunk));
+  } finally {
+    // Also on a throw: the helper stops claiming, and is done with the descriptor before it is closed.
+    result = await share.finish();
+  }
+  if (result.changed !== undefined) throw new ChangedWhileReading(result.changed);
+  // Nobody's chunks, then the helper's in order (one it did not deliver is indexed here).
+  await scanRange(builder, result.front * share.chunk, Math.min(size, result.back * share.chunk));
+  for (let c = result.back; c < share.chunks; c++) {
+    const start = c * share.chunk;
+    const end = Math.min(size, start + share.chunk);
+    let part = result.parts.get(c);
+    if (part === undefined) {
+      const own = new IndexPartBuilder(start, end);
+      await scanRange(own, start, end);
+      part = own.finish();
+    }
+    builder.join(part);
+  }
+  return { index: builder.finish(fallback), hash: undefined };
 }
 
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });

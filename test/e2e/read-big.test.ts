@@ -123,3 +123,70 @@ describe.each(TRANSPORTS)('Read of a big file over %s', (kind: TransportKind) =>
     expect(errorOf(await h.call('Read', { file_path: h.path('b.bin') })).code).toBe('TOO_LARGE');
   });
 });
+
+describe('Read of a big file, its first scan shared with the helper thread (issue 13)', () => {
+  const opened: Harness[] = [];
+  afterEach(async () => {
+    for (const h of opened.splice(0)) await h.close();
+  });
+
+  it('answers exactly as a scan in one thread: a BOM, CRLF split at chunk edges, multibyte text cut by chunks, lines longer than a chunk', async () => {
+    // 64 KiB chunks: the helper gets dozens of them, and every kind of line meets a chunk edge somewhere.
+    const long = 'é'.repeat(200_000);
+    const body = [lines(20_000, '\r\n'), `${long}\r\n`, 'mid 😀 line\n', `${'中'.repeat(30_000)}\r`, '\n', lines(30_000), '末尾'].join('');
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]);
+    const alone = await harness('memory', { files: { 'm.txt': bytes }, config: { maxEditBytes: MAX }, scanShare: { gate: () => false } });
+    opened.push(alone);
+    const shared = await harness('memory', { root: alone.root, config: { maxEditBytes: MAX }, scanShare: { gate: () => true, minBytes: 0, chunk: 64 * 1024 } });
+    opened.push(shared);
+    expect(await shared.app!.scanHelper.warm()).toBe(true);
+    const file = shared.path('m.txt');
+    // Quiet for an hour: the first scan's index is kept, so the share happens once.
+    const old = new Date(Date.now() - 3_600_000);
+    await fs.utimes(file, old, old);
+    for (const [offset, limit] of [[20_000, 5], [1, 3], [20_001, 1], [20_002, 2], [35_000, 10], [50_000, 10], [50_004, 5]] as const) {
+      const a = await alone.call('Read', { file_path: file, offset, limit });
+      const b = await shared.call('Read', { file_path: file, offset, limit });
+      expect(textOf(b), `offset ${offset}`).toBe(textOf(a));
+      expect(okOf(b)).toEqual(okOf(a));
+    }
+    expect(okOf(await shared.call('Read', { file_path: file, offset: 50_004, limit: 1 }))).toMatchObject({ total_lines: 50_004, line_endings: 'mixed', bom: true, encoding: 'utf-8' });
+    expect(shared.app!.scanHelper.shared).toBe(1);
+    expect(alone.app!.scanHelper.shared).toBe(0);
+  });
+
+  it('a file with a bad byte in the helper\'s half is not lossless there either, and reads the same', async () => {
+    const good = lines(60_000);
+    const bytes = Buffer.concat([Buffer.from(good.slice(0, 2_000_000)), Buffer.from([0xe4, 0xb8]), Buffer.from(good.slice(2_000_000))]);
+    const alone = await harness('memory', { files: { 'bad.txt': bytes }, config: { maxEditBytes: MAX }, scanShare: { gate: () => false } });
+    opened.push(alone);
+    const shared = await harness('memory', { root: alone.root, config: { maxEditBytes: MAX }, scanShare: { gate: () => true, minBytes: 0, chunk: 64 * 1024 } });
+    opened.push(shared);
+    await shared.app!.scanHelper.warm();
+    const old = new Date(Date.now() - 3_600_000);
+    await fs.utimes(shared.path('bad.txt'), old, old);
+    const args = { file_path: shared.path('bad.txt'), offset: 59_990, limit: 5 };
+    const a = await alone.call('Read', args);
+    const b = await shared.call('Read', args);
+    expect(textOf(b)).toBe(textOf(a));
+    expect(okOf(b)).toEqual(okOf(a));
+    expect(shared.app!.scanHelper.shared).toBe(1);
+  });
+});
+
+describe('Read of a file big enough to share its scan, over spawned stdio (the server warms its helper at start)', () => {
+  it('40 MiB: lines at the start, the middle and the end are the lines written', async () => {
+    const n = 780_000; // 54 bytes a line: 42 MB, six 8 MiB chunks at least
+    const h = await harness('stdio', { files: { 'big.txt': lines(n) }, config: { maxEditBytes: MAX } });
+    try {
+      const file = h.path('big.txt');
+      for (const at of [1, 390_017, n - 9]) {
+        const r = await h.call('Read', { file_path: file, offset: at, limit: 10 });
+        expect(textOf(r).startsWith(`${numbered(at, at + 9)}\n`)).toBe(true);
+        expect(okOf(r)).toMatchObject({ start_line: at, total_lines: n });
+      }
+    } finally {
+      await h.close();
+    }
+  });
+});
