@@ -12,18 +12,36 @@ export const SLICE_MS = 4;
 // Process-wide on purpose: the event loop is one per process, and so is "how long since anyone
 // yielded". Set when a yield resumes, it can only over-estimate the current turn (never under).
 let resumedAt = 0;
+/** The event loop's idle time (ms, cumulative) when resumedAt was last moved. */
+let idleAt = 0;
+
+const loopIdle = () => performance.eventLoopUtilization().idle;
 
 /** Resolves after pending I/O callbacks have run (setImmediate): the other sessions' turn. */
 export function yieldToOthers(): Promise<void> {
   return new Promise((resolve) =>
     setImmediate(() => {
       resumedAt = performance.now();
+      idleAt = loopIdle();
       resolve();
     }),
   );
 }
 
-/** yieldToOthers() once the current slice has run SLICE_MS, else undefined (no await, no microtask). */
+/**
+ * yieldToOthers() once the current slice has run SLICE_MS, else undefined (no await, no microtask).
+ * A loop that has waited for I/O since the last yield began a new turn after that wait: the turn is
+ * counted from no earlier than the last yield plus the time waited (still an over-estimate), so the
+ * first check of a request that comes after a quiet spell does not yield for nothing.
+ */
 export function pauseIfDue(): Promise<void> | undefined {
-  return performance.now() - resumedAt >= SLICE_MS ? yieldToOthers() : undefined;
+  const now = performance.now();
+  if (now - resumedAt < SLICE_MS) return undefined;
+  const idle = loopIdle();
+  if (idle > idleAt) {
+    resumedAt += idle - idleAt;
+    idleAt = idle;
+    if (now - resumedAt < SLICE_MS) return undefined;
+  }
+  return yieldToOthers();
 }

@@ -60,10 +60,17 @@ const wireSchemas = new WeakMap<StrictInput, z.ZodObject>();
  * (an unknown one with the nearest valid name), bounded in size whatever the input.
  */
 export function parseToolInput<S extends StrictInput>(input: S, raw: unknown): z.output<S> {
+  // The registered handler parsed these very arguments already, and the tool function parses them again
+  // (it is callable on its own): the second time is a lookup, not a second walk of a 50 MB old_string.
+  if (typeof raw === 'object' && raw !== null && parsedBy.get(raw) === input) return raw as z.output<S>;
   const result = input.safeParse(raw ?? {}, { reportInput: true });
-  if (result.success) return result.data;
-  throw inputError(input, result.error.issues);
+  if (!result.success) throw inputError(input, result.error.issues);
+  if (typeof result.data === 'object' && result.data !== null) parsedBy.set(result.data, input);
+  return result.data;
 }
+
+/** Outputs of parseToolInput, with the schema that made each. */
+const parsedBy = new WeakMap<object, StrictInput>();
 
 interface IssueView {
   sentence: string;

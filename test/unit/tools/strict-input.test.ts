@@ -39,6 +39,17 @@ describe('nearestName()', () => {
 });
 
 describe('parseToolInput()', () => {
+  it('given its own output again returns it as it is; any other object, even an equal one, is parsed', () => {
+    const once = parseToolInput(Input, { file_path: 'a', replace_all: 'true' });
+    expect(parseToolInput(Input, once)).toBe(once);
+    const equal = { ...once };
+    expect(parseToolInput(Input, equal)).not.toBe(equal);
+    // Another schema's output is that schema's: parsed here, and refused where it does not fit.
+    const Other = z.strictObject({ file_path: z.string(), other: z.number().default(1) });
+    const theirs = parseToolInput(Other, { file_path: 'a' });
+    expect(() => parseToolInput(Input, theirs)).toThrow(ToolError);
+  });
+
   it('coerces "true"/"false" and decimal strings, and nothing else', () => {
     expect(parseToolInput(Input, { file_path: 'a', replace_all: 'true', limit: '12' })).toEqual({ file_path: 'a', replace_all: true, limit: 12 });
     expect(parseToolInput(Input, { file_path: 'a', replace_all: 'false' })).toMatchObject({ replace_all: false });
