@@ -75,11 +75,7 @@ export class LineIndexBuilder {
   #block(scanner: ScannerLike, from: number, to: number): void {
     const bytes = scanner.bytes;
     const r = scanner.scan(from, to);
-    if (r.anyCr || this.#lastByte === 13) {
-      if (this.#lastByte === 13 && bytes[from] === 10) this.#crlf++;
-      const block = bytes.subarray(from, to);
-      for (let i = block.indexOf('\r\n'); i !== -1; i = block.indexOf('\r\n', i + 2)) this.#crlf++;
-    }
+    if (r.anyCr || this.#lastByte === 13) this.#crlf += crlfsIn(bytes, from, to, this.#lastByte);
     const body = this.#pos === 0 && this.#encoding === 'utf8bom' ? from + 3 : from;
     if (this.#valid && (r.anyHigh || this.#carry.length > 0)) this.#validate(bytes.subarray(Math.min(body, to), to));
     this.#breaks += r.breaks;
@@ -192,11 +188,7 @@ export class IndexPartBuilder {
     if (to === from) return;
     const bytes = scanner.bytes;
     const r = scanner.scan(from, to);
-    if (r.anyCr || this.#lastByte === 13) {
-      if (this.#lastByte === 13 && bytes[from] === 10) this.#crlf++;
-      const block = bytes.subarray(from, to);
-      for (let i = block.indexOf('\r\n'); i !== -1; i = block.indexOf('\r\n', i + 2)) this.#crlf++;
-    }
+    if (r.anyCr || this.#lastByte === 13) this.#crlf += crlfsIn(bytes, from, to, this.#lastByte);
     let body = from;
     if (this.#pos === this.#start) {
       this.#firstByte = bytes[from]!;
@@ -231,6 +223,14 @@ export class IndexPartBuilder {
       breaksAt: this.#breaksAt,
     };
   }
+}
+
+/** CRLFs in bytes[from, to), and one split before it when the byte before (`lastByte`) was "\r". */
+function crlfsIn(bytes: Buffer, from: number, to: number, lastByte: number): number {
+  let n = lastByte === 13 && bytes[from] === 10 ? 1 : 0;
+  const block = bytes.subarray(from, to);
+  for (let i = block.indexOf('\r\n'); i !== -1; i = block.indexOf('\r\n', i + 2)) n++;
+  return n;
 }
 
 /**
