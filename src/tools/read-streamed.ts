@@ -94,9 +94,10 @@ function identityOf(stat: fs.Stats): FileIdentity {
  * this thread and scanned while the block is still in the CPU's cache: on this machine's VMs a
  * 64 KiB pread from the page cache moves ~5 GB/s, a 256 KiB or larger one ~1.4 GB/s (measured, 1 GiB:
  * 215 ms against 730–1,000), and thread-pool reads (one round trip each) were slower still. Other
- * sessions are served between slices (pauseIfDue). A big file that is not hashed (a hash is one
- * sequence) is shared with the scan helper when another CPU is free: this thread takes it from
- * the front, the helper from the back, and the two halves meet (1 GiB: two half-scans at once).
+ * sessions are served between slices (pauseIfDue). Where another CPU is free, a big file that is
+ * not hashed is shared with the scan helper — this thread takes it from the front, the helper from
+ * the back, and the two halves meet (1 GiB: two half-scans at once) — and one that is hashed is
+ * hashed by the helper while this thread indexes it (a hash is one sequence).
  */
 async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean, helper: ScanHelper | undefined): Promise<ScannedFile> {
   const scanner = new ByteScanner(INDEX_BLOCK);
@@ -104,7 +105,9 @@ async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fall
   // several times slower (1 GiB: ~900 ms against ~215), and a 64 KiB copy in cache costs next to nothing.
   const block = Buffer.allocUnsafeSlow(INDEX_BLOCK);
   const builder = new LineIndexBuilder(size, head);
-  const sha = hashed ? createHash('sha256') : undefined;
+  // An editable file's hash is one sequence: the helper computes it meanwhile, where it is up and a CPU is free.
+  const hashing = hashed ? helper?.hash(file.fd, size) : undefined;
+  const sha = hashed && hashing === undefined ? createHash('sha256') : undefined;
   /** Indexes [from, to) into `into` (the builder, or a part of the helper's it did not deliver). */
   const scanRange = async (into: LineIndexBuilder | IndexPartBuilder, from: number, to: number) => {
     for (let at = from; at < to; ) {
@@ -120,8 +123,19 @@ async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fall
   };
   const share = hashed ? undefined : helper?.share(file.fd, size);
   if (share === undefined) {
-    await scanRange(builder, 0, size);
-    return { index: builder.finish(fallback), hash: sha?.digest('hex') };
+    try {
+      await scanRange(builder, 0, size);
+    } catch (err) {
+      // The helper is done with the descriptor before the caller closes it.
+      await hashing?.cancel();
+      throw err;
+    }
+    const index = builder.finish(fallback);
+    if (hashing === undefined) return { index, hash: sha?.digest('hex') };
+    const theirs = await hashing.result();
+    if (theirs.changed !== undefined) throw new ChangedWhileReading(theirs.changed);
+    // The helper died on the way: hashed here after all.
+    return { index, hash: theirs.hash ?? (await hashHere(file, size, block)) };
   }
   let result: ScanShareResult;
   try {
@@ -145,6 +159,20 @@ async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fall
     builder.join(part);
   }
   return { index: builder.finish(fallback), hash: undefined };
+}
+
+/** sha256 of the file's `size` bytes, read again in this thread (the helper that was hashing it died). */
+async function hashHere(file: ConfinedFile, size: number, block: Buffer): Promise<string> {
+  const sha = createHash('sha256');
+  for (let at = 0; at < size; ) {
+    const want = Math.min(block.length, size - at);
+    const got = file.readAtSync(block, 0, want, at);
+    if (got < want) throw new ChangedWhileReading(`${at + got} bytes where ${size} were expected`);
+    sha.update(block.subarray(0, got));
+    at += got;
+    await pauseIfDue();
+  }
+  return sha.digest('hex');
 }
 
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });

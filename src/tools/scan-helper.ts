@@ -1,8 +1,9 @@
 // The scan helper: one worker thread that indexes the far end of a big file while the server's thread
 // indexes the near end (a cold Read deep into 1 GiB is then two half-scans at once, issue 13). The
 // server's thread claims chunks from the front, the helper from the back (scan-claims.ts); the
-// helper's parts are joined in order at the end. Shared by every session, one scan at a time: a
-// scan that finds it busy runs alone, as it would on one CPU.
+// helper's parts are joined in order at the end. A file that is hashed too (editable, so one
+// sequence) is hashed by the helper while the server's thread indexes it. Shared by every session,
+// one job at a time: a Read that finds it busy works alone, as it would on one CPU.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { spareCpu } from '../search/spare-cpu.js';
@@ -12,24 +13,52 @@ import { closeClaims, newClaims, claimFront, MAX_CHUNKS } from './scan-claims.js
 /** The compiled worker beside this module (dist/tools/scan-worker.js). */
 export const DEFAULT_SCAN_WORKER = new URL('./scan-worker.js', import.meta.url);
 
-/** One scan handed to the helper. */
-export interface ScanJob {
+interface JobBase {
   id: number;
   /** The open descriptor of the file (the process's, shared by its threads). */
   fd: number;
   size: number;
+}
+
+/** Index the chunks claimed from the back. */
+export interface IndexJob extends JobBase {
+  kind: 'index';
   /** Bytes a chunk (a multiple of INDEX_BLOCK). */
   chunk: number;
   claims: Int32Array;
 }
 
-/** Messages from the helper: ready once (its module loaded); for a job, its parts, then one of done, changed (the file got shorter) or crash. */
+/** Hash the whole file, unless `stop[0]` turns non-zero. */
+export interface HashJob extends JobBase {
+  kind: 'hash';
+  stop: Int32Array;
+}
+
+/** One job handed to the helper. */
+export type ScanJob = IndexJob | HashJob;
+
+/**
+ * Messages from the helper: ready once (its module loaded); for a job, its parts, then one of done,
+ * hashed, changed (the file got shorter) or crash.
+ */
 export type ScanReply =
   | { id: 0; type: 'ready' }
   | { id: number; type: 'part'; chunk: number; part: IndexPart }
   | { id: number; type: 'done' }
+  | { id: number; type: 'hashed'; hash: string }
   | { id: number; type: 'changed'; message: string }
   | { id: number; type: 'crash'; message: string };
+
+/** A hash the helper computes while the Read's thread indexes the file. */
+export interface HashShare {
+  /**
+   * The sha256 hex, or `changed` (the helper saw the file shorter than its size), or neither (it
+   * died: the Read hashes the file itself). The descriptor is not read by the helper once this has resolved.
+   */
+  result(): Promise<{ hash?: string | undefined; changed?: string | undefined }>;
+  /** Stops the helper (the Read failed); resolves when it no longer reads the descriptor. */
+  cancel(): Promise<void>;
+}
 
 /** How the helper's side of a scan ended. */
 export interface ScanShareResult {
@@ -59,7 +88,7 @@ export interface ScanShare {
 
 interface Running {
   parts: Map<number, IndexPart>;
-  end(outcome: { changed?: string }): void;
+  end(outcome: { changed?: string; hash?: string }): void;
 }
 
 export interface ScanHelperOptions {
@@ -86,6 +115,9 @@ export class ScanHelper {
   #closed = false;
   #nextId = 1;
   #shared = 0;
+  #hashed = 0;
+  /** The current worker has said it is ready (its module loaded). */
+  #ready = false;
 
   constructor(opts: ScanHelperOptions = {}) {
     this.#url = opts.url ?? DEFAULT_SCAN_WORKER;
@@ -129,7 +161,7 @@ export class ScanHelper {
     const outcome = new Promise<{ changed?: string }>((resolve) => (ended = resolve));
     this.#running.set(id, { parts, end: (o) => ended!(o) });
     try {
-      (this.#worker ??= this.#spawn()).postMessage({ id, fd, size, chunk, claims } satisfies ScanJob);
+      (this.#worker ??= this.#spawn()).postMessage({ id, kind: 'index', fd, size, chunk, claims } satisfies ScanJob);
     } catch {
       this.#running.delete(id);
       return undefined;
@@ -158,6 +190,48 @@ export class ScanHelper {
     };
   }
 
+  /**
+   * The sha256 of `fd` (`size` bytes) computed by the helper meanwhile, or undefined — hash it in
+   * this thread — when the file is small, no CPU is free, or the helper is busy, closed or not up yet
+   * (waiting for it to come up would cost more than it saves).
+   */
+  hash(fd: number, size: number): HashShare | undefined {
+    if (this.#busy || this.#closed || !this.#ready || size < this.#minBytes || this.#worker === undefined || !this.#gate()) return undefined;
+    const id = this.#nextId++;
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    let ended: (outcome: { changed?: string; hash?: string }) => void = () => {};
+    const outcome = new Promise<{ changed?: string; hash?: string }>((resolve) => (ended = resolve));
+    this.#running.set(id, { parts: new Map(), end: (o) => ended(o) });
+    try {
+      this.#worker.postMessage({ id, kind: 'hash', fd, size, stop } satisfies ScanJob);
+    } catch {
+      this.#running.delete(id);
+      return undefined;
+    }
+    this.#busy = true;
+    this.#hashed++;
+    const settled = outcome.then((o) => {
+      this.#running.delete(id);
+      this.#busy = false;
+      return o;
+    });
+    return {
+      result: async () => {
+        const o = await settled;
+        return { hash: o.hash, changed: o.changed };
+      },
+      cancel: async () => {
+        Atomics.store(stop, 0, 1);
+        await settled;
+      },
+    };
+  }
+
+  /** Hashes done by the helper so far (tests check which path a Read took). */
+  get hashed(): number {
+    return this.#hashed;
+  }
+
   /** Terminates the helper; a share running meanwhile finishes with the parts it has. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -176,18 +250,20 @@ export class ScanHelper {
     worker.on('message', (reply: ScanReply) => {
       if (reply.type === 'ready') {
         online = true;
+        if (this.#worker === worker) this.#ready = true;
         ready(true);
         return;
       }
       const run = this.#running.get(reply.id);
       if (run === undefined) return;
       if (reply.type === 'part') run.parts.set(reply.chunk, reply.part);
-      else run.end(reply.type === 'changed' ? { changed: reply.message } : {});
+      else run.end(reply.type === 'changed' ? { changed: reply.message } : reply.type === 'hashed' ? { hash: reply.hash } : {});
     });
     const gone = () => {
       ready(false);
       if (this.#worker !== worker) return;
       this.#worker = undefined;
+      this.#ready = false;
       // One that never came up (a missing or broken module) is not started again at every Read.
       if (!online) this.#closed = true;
       this.#endAll();

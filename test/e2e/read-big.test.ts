@@ -190,3 +190,23 @@ describe('Read of a file big enough to share its scan, over spawned stdio (the s
     }
   });
 });
+
+describe('Read of a big editable file, hashed by the helper thread while it is indexed (issue 13)', () => {
+  it('records the same digest as a Read in one thread: an Edit after reading every line goes through, and a changed file is STALE', async () => {
+    const h = await harness('memory', { files: { 'mid.txt': lines(40_000) }, config: { read: { streamFromBytes: 1 } }, scanShare: { gate: () => true, minBytes: 0, chunk: 64 * 1024 } });
+    try {
+      expect(await h.app!.scanHelper.warm()).toBe(true);
+      const file = h.path('mid.txt');
+      const old = new Date(Date.now() - 3_600_000);
+      await fs.utimes(file, old, old);
+      for (let at = 1; at <= 40_000; at += 2_000) okOf(await h.call('Read', { file_path: file, offset: at, limit: 2_000 }));
+      expect(h.app!.scanHelper.hashed).toBe(1);
+      expect(h.app!.scanHelper.shared).toBe(0);
+      const r = await h.call('Edit', { file_path: file, old_string: line(20_000), new_string: 'edited' });
+      expect(r.isError).toBeFalsy();
+      expect(textOf(await h.call('Read', { file_path: file, offset: 20_000, limit: 1 }))).toContain('20000\tedited\n');
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 // ScanHelper with its real worker (dist's): a file that shrank under the helper, a helper that is not up
 // yet, one that never comes up, and one killed mid-scan — each ends its share cleanly.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -93,6 +94,29 @@ describe('ScanHelper', () => {
     expect(await h.warm()).toBe(false);
     const fd = await fileOf(Buffer.alloc(4 * INDEX_BLOCK, 97));
     expect(h.share(fd, 4 * INDEX_BLOCK)).toBeUndefined();
+  });
+
+  it('hashes a whole file meanwhile: the sha256 of its bytes; refused until the helper is up, and while it is busy', async () => {
+    const h = helper();
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => `line ${i} é\n`).join(''));
+    const fd = await fileOf(bytes);
+    expect(h.hash(fd, bytes.length)).toBeUndefined();
+    expect(await h.warm()).toBe(true);
+    const job = h.hash(fd, bytes.length)!;
+    expect(h.hash(fd, bytes.length)).toBeUndefined();
+    expect(h.share(fd, bytes.length)).toBeUndefined();
+    expect(await job.result()).toEqual({ hash: createHash('sha256').update(bytes).digest('hex'), changed: undefined });
+    expect(h.hashed).toBe(1);
+    // Free again; a file that shrank is reported, a cancelled hash gives none.
+    const short = h.hash(fd, bytes.length + INDEX_BLOCK)!;
+    expect((await short.result()).changed).toMatch(/were expected/);
+    const big = await fileOf(Buffer.alloc(600 * INDEX_BLOCK, 97));
+    const cancelled = h.hash(big, 600 * INDEX_BLOCK)!;
+    await cancelled.cancel();
+    expect((await cancelled.result()).hash).toBeUndefined();
+    const busyCpu = helper({ ...opts, gate: () => false });
+    await busyCpu.warm();
+    expect(busyCpu.hash(fd, bytes.length)).toBeUndefined();
   });
 
   it('a helper closed mid-share ends it with the parts it had; the rest is the Read thread\'s', async () => {
