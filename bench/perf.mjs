@@ -10,6 +10,8 @@
 //   Desktop Commander  EDITGUARD_BENCH_DC (its dist/index.js), else /work/peers/dc/node_modules/@wonderwhy-er/…
 //   raw floor          the same work in this process with plain node fs: read, sha256, splice the bytes,
 //                      write a temp, fdatasync, rename (DESIGN §9's floor)
+// Every timed call waits for a quiet machine first (settle(): no child process of any server, no CPU used
+// by them over two 20 ms looks, at most 2 s) — a peer's leftover work is not charged to the next server.
 // A peer that is not installed is skipped, and the table says so. Peak RSS (VmHWM of the server, fresh per
 // row) is shown for the 50 MB row, with editguard's idle RSS (after start-up) for the "3× file + base" target.
 // Options: --quick (fewer calls), --parts l100,l1k,m5,m50,w1m (rows), --servers editguard,reference,claude,dc,
@@ -137,6 +139,46 @@ async function call(client, [tool, args]) {
   return { ms: performance.now() - t0, error };
 }
 
+// ---------- a quiet machine before every timed call (DESIGN §9: "medians on a quiet machine") ----------
+// A peer's work does not always end with its answer: Desktop Commander runs `python3 --version` (through
+// pyenv's shell shims here, ~100 ms of CPU) around its calls, and any server may sync or index after
+// replying. Each timed call therefore starts only once every live server's process tree is quiet: no
+// child processes, and no CPU used by the servers themselves over two 20 ms looks (at most 2 s).
+const CLK_TCK_MS = 10;
+function cpuMs(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * CLK_TCK_MS;
+  } catch {
+    return 0;
+  }
+}
+function childrenOf(pids) {
+  const want = new Set(pids.map(String));
+  const out = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const ppid = fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1];
+      if (want.has(ppid)) out.push(d);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+export async function settle(pids, maxMs = 2000) {
+  if (process.platform !== 'linux' || pids.length === 0) return;
+  const until = performance.now() + maxMs;
+  let quiet = 0;
+  while (quiet < 2 && performance.now() < until) {
+    const before = pids.map(cpuMs);
+    await new Promise((r) => setTimeout(r, 20));
+    const busy = childrenOf(pids).length > 0 || pids.some((p, i) => cpuMs(p) > before[i]);
+    quiet = busy ? 0 : quiet + 1;
+  }
+}
+
 /** The floor: read, sha256, splice the bytes, write a temp, fdatasync, rename (plain node fs, this process). */
 async function rawEdit(file, oldText, newText) {
   const buf = await fsp.readFile(file);
@@ -195,6 +237,7 @@ async function measureRow(key, def, servers, names, work, quick) {
   for (let k = 0; k < n; k++) {
     const m = marker(def.lines, n, k);
     for (const name of order.map((_, i) => order[(i + k) % order.length])) {
+      await settle(Object.values(live).map((l) => l.pid));
       const cap = name === 'floor' ? undefined : servers[name].cap?.[key];
       if (cap !== undefined && cells[name].times.length >= cap) continue;
       let r;
