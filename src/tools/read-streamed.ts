@@ -123,14 +123,15 @@ async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fall
   };
   const share = hashed ? undefined : helper?.share(file.fd, size);
   if (share === undefined) {
+    let index: LineIndex;
     try {
       await scanRange(builder, 0, size);
+      index = builder.finish(fallback);
     } catch (err) {
       // The helper is done with the descriptor before the caller closes it.
       await hashing?.cancel();
       throw err;
     }
-    const index = builder.finish(fallback);
     if (hashing === undefined) return { index, hash: sha?.digest('hex') };
     const theirs = await hashing.result();
     if (theirs.changed !== undefined) throw new ChangedWhileReading(theirs.changed);

@@ -108,7 +108,7 @@ export class ScanHelper {
   readonly #minBytes: number;
   readonly #chunk: number;
   #worker: Worker | undefined;
-  /** Resolves true once the current worker is online, false if it exits first. */
+  /** Resolves true once the current worker is ready for a job, false if it exits first. */
   #up: Promise<boolean> = Promise.resolve(false);
   #running: Map<number, Running> = new Map();
   #busy = false;
