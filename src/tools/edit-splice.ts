@@ -55,11 +55,16 @@ export async function planByteSplice(current: CurrentFile, ctx: PlanContext, spe
   const onCommitted = (hash: string) => {
     remember(hash);
     // The session's new text is a rope over the old one: V8 joins it on its first use — the next Edit's
-    // search, a few milliseconds for 5 MB. Joined once the reply is out instead (it is one copy either way).
-    if (edit.text !== undefined) setImmediate(joinRope, edit.text);
+    // search, a few milliseconds for 5 MB. Joined once the reply is out instead (it is one copy either
+    // way). Not at the next turn of the loop: that comes while the directory's fsync is in flight, and
+    // a 5 MB join then held the reply up by its whole length (~5 ms).
+    if (edit.text !== undefined) setTimeout(joinRope, JOIN_AFTER_MS, edit.text).unref();
   };
   return editPlan(edit, freshness, onCommitted, current.state?.isPartialView === false);
 }
+
+/** How long after the commit the new text is joined: past the rest of the reply path (a directory fsync, the history line). */
+const JOIN_AFTER_MS = 20;
 
 /** Reading one character of a rope string flattens it in place (V8): later searches and slices are at native speed. */
 function joinRope(text: string): void {
