@@ -190,6 +190,7 @@ function reportedAsUnavailable(history: WriteRecorder, stateDir: string): WriteR
         throw historyUnavailable(err, stateDir, realPath);
       }),
     commit: (event) => history.commit(event),
+    ...(history.hasCopy ? { hasCopy: (hash: string) => history.hasCopy!(hash) } : {}),
     ...(history.overwritten ? { overwritten: (event: WriteEvent, outside: { bytes: Buffer; hash: string }) => history.overwritten!(event, outside) } : {}),
   };
 }

@@ -152,6 +152,11 @@ export class HistoryStore implements WriteRecorder {
     );
   }
 
+  /** WriteRecorder.hasCopy: stored by this process (synced, syncing, or to be synced), as far as it knows. */
+  hasCopy(hash: string): boolean {
+    return this.#knownDurable.has(hash) || this.#unsynced.has(hash) || this.#syncs.has(hash);
+  }
+
   /**
    * The pre-image durable before the intent names it: already stored and synced by this process (or
    * its background sync awaited) — undefined, nothing to wait for — or synced now, or stored now,

@@ -94,6 +94,24 @@ export function* findBytesSteps(body: Buffer, needle: Buffer, cap: number): Step
   return out;
 }
 
+/** findBytesSteps() on a string: offsets of `needle`'s non-overlapping occurrences in `text`, at most `cap`, window by window. */
+export function* findTextSteps(text: string, needle: string, cap: number): Steps<number[]> {
+  const out: number[] = [];
+  const m = needle.length;
+  if (m === 0) return out;
+  let next = 0;
+  for (let w = 0; w + m <= text.length && out.length < cap; w += BYTE_STEP) {
+    // A slice is a view (V8's sliced string), not a copy.
+    const window = text.slice(w, Math.min(text.length, w + BYTE_STEP + m - 1));
+    for (let j = window.indexOf(needle, Math.max(0, next - w)); j !== -1 && out.length < cap; j = window.indexOf(needle, j + m)) {
+      out.push(w + j);
+      next = w + j + m;
+    }
+    yield;
+  }
+  return out;
+}
+
 /** `bytes` with [start, end) replaced by `insert`, copied into a new buffer a slice at a time. */
 export function* spliceBytesSteps(bytes: Buffer, start: number, end: number, insert: Uint8Array): Steps<Buffer> {
   const out = Buffer.allocUnsafeSlow(bytes.length - (end - start) + insert.length);

@@ -52,6 +52,8 @@ export interface DiskCommitRequest {
   temp?: string | undefined;
   /** writeTempFor(): called once the temp's bytes are written, before its fdatasync starts. */
   beforeSync?: (() => void) | undefined;
+  /** The large file's read-back, started by readBackAhead() while the temp synced; commitToDisk starts it otherwise. */
+  ahead?: Promise<VerifiedAhead | undefined> | undefined;
 }
 
 export interface DiskCommit {
@@ -141,7 +143,7 @@ export async function commitToDisk(req: DiskCommitRequest): Promise<DiskCommit> 
   const temp = req.temp ?? (await writeTempFor(req));
   let published = false;
   try {
-    const ahead = await verifyAhead(req);
+    const ahead = await (req.ahead ?? readBackAhead(req));
     // ── from here to the publish: no await, nothing but the re-check ──
     const checkedAt = Date.now();
     const held = recheck(req, ahead);
@@ -261,7 +263,7 @@ const VERIFY_SLICE = 4 * 1024 * 1024;
 let spareSlice: Buffer | undefined;
 
 /** The file's identity when its bytes were read back ahead and found equal to the plan's. */
-interface VerifiedAhead {
+export interface VerifiedAhead {
   stat: fs.BigIntStats;
   /** Its last change was at least COARSE_CLOCK_MS before the read began: any later change moves ctime. */
   settled: boolean;
@@ -270,9 +272,11 @@ interface VerifiedAhead {
 /**
  * Reads a large file back before the synchronous section, a slice at a time, and compares it with
  * the bytes the plan was made from. Undefined — the re-check then reads it itself, as for a small
- * file — when it is small, missing, different, or anything goes wrong: this is only a shortcut.
+ * file — when it is small, missing, different, or anything goes wrong: this is only a shortcut, and
+ * never rejects. Started any time before commitToDisk (the pipeline starts it while the temp syncs):
+ * the re-check trusts it only if the file's identity has not moved since.
  */
-async function verifyAhead(req: DiskCommitRequest): Promise<VerifiedAhead | undefined> {
+export async function readBackAhead(req: DiskCommitRequest): Promise<VerifiedAhead | undefined> {
   const { dir, name, current } = req;
   if (!current.exists || current.bytes.length <= VERIFY_AHEAD_MIN) return undefined;
   let file: Descriptor;

@@ -17,7 +17,7 @@ import type { Session } from '../session/session.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
-import { commitToDisk, writeTempFor, type DiskCommit, type DiskCommitRequest } from './commit-to-disk.js';
+import { commitToDisk, readBackAhead, writeTempFor, type DiskCommit, type DiskCommitRequest } from './commit-to-disk.js';
 import { loadCurrentFile, type CurrentFile } from './current-file.js';
 import { assertFresh, FreshnessDecision } from './freshness.js';
 import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
@@ -169,18 +169,10 @@ export class WritePipeline {
       if (current.exists) assertWritable(dir!, name, current.stat, req.target.input);
       dir ??= ConfinedDir.openCreating(path.dirname(real));
 
-      const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
-      const after = plan.change === 'write' ? { bytes: plan.bytes, hash: await digestOfNew(current, plan.bytes) } : undefined;
-      const time = (this.#opts.clock ?? Date.now)();
-      const event: WriteEvent = { path: real, tool: req.tool, session: req.session, before, after, linesAdded: plan.linesAdded, linesRemoved: plan.linesRemoved, time };
       const change = plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
       const commit: DiskCommitRequest = { dir, name, display: req.target.input, current, change, ops: this.#opts.ops };
-      // The backup's fsyncs (thread pool) and the temp's fdatasync (here) run at once; nothing is
-      // published before both are done.
       req.progress?.('backup');
-      const backupFirst = (before?.bytes.length ?? 0) > BACKUP_FIRST_BYTES;
-      const startBackup = () => this.#opts.recorder?.backup(real, before, event);
-      commit.temp = await alongsideBackup(startBackup, (beforeSync) => writeTempFor({ ...commit, beforeSync }), backupFirst, dir, this.#opts.ops);
+      const event = await this.#backupBesideTemp(req, real, plan, current, commit);
       req.progress?.('write');
       disk = await commitToDisk(commit);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
@@ -189,9 +181,9 @@ export class WritePipeline {
       // commit line (and the reply) wait for it.
       dirSynced = this.#opts.durability !== 'relaxed' ? dir.fsyncInBackground() : undefined;
       if (disk.stat) event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
-      if (plan.change === 'write' && after && disk.stat) {
-        rememberWrite(req.session, real, plan, after.hash, disk.stat);
-        plan.onCommitted?.(after.hash);
+      if (plan.change === 'write' && event.after && disk.stat) {
+        rememberWrite(req.session, real, plan, event.after.hash, disk.stat);
+        plan.onCommitted?.(event.after.hash);
       } else {
         req.session.files.delete(real);
       }
@@ -216,6 +208,49 @@ export class WritePipeline {
       await dirSynced?.catch(() => {});
       dir?.close();
     }
+  }
+
+  /**
+   * History's backup and the temp (its name set on `commit`), side by side: the backup's fsyncs run on
+   * the thread pool while the temp syncs, and nothing is published before both are done. Returns the
+   * write's event, whose new bytes' hash is made before the temp — or, for large new bytes whose
+   * pre-image history already holds, while the temp syncs (the backup, which names that hash, starting
+   * once it is known, and the file read back meanwhile).
+   */
+  async #backupBesideTemp(req: WriteRequest, real: string, plan: WritePlan | DeletePlan, current: CurrentFile, commit: DiskCommitRequest): Promise<WriteEvent> {
+    const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
+    const time = (this.#opts.clock ?? Date.now)();
+    const newBytes = plan.change === 'write' ? plan.bytes : undefined;
+    const eventWith = (hash: string | undefined): WriteEvent => ({
+      path: real,
+      tool: req.tool,
+      session: req.session,
+      before,
+      after: newBytes && hash !== undefined ? { bytes: newBytes, hash } : undefined,
+      linesAdded: plan.linesAdded,
+      linesRemoved: plan.linesRemoved,
+      time,
+    });
+    const recorder = this.#opts.recorder;
+    // A large pre-image history has no copy of yet is stored first, beside the temp's write; the
+    // backup then needs the new bytes' hash at once.
+    const backupFirst = before !== undefined && before.bytes.length > BACKUP_FIRST_BYTES && recorder !== undefined && recorder.hasCopy?.(before.hash) !== true;
+    // Otherwise large new bytes are hashed while their temp syncs (the disk's time, mostly idle here).
+    const hashWhileSyncing = !backupFirst && newBytes !== undefined && newBytes.length > HASH_WHILE_SYNCING_BYTES;
+    let event: WriteEvent | undefined = hashWhileSyncing ? undefined : eventWith(newBytes && (await digestOfNew(current, newBytes)));
+    const startBackup = (): Promise<void> | undefined => {
+      if (event !== undefined) return recorder?.backup(real, before, event);
+      return digestOfNew(current, newBytes!).then((hash) => {
+        event = eventWith(hash);
+        return recorder?.backup(real, before, event);
+      });
+    };
+    const whileSyncing = () => {
+      commit.ahead = readBackAhead(commit);
+    };
+    commit.temp = await alongsideBackup(startBackup, (beforeSync) => writeTempFor({ ...commit, beforeSync }), backupFirst, commit.dir, this.#opts.ops, whileSyncing);
+    if (event === undefined) throw new Error(`the write of ${real} was hashed by no one`);
+    return event;
   }
 
   /** An outside write our write replaced: into history as a version of its own (DESIGN §5 "Nothing lost"). */
@@ -272,15 +307,17 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
   });
 }
 
-/** Above this size the backup starts before the temp is written (it may have a large pre-image to store meanwhile). */
+/** Above this size a pre-image history has no copy of is stored before the temp is written, beside it. */
 const BACKUP_FIRST_BYTES = 1024 * 1024;
+/** New bytes above this size are hashed while their temp syncs (below, before: a few hundred microseconds at most). */
+const HASH_WHILE_SYNCING_BYTES = 1024 * 1024;
 
 /**
  * Runs `write` (the temp) and the backup side by side, then waits for the backup; a temp whose
  * backup failed is removed, a backup whose temp failed is let finish (an intent without its write
- * stays unconfirmed). Returns the temp's name. For a small file the backup starts when `write` says
- * its bytes are written and their fdatasync has started (`beforeSync`): the backup's own work and
- * its intent's fsync then overlap the temp's sync instead of following it.
+ * stays unconfirmed). Returns the temp's name. Unless `backupFirst`, the backup starts when `write`
+ * says its bytes are written and their fdatasync has started (`beforeSync`), after `whileSyncing`:
+ * the backup's own work and its intent's fsync then overlap the temp's sync instead of following it.
  */
 async function alongsideBackup(
   startBackup: () => Promise<void> | undefined,
@@ -288,6 +325,7 @@ async function alongsideBackup(
   backupFirst: boolean,
   dir: ConfinedDir,
   ops: AtomicWriteOps | undefined,
+  whileSyncing: () => void,
 ): Promise<string | undefined> {
   let backup: Promise<void> | undefined;
   let started = false;
@@ -301,7 +339,10 @@ async function alongsideBackup(
   if (backupFirst) start();
   let temp: string | undefined;
   try {
-    temp = await write(start);
+    temp = await write(() => {
+      whileSyncing();
+      start();
+    });
   } catch (err) {
     await backup?.catch(() => {});
     throw err;

@@ -21,9 +21,11 @@ const RUNS = 400;
 const E2E_RUNS = 80;
 
 const line = fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', '\t', 'é', '中', '😀', '“', 'x', '\uFEFF'), maxLength: 10 });
+// ASCII with LF: the session's text is the bytes character for character (the byte path searches the text).
+const asciiLine = fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', '\t', 'x', '"'), maxLength: 10 });
 const eolKind = fc.constantFrom('LF', 'LF', 'CRLF', 'CRLF', 'mixed', 'lone-cr');
-const fileArb = fc
-  .record({ lines: fc.array(line, { minLength: 1, maxLength: 30 }), eol: eolKind, picks: fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), last: fc.boolean(), bom: fc.boolean(), tagged: fc.boolean() })
+const fileOf = (lineArb: fc.Arbitrary<string>, eolArb: fc.Arbitrary<string>) => fc
+  .record({ lines: fc.array(lineArb, { minLength: 1, maxLength: 30 }), eol: eolArb, picks: fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), last: fc.boolean(), bom: fc.boolean(), tagged: fc.boolean() })
   .map(({ lines: bare, eol, picks, last, bom, tagged }) => {
     // Tagged lines make most picked strings unique (the byte path's case); untagged ones repeat (AMBIGUOUS).
     const lines = tagged ? bare.map((l, i) => (picks[(i * 7) % 30] ? `${l}#${i}` : l)) : bare;
@@ -31,6 +33,8 @@ const fileArb = fc
     const raw = lines.map((l, i) => (i === lines.length - 1 && !last ? l : l + brk(i))).join('');
     return { raw, bom };
   });
+const fileArb = fileOf(line, eolKind);
+const asciiFileArb = fileOf(asciiLine, fc.constant('LF'));
 const piece = fc.string({ unit: fc.constantFrom('a', 'b', '\n', 'é', '😀', '"', 'x', ' ', '\r'), maxLength: 5 });
 const specArb = fc.record({ at: fc.nat(), len: fc.integer({ min: 1, max: 24 }), made: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: piece, weight: 1 }), to: fc.oneof(piece, fc.constant('')), all: fc.boolean() });
 
@@ -39,11 +43,14 @@ const lfOf = (raw: string) => raw.replace(/\r\n/g, '\n');
 const pickOld = (lf: string, s: { at: number; len: number; made: string | null }) => s.made ?? lf.slice(lf.length === 0 ? 0 : s.at % lf.length, (lf.length === 0 ? 0 : s.at % lf.length) + s.len);
 
 describe('Edit byte path (property, seed printed)', () => {
-  it("byteEditSteps() gives computeEdit()'s bytes, answer, counts and text, or declines", async () => {
+  it.each([
+    ['any file', fileArb, fc.boolean()],
+    ['an ASCII LF file whose text the session holds', asciiFileArb, fc.constant(true)],
+  ] as const)("byteEditSteps() gives computeEdit()'s bytes, answer, counts and text, or declines: %s", async (_what, files, knownArb) => {
     console.log(`edit-bytes property: seed ${SEED}, ${RUNS} runs`);
     let taken = 0;
     await fc.assert(
-      fc.asyncProperty(fileArb, specArb, fc.boolean(), fc.constantFrom<'compact' | 'legacy'>('compact', 'legacy'), async (file, s, known, style) => {
+      fc.asyncProperty(files, specArb, knownArb, fc.constantFrom<'compact' | 'legacy'>('compact', 'legacy'), async (file, s, known, style) => {
         const bytes = encodeText(file.raw, file.bom ? 'utf8bom' : 'utf8');
         const lf = lfOf(file.raw);
         const spec = normalizeEditSpec({ old_string: pickOld(lf, s), new_string: s.to, replace_all: s.all }, 'f.txt');

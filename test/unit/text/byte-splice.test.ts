@@ -1,6 +1,6 @@
 // byte-splice.ts (issue 13): the layout the byte path accepts, and its searches, counts and copies across slice boundaries.
 import { describe, expect, it } from 'vitest';
-import { BYTE_STEP, byteLayoutSteps, countByteSteps, findBytesSteps, isUtf8Steps, lineEndAfterBytes, lineStartBeforeBytes, spliceBytesSteps, windowAroundSteps } from '../../../src/text/byte-splice.js';
+import { BYTE_STEP, byteLayoutSteps, countByteSteps, findBytesSteps, findTextSteps, isUtf8Steps, lineEndAfterBytes, lineStartBeforeBytes, spliceBytesSteps, windowAroundSteps } from '../../../src/text/byte-splice.js';
 import { runSteps } from '../../../src/text/steps.js';
 
 const layout = (b: Buffer) => runSteps(byteLayoutSteps(b));
@@ -38,6 +38,15 @@ describe('findBytesSteps() and countByteSteps()', () => {
     expect(runSteps(findBytesSteps(body, Buffer.from('XYZ'), 5))).toEqual([BYTE_STEP - 2, BYTE_STEP + 6]);
     expect(runSteps(findBytesSteps(body, Buffer.from('XYZ'), 1))).toEqual([BYTE_STEP - 2]);
     expect(runSteps(findBytesSteps(Buffer.from('aaaa'), Buffer.from('aa'), 5))).toEqual([0, 2]);
+  });
+
+  it('findTextSteps() finds what findBytesSteps() finds in the same ASCII, across a window boundary', () => {
+    const text = 'a'.repeat(BYTE_STEP - 2) + 'XYZ' + 'aaaaa' + 'XYZ' + 'aXY';
+    for (const [needle, cap] of [['XYZ', 5], ['XYZ', 1], ['aXY', 5], ['aa', 3], ['Q', 2]] as const) {
+      expect(runSteps(findTextSteps(text, needle, cap))).toEqual(runSteps(findBytesSteps(Buffer.from(text), Buffer.from(needle), cap)));
+    }
+    expect(runSteps(findTextSteps('aaaa', 'aa', 5))).toEqual([0, 2]);
+    expect(runSteps(findTextSteps('abc', '', 5))).toEqual([]);
   });
 
   it('counts a byte within a range', () => {
