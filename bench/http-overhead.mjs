@@ -75,12 +75,21 @@ async function interleave(variants, works, n) {
     }
   }
   const rows = [];
+  const signed = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`;
+  const overStdio = (label, v) => median(t.get(key(label, v))) - median(t.get(key(label, variants.find((x) => x.group === v.group && x.name === 'stdio'))));
+  // The floor's own cost over stdio for the same answer form (the adaptive default answers a call without progress in JSON).
+  const floorOver = (name) => {
+    const form = /SSE/.test(name) ? 'http (SSE response)' : 'http (JSON response)';
+    const noop = variants.find((x) => x.group === 'noop' && x.name === form);
+    return noop && t.has(key('ping', noop)) ? overStdio('ping', noop) : undefined;
+  };
   for (const { label, groups } of works) {
     for (const v of variants.filter((x) => groups.includes(x.group))) {
-      const base = median(t.get(key(label, variants.find((x) => x.group === v.group && x.name === 'stdio'))));
       const m = median(t.get(key(label, v)));
-      const over = v.name === 'stdio' ? '–' : `${m - base >= 0 ? '+' : ''}${(m - base).toFixed(2)} ms`;
-      rows.push(`| ${label}${v.group === 'noop' ? ', no-op server (the floor)' : ''} | ${v.name} | ${m.toFixed(2)} ms | ${over} |`);
+      const over = v.name === 'stdio' ? undefined : overStdio(label, v);
+      const floor = v.group === 'editguard' && over !== undefined ? floorOver(v.name) : undefined;
+      const own = floor === undefined ? '–' : signed(over - floor);
+      rows.push(`| ${label}${v.group === 'noop' ? ', no-op server (the floor)' : ''} | ${v.name} | ${m.toFixed(2)} ms | ${over === undefined ? '–' : signed(over)} | ${own} |`);
     }
   }
   return rows;
@@ -94,7 +103,12 @@ function responseModes(cli) {
   return [['JSON', ['--json-response']], ['SSE', ['--sse-response']], ['adaptive', []]];
 }
 
-/** Rows `| work | transport | median | over stdio |` for editguard (and EG_BENCH_BASELINE) and the no-op floor. */
+/**
+ * Rows `| work | transport | median | over stdio | over stdio, less the floor's |` for editguard (and
+ * EG_BENCH_BASELINE) and the no-op floor. The last column is the server's own share: editguard's cost
+ * over stdio less the no-op server's (same SDK client, same answer form), which is the client's fetch
+ * and the socket, paid by any MCP server over HTTP.
+ */
 export async function httpOverheadRows({ editguard, work, n }) {
   const lines = 1000;
   const content = Array.from({ length: lines }, (_, i) => LINE(i)).join('\n') + '\n';
