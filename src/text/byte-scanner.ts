@@ -15,8 +15,13 @@ export interface ScanResult {
   anyHigh: boolean;
 }
 
-/** Bytes reserved at the start of the memory for the flags the loop leaves there. */
-const FLAGS = 16;
+/**
+ * Bytes reserved at the start of the memory for the flags the loop leaves there; the bytes start
+ * after them on a cache line, so a file can be read straight into them. The kernel's copy into a
+ * destination 16 bytes off a cache line is slow: 1 GiB in 64 KiB preads, 340–425 ms at offset 16
+ * against 170–290 at 0, 64 or 4096 (measured here).
+ */
+const FLAGS = 64;
 
 const [GET, SET, TEE, I32_CONST, I32_ADD, I32_LT_U, I32_GT_U, I32_GE_U, I32_NE, I32_SHL, I32_OR, SELECT, BR, BR_IF, END] = [
   0x20, 0x21, 0x22, 0x41, 0x6a, 0x49, 0x4b, 0x4f, 0x47, 0x74, 0x72, 0x1b, 0x0c, 0x0d, 0x0b,
@@ -97,7 +102,7 @@ let compiled: object | undefined;
  * per scan (its memory is its own, so two scans at once never share state).
  */
 export class ByteScanner {
-  /** The buffer to read into: scan(from, to) looks at bytes[from, to). */
+  /** The buffer to read into (it starts on a cache line): scan(from, to) looks at bytes[from, to). */
   readonly bytes: Buffer;
   readonly #memory: Uint8Array;
   readonly #scan: (p: number, n: number) => number;

@@ -13,7 +13,7 @@ import type { HashJob, IndexJob, ScanJob, ScanReply } from './scan-helper.js';
 const port = parentPort;
 if (port === null) throw new Error('scan-worker.js runs as a worker thread only');
 
-// As the server's scan: read into ordinary memory (the kernel writes WebAssembly memory slowly), then copied.
+// As the server's scan: read straight into the scanner's memory; a hash job reads into `block`.
 const scanner = new ByteScanner(INDEX_BLOCK);
 const block = Buffer.allocUnsafeSlow(INDEX_BLOCK);
 
@@ -35,9 +35,8 @@ function indexJob(job: IndexJob): ScanReply {
     const part = new IndexPartBuilder(start, end);
     for (let at = start; at < end; ) {
       const want = Math.min(INDEX_BLOCK, end - at);
-      const got = readFully(job.fd, block, want, at);
+      const got = readFully(job.fd, scanner.bytes, want, at);
       if (got < want) return changed(job, at + got);
-      scanner.bytes.set(got === INDEX_BLOCK ? block : block.subarray(0, got));
       part.add(scanner, 0, got);
       at += got;
     }

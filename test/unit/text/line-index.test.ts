@@ -73,6 +73,22 @@ describe('ByteScanner', () => {
     scanner.bytes.fill(10);
     expect(scanner.scan(0, 1 << 20).breaks).toBe(1 << 20);
   });
+
+  it('offers bytes that start on a cache line (files are read straight into them) and never lets the flags touch them', () => {
+    for (const capacity of [16, 4096, 65_536]) {
+      const scanner = new ByteScanner(capacity);
+      expect(scanner.bytes.byteOffset % 64).toBe(0);
+      expect(scanner.bytes.length).toBe(capacity);
+      // A scan that sets both flags leaves the bytes as they were.
+      scanner.bytes.fill(0x41);
+      scanner.bytes[0] = 13;
+      scanner.bytes[capacity - 1] = 0xc3;
+      const before = Buffer.from(scanner.bytes);
+      const r = scanner.scan(0, capacity);
+      expect([r.anyCr, r.anyHigh]).toEqual([true, true]);
+      expect(scanner.bytes.equals(before)).toBe(true);
+    }
+  });
 });
 
 describe('LineIndexBuilder', () => {
