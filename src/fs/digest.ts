@@ -47,17 +47,21 @@ export async function digestWithPoints(bytes: Uint8Array): Promise<{ hash: strin
 
 /**
  * digest(bytes), where bytes[0, prefix) equal the first `prefix` bytes of the content `points` were
- * taken of: hashed from the last point at or before `prefix`, in slices as digestInSlices().
+ * taken of: hashed from the last point at or before `prefix`, in slices as digestInSlices(), with
+ * the new content's own points (those inside the shared prefix are the old content's, shared).
  */
-export async function digestFrom(points: DigestPoints, bytes: Uint8Array, prefix: number): Promise<string> {
+export async function digestFrom(points: DigestPoints, bytes: Uint8Array, prefix: number): Promise<{ hash: string; points: DigestPoints }> {
   const k = Math.min(Math.floor(Math.min(prefix, bytes.length) / POINT_STEP), points.states.length - 1);
-  if (k < 0) return digestInSlices(bytes);
+  if (k < 0) return digestWithPoints(bytes);
+  // Kept states are only ever copied, never updated: sharing them is safe.
+  const states = points.states.slice(0, k + 1);
   const hash = points.states[k]!.copy();
-  for (let at = k * POINT_STEP; at < bytes.length; at += SLICE) {
-    hash.update(bytes.subarray(at, at + SLICE));
-    await pauseIfDue();
+  for (let at = k * POINT_STEP; at < bytes.length; at += POINT_STEP) {
+    if (at > k * POINT_STEP) states.push(hash.copy());
+    hash.update(bytes.subarray(at, at + POINT_STEP));
+    if ((at + POINT_STEP) % SLICE === 0) await pauseIfDue();
   }
-  return hash.digest('hex');
+  return { hash: hash.digest('hex'), points: { states } };
 }
 
 /**

@@ -3,6 +3,7 @@ import type fs from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { digest, digestWithPoints, type DigestPoints } from '../fs/digest.js';
+import { sameAsWritten, type WrittenContent } from './last-writes.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
 import { openReadOnlyIn, readSmallInSync } from '../fs/confined-read.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
@@ -55,6 +56,8 @@ export interface LoadOptions {
   maxEditBytes: number;
   /** Bytes that are not UTF-8 decode as this encoding (and become editable) when configured. */
   fallbackEncoding: 'latin1' | undefined;
+  /** What editguard last wrote to the file, if kept: bytes found equal to it are not hashed again. */
+  lastWritten?: WrittenContent | undefined;
 }
 
 /**
@@ -73,7 +76,7 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
   if (small.bytes !== undefined) {
     requireEditableFile(target, small.stat, opts.maxEditBytes);
     const { stat, bytes } = small;
-    const { hash, points } = bytes.length <= SYNC_HASH_MAX ? { hash: digest(bytes), points: undefined } : await digestWithPoints(bytes);
+    const { hash, points } = bytes.length <= SYNC_HASH_MAX ? { hash: digest(bytes), points: undefined } : (sameAsWritten(bytes, opts.lastWritten) ?? (await digestWithPoints(bytes)));
     return { target, state, exists: true, stat, bytes, hash, hashPoints: points, ...lazyText(bytes, opts.fallbackEncoding) };
   }
   const fh = await openReadOnlyIn(dir, name);
@@ -82,7 +85,7 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
     const stat = await fh.stat();
     requireEditableFile(target, stat, opts.maxEditBytes);
     const bytes = await fh.readFile();
-    const { hash, points } = await digestWithPoints(bytes);
+    const { hash, points } = sameAsWritten(bytes, opts.lastWritten) ?? (await digestWithPoints(bytes));
     return { target, state, exists: true, stat, bytes, hash, hashPoints: points, ...lazyText(bytes, opts.fallbackEncoding) };
   } finally {
     await fh.close();

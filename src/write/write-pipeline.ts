@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ToolError, fsError } from '../errors.js';
 import { realOps, removeQuietly, type AtomicWriteOps } from '../fs/atomic-write.js';
 import { ConfinedDir } from '../fs/confined-dir.js';
-import { digest, digestFrom, digestInSlices } from '../fs/digest.js';
+import { digest, digestFrom, digestInSlices, digestWithPoints, type DigestPoints } from '../fs/digest.js';
 import { commonPrefix } from '../text/common-ends.js';
 import type { Release } from '../fs/dir-lock.js';
 import { errnoCode, isGone } from '../fs/errno.js';
@@ -20,6 +20,7 @@ import type { ToolOutput } from '../tool-output.js';
 import { commitToDisk, readBackAhead, writeTempFor, type DiskCommit, type DiskCommitRequest } from './commit-to-disk.js';
 import { loadCurrentFile, type CurrentFile } from './current-file.js';
 import { assertFresh, FreshnessDecision } from './freshness.js';
+import { LastWrites } from './last-writes.js';
 import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
 
 export interface PlanContext {
@@ -106,6 +107,8 @@ export class WritePipeline {
   readonly locks = new PathLock();
   readonly #opts: WritePipelineOptions;
   readonly #listeners: Array<(e: WriteEvent) => void> = [];
+  /** The bytes last written to a few large files: the next write compares instead of hashing them again. */
+  readonly #lastWrites = new LastWrites({ maxBytes: LAST_WRITES_BYTES, maxFileBytes: LAST_WRITE_MAX_BYTES });
 
   constructor(opts: WritePipelineOptions) {
     // Relaxed durability: the temp is not fdatasync'd either (the fault-injection seam keeps its ops).
@@ -156,7 +159,7 @@ export class WritePipeline {
       const current = await loadCurrentFile(
         req.target,
         req.session.files.get(real),
-        { maxEditBytes: this.#opts.maxEditBytes, fallbackEncoding: this.#opts.fallbackEncoding },
+        { maxEditBytes: this.#opts.maxEditBytes, fallbackEncoding: this.#opts.fallbackEncoding, lastWritten: this.#lastWrites.get(real) },
         dir,
       );
       const { ctx, made } = planContext(current, req.target.input);
@@ -172,7 +175,7 @@ export class WritePipeline {
       const change = plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
       const commit: DiskCommitRequest = { dir, name, display: req.target.input, current, change, ops: this.#opts.ops };
       req.progress?.('backup');
-      const event = await this.#backupBesideTemp(req, real, plan, current, commit);
+      const { event, points } = await this.#backupBesideTemp(req, real, plan, current, commit);
       req.progress?.('write');
       disk = await commitToDisk(commit);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
@@ -187,6 +190,8 @@ export class WritePipeline {
       } else {
         req.session.files.delete(real);
       }
+      if (plan.change === 'write' && event.after && points) this.#lastWrites.remember(real, { bytes: plan.bytes, hash: event.after.hash, points });
+      else this.#lastWrites.forget(real);
       for (const l of this.#listeners) l(event);
       await dirSynced;
       try {
@@ -215,9 +220,15 @@ export class WritePipeline {
    * the thread pool while the temp syncs, and nothing is published before both are done. Returns the
    * write's event, whose new bytes' hash is made before the temp — or, for large new bytes whose
    * pre-image history already holds, while the temp syncs (the backup, which names that hash, starting
-   * once it is known, and the file read back meanwhile).
+   * once it is known, and the file read back meanwhile) — and, for large new bytes, the hash's kept states.
    */
-  async #backupBesideTemp(req: WriteRequest, real: string, plan: WritePlan | DeletePlan, current: CurrentFile, commit: DiskCommitRequest): Promise<WriteEvent> {
+  async #backupBesideTemp(
+    req: WriteRequest,
+    real: string,
+    plan: WritePlan | DeletePlan,
+    current: CurrentFile,
+    commit: DiskCommitRequest,
+  ): Promise<{ event: WriteEvent; points: DigestPoints | undefined }> {
     const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
     const time = (this.#opts.clock ?? Date.now)();
     const newBytes = plan.change === 'write' ? plan.bytes : undefined;
@@ -237,10 +248,16 @@ export class WritePipeline {
     const backupFirst = before !== undefined && before.bytes.length > BACKUP_FIRST_BYTES && recorder !== undefined && recorder.hasCopy?.(before.hash) !== true;
     // Otherwise large new bytes are hashed while their temp syncs (the disk's time, mostly idle here).
     const hashWhileSyncing = !backupFirst && newBytes !== undefined && newBytes.length > HASH_WHILE_SYNCING_BYTES;
-    let event: WriteEvent | undefined = hashWhileSyncing ? undefined : eventWith(newBytes && (await digestOfNew(current, newBytes)));
+    let points: DigestPoints | undefined;
+    const hashNew = async (bytes: Buffer) => {
+      const made = await digestOfNew(current, bytes);
+      points = made.points;
+      return made.hash;
+    };
+    let event: WriteEvent | undefined = hashWhileSyncing ? undefined : eventWith(newBytes && (await hashNew(newBytes)));
     const startBackup = (): Promise<void> | undefined => {
       if (event !== undefined) return recorder?.backup(real, before, event);
-      return digestOfNew(current, newBytes!).then((hash) => {
+      return hashNew(newBytes!).then((hash) => {
         event = eventWith(hash);
         return recorder?.backup(real, before, event);
       });
@@ -250,7 +267,7 @@ export class WritePipeline {
     };
     commit.temp = await alongsideBackup(startBackup, (beforeSync) => writeTempFor({ ...commit, beforeSync }), backupFirst, commit.dir, this.#opts.ops, whileSyncing);
     if (event === undefined) throw new Error(`the write of ${real} was hashed by no one`);
-    return event;
+    return { event, points };
   }
 
   /** An outside write our write replaced: into history as a version of its own (DESIGN §5 "Nothing lost"). */
@@ -311,6 +328,11 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
 const BACKUP_FIRST_BYTES = 1024 * 1024;
 /** New bytes above this size are hashed while their temp syncs (below, before: a few hundred microseconds at most). */
 const HASH_WHILE_SYNCING_BYTES = 1024 * 1024;
+/** New bytes above this size keep their hash's states (as a loaded file does: current-file.ts hashes smaller ones plainly). */
+const POINTS_ABOVE = 1024 * 1024;
+/** The last written contents kept for the next write's load: at most this much in all, each at most a one-pread file (8 MiB). */
+const LAST_WRITES_BYTES = 32 * 1024 * 1024;
+const LAST_WRITE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * Runs `write` (the temp) and the backup side by side, then waits for the backup; a temp whose
@@ -358,9 +380,14 @@ async function alongsideBackup(
   return temp;
 }
 
-/** sha256 of a plan's new bytes: a big file's from where they first differ from the old (an Edit hashes its change and what follows). */
-function digestOfNew(current: CurrentFile, bytes: Buffer): Promise<string> {
-  if (!current.exists || current.hashPoints === undefined) return digestInSlices(bytes);
+/**
+ * sha256 of a plan's new bytes, and for more than POINTS_ABOVE bytes its kept states (the next write of
+ * the file compares instead of hashing, then hashes from its change): a big file's from where they first
+ * differ from the old (an Edit hashes its change and what follows).
+ */
+async function digestOfNew(current: CurrentFile, bytes: Buffer): Promise<{ hash: string; points?: DigestPoints | undefined }> {
+  if (bytes.length <= POINTS_ABOVE) return { hash: await digestInSlices(bytes) };
+  if (!current.exists || current.hashPoints === undefined) return digestWithPoints(bytes);
   return digestFrom(current.hashPoints, bytes, commonPrefix(current.bytes, bytes));
 }
 

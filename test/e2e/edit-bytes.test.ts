@@ -67,4 +67,30 @@ describe.each(TRANSPORTS)('Edit byte path over %s', (kind) => {
     expect(await fs.readFile(h.path('quotes.txt'), 'utf8')).toBe(`${LINES.join('\n')}\nsay “bye”\n`);
     if (h.app) expect(jobs(h)).toBe(2);
   });
+
+  it('edits of a 2 MB file in a row (the last written bytes compared, not hashed again): a same-size change on disk between them is STALE', async () => {
+    const upper = LINES.map((l) => l.replace('line', 'LINE'));
+    const big = `${[...LINES, ...upper].join('\n')}\n`;
+    const h = await open({ files: { 'big.txt': big }, config: CONFIG });
+    const file = h.path('big.txt');
+    okOf(await h.call('Read', { file_path: file, limit: 1 }));
+    let want = big;
+    for (const [k, line] of [[1, LINES[1000]!], [2, upper[10_000]!], [3, LINES[5]!]] as const) {
+      okOf(await h.call('Edit', { file_path: file, old_string: line, new_string: `edit ${k}` }));
+      want = want.replace(line, `edit ${k}`);
+      expect((await fs.readFile(file)).equals(Buffer.from(want))).toBe(true);
+    }
+    // Another program changes one byte, same size: what was last written no longer matches what is read.
+    const outside = Buffer.from(want);
+    const at = outside.indexOf(upper[15_000]!) + upper[15_000]!.length - 1;
+    outside[at] = 'y'.charCodeAt(0);
+    await fs.writeFile(file, outside);
+    const err = errorOf(await h.call('Edit', { file_path: file, old_string: LINES[7]!, new_string: 'four' }));
+    expect(err.code).toBe('STALE');
+    expect(err.message).toContain(`+${20_000 + 15_001}: ${upper[15_000]!.slice(0, -1)}y`);
+    okOf(await h.call('Read', { file_path: file, limit: 1 }));
+    okOf(await h.call('Edit', { file_path: file, old_string: LINES[7]!, new_string: 'four' }));
+    expect((await fs.readFile(file)).equals(Buffer.from(outside.toString('utf8').replace(LINES[7]!, 'four')))).toBe(true);
+    expect(jobs(h)).toBe(0);
+  });
 });

@@ -48,9 +48,16 @@ describe('digestWithPoints / digestFrom', () => {
         let prefix = 0;
         while (prefix < before.length && prefix < after.length && before[prefix] === after[prefix]) prefix++;
         expect(prefix).toBeGreaterThanOrEqual(Math.min(at, after.length));
-        expect(await digestFrom(points, after, prefix)).toBe(digest(after));
-        expect(await digestFrom(points, after, Math.floor(prefix / 2))).toBe(digest(after));
-        expect(await digestFrom(points, after, 0)).toBe(digest(after));
+        const from = await digestFrom(points, after, prefix);
+        expect(from.hash).toBe(digest(after));
+        expect((await digestFrom(points, after, Math.floor(prefix / 2))).hash).toBe(digest(after));
+        expect((await digestFrom(points, after, 0)).hash).toBe(digest(after));
+        // The new content's points are as good as its own digestWithPoints(): a second edit hashes from them.
+        const own = await digestWithPoints(after);
+        expect(from.points.states.length).toBe(own.points.states.length);
+        expect(from.points.states.map((s) => s.copy().digest('hex'))).toEqual(own.points.states.map((s) => s.copy().digest('hex')));
+        const again = Buffer.concat([after, Buffer.from('!')]);
+        expect((await digestFrom(from.points, again, after.length)).hash).toBe(digest(again));
       }),
       { numRuns: 60, seed: 1313, endOnFailure: true },
     );
@@ -61,7 +68,7 @@ describe('digestWithPoints / digestFrom', () => {
     const { points } = await digestWithPoints(before);
     expect(points.states.length).toBe(3);
     const after = Buffer.concat([before, Buffer.from('tail')]);
-    expect(await digestFrom(points, after, before.length)).toBe(digest(after));
-    expect(await digestFrom({ states: [] }, after, 10)).toBe(digest(after));
+    expect((await digestFrom(points, after, before.length)).hash).toBe(digest(after));
+    expect((await digestFrom({ states: [] }, after, 10)).hash).toBe(digest(after));
   });
 });
