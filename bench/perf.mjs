@@ -15,6 +15,7 @@
 // A peer that is not installed is skipped, and the table says so. Peak RSS (VmHWM of the server, fresh per
 // row) is shown for the 50 MB row, with editguard's idle RSS (after start-up) for the "3× file + base" target.
 // Options: --quick (fewer calls), --parts l100,l1k,m5,m50,w1m (rows), --servers editguard,reference,claude,dc,
+// --variants (editguard relaxed, no-history and bare — relaxed, no history, no watcher — as more columns: the price of each guarantee),
 // --extra NAME=CMD (another editguard command line run as one more column, e.g. a build of main or a config).
 //
 // Row slot for Read (issue 13, the other half): a module that exports `perfRows(ctx)` returning rows of the
@@ -287,6 +288,13 @@ function cellText(row, name) {
   return s;
 }
 
+/** `--variants`: editguard's config with guarantees turned off (DESIGN §9's target is at the defaults). */
+const VARIANTS = {
+  relaxed: { durability: 'relaxed' },
+  'no-history': { history: { enabled: false } },
+  bare: { durability: 'relaxed', history: { enabled: false }, watch: { enabled: false } },
+};
+
 /**
  * The section: every row, then the table and the DESIGN §9 notes. `extraRows(ctx)` (optional, the Read
  * rows of bench/read-range.mjs) returns rows of measureRow's shape, appended to the table.
@@ -305,6 +313,16 @@ export async function perfBench({ quick = false, editguard, reference, argv = pr
     const argv0 = cmd[0].endsWith('.js') ? [process.execPath, path.resolve(cmd[0])] : [cmd[0]];
     const eg = perfServers({ editguard: '', reference }).editguard;
     servers[name] = { ...eg, title: name, spawn: (dir) => ({ ...eg.spawn(dir), command: argv0[0], args: [...argv0.slice(1), ...cmd.slice(1), '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error'] }) };
+  }
+  // --variants: editguard with one guarantee or more turned off, as more columns: what each one costs.
+  if (argv.includes('--variants')) {
+    const cfgDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-perf-variants-'));
+    const eg = servers.editguard;
+    for (const [name, config] of Object.entries(VARIANTS)) {
+      const file = path.join(cfgDir, `${name}.json`);
+      await fsp.writeFile(file, JSON.stringify(config));
+      servers[name] = { ...eg, title: `editguard ${name}`, spawn: (dir) => ({ ...eg.spawn(dir), args: [...eg.spawn(dir).args, '--config', file] }) };
+    }
   }
   const wanted = (opt('--servers') ?? Object.keys(servers).join(',')).split(',');
   const names = wanted.filter((n) => servers[n]?.available);
