@@ -93,6 +93,27 @@ export interface SmallFile {
 }
 
 /**
+ * readSmallInSync() of the file at `realPath` (a path policy resolved), through its verified directory,
+ * as openConfined() opens it: undefined when there is no file; `bytes` undefined when it is not a
+ * regular file of at most `maxBytes` (open it with openConfined() then).
+ * @throws ESWAPPED and other errno errors, as openConfined().
+ */
+export function readSmallConfined(realPath: string, maxBytes: number): SmallFile | undefined {
+  let dir: ConfinedDir;
+  try {
+    dir = ConfinedDir.open(path.dirname(realPath));
+  } catch (err) {
+    if (isGone(err)) return undefined;
+    throw err;
+  }
+  try {
+    return readSmallInSync(dir, path.basename(realPath), maxBytes);
+  } finally {
+    dir.close();
+  }
+}
+
+/**
  * openReadOnlyIn(), fstat and — for a regular file of at most `maxBytes` — the whole read, all in
  * this thread: a small file costs no thread-pool round trips (four of them otherwise: open, stat,
  * read, close). Undefined when there is no such entry. Same confinement and errors as openReadOnlyIn.

@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolError, fsError } from '../errors.js';
-import { openConfined, type ConfinedFile } from '../fs/confined-read.js';
+import { openConfined, readSmallConfined, type ConfinedFile, type SmallFile } from '../fs/confined-read.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { detectEncoding, isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import { formatBytes } from '../text/format-bytes.js';
@@ -108,6 +108,8 @@ export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> 
 
 /** Bytes sniffed before a big file is streamed (the binary heuristic looks at as many). */
 const HEAD_BYTES = 8 * 1024;
+/** Files up to this size (and under read.streamFromBytes) are read in one pread in this thread: about a millisecond for 8 MiB. */
+const SYNC_READ_MAX = 8 * 1024 * 1024;
 
 /**
  * The stat and bytes of a regular file small enough to read — confined (DESIGN §5): both come from one
@@ -115,6 +117,16 @@ const HEAD_BYTES = 8 * 1024;
  * answered from that descriptor in ranges instead (`output`).
  */
 async function readWhole(target: ResolvedPath, display: string, input: z.output<typeof ReadInput>, deps: ToolDeps): Promise<{ stat: Stats; bytes: Buffer } | { output: ToolOutput }> {
+  // A small file (the common case) is read in this thread: no thread-pool round trips.
+  let small: SmallFile | undefined;
+  try {
+    small = readSmallConfined(target.realPath, Math.min(SYNC_READ_MAX, deps.config.read.streamFromBytes - 1, deps.config.maxEditBytes));
+  } catch (err) {
+    throw fsError(err, display) ?? err;
+  }
+  if (small === undefined) throw await fileNotFound(display, target.absPath, deps.session.policy);
+  if (small.bytes !== undefined) return { stat: small.stat, bytes: small.bytes };
+  // A directory, a FIFO or a device, or a bigger file: opened again, and answered or read below.
   const file = await openConfined(target.realPath).catch((err: unknown) => {
     throw fsError(err, display) ?? err;
   });

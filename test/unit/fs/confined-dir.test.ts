@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfinedDir, confinementMode, setConfinementModeForTests, type ConfinementMode } from '../../../src/fs/confined-dir.js';
-import { openConfined, openReadOnlyIn, readConfined } from '../../../src/fs/confined-read.js';
+import { openConfined, openReadOnlyIn, readConfined, readSmallConfined } from '../../../src/fs/confined-read.js';
 import { tempDir } from '../../helpers/harness.js';
 
 let base: string;
@@ -99,6 +99,27 @@ describe.each(modes)('ConfinedDir (%s)', (mode) => {
         await f.close();
       }
     }
+  });
+
+  it('readSmallConfined() reads a small file in this thread, leaves anything else to openConfined(), and refuses a swapped directory', async () => {
+    expect(readSmallConfined(path.join(inside, 'f'), 100)?.bytes?.toString()).toBe('inside');
+    // Over the limit, a directory, a FIFO: the stat only.
+    const big = readSmallConfined(path.join(inside, 'f'), 5)!;
+    expect([big.stat.size, big.bytes]).toEqual([6, undefined]);
+    expect(readSmallConfined(inside, 100)!.stat.isDirectory()).toBe(true);
+    expect(readSmallConfined(inside, 100)!.bytes).toBeUndefined();
+    const fifo = path.join(inside, 'fifo');
+    if ((await import('node:child_process')).spawnSync('mkfifo', [fifo]).status === 0) {
+      const f = readSmallConfined(fifo, 100)!;
+      expect([f.stat.isFIFO(), f.bytes]).toEqual([true, undefined]);
+    }
+    expect(readSmallConfined(path.join(inside, 'missing'), 100)).toBeUndefined();
+    expect(readSmallConfined(path.join(inside, 'nodir', 'x'), 100)).toBeUndefined();
+    // A symlink in the file's place, then in the directory's: never followed.
+    fs.symlinkSync(path.join(outside, 'f'), path.join(inside, 'link'));
+    expect(() => readSmallConfined(path.join(inside, 'link'), 100)).toThrow(expect.objectContaining({ code: 'ESWAPPED' }));
+    swapForSymlink();
+    expect(() => readSmallConfined(path.join(inside, 'f'), 100)).toThrow(expect.objectContaining({ code: 'ESWAPPED' }));
   });
 });
 
