@@ -35,13 +35,8 @@ export interface ConfinedFile {
  *   policy resolved it; other errno errors (EACCES, …) as they come.
  */
 export async function openConfined(realPath: string): Promise<ConfinedFile | undefined> {
-  let dir: ConfinedDir;
-  try {
-    dir = ConfinedDir.open(path.dirname(realPath));
-  } catch (err) {
-    if (isGone(err)) return undefined;
-    throw err;
-  }
+  const dir = directoryOf(realPath);
+  if (dir === undefined) return undefined;
   let fh: fsp.FileHandle | undefined;
   try {
     fh = await openReadOnlyIn(dir, path.basename(realPath));
@@ -92,6 +87,16 @@ export interface SmallFile {
   bytes: Buffer | undefined;
 }
 
+/** The verified directory of `realPath`, or undefined when it (or one above it) is gone. */
+function directoryOf(realPath: string): ConfinedDir | undefined {
+  try {
+    return ConfinedDir.open(path.dirname(realPath));
+  } catch (err) {
+    if (isGone(err)) return undefined;
+    throw err;
+  }
+}
+
 /**
  * readSmallInSync() of the file at `realPath` (a path policy resolved), through its verified directory,
  * as openConfined() opens it: undefined when there is no file; `bytes` undefined when it is not a
@@ -99,13 +104,8 @@ export interface SmallFile {
  * @throws ESWAPPED and other errno errors, as openConfined().
  */
 export function readSmallConfined(realPath: string, maxBytes: number): SmallFile | undefined {
-  let dir: ConfinedDir;
-  try {
-    dir = ConfinedDir.open(path.dirname(realPath));
-  } catch (err) {
-    if (isGone(err)) return undefined;
-    throw err;
-  }
+  const dir = directoryOf(realPath);
+  if (dir === undefined) return undefined;
   try {
     return readSmallInSync(dir, path.basename(realPath), maxBytes);
   } finally {
