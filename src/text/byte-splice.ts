@@ -77,33 +77,26 @@ export function* countByteSteps(body: Uint8Array, byte: number, from = 0, to = b
  * Start offsets of the non-overlapping occurrences of `needle` in `body`, left to right, at most `cap`
  * of them, searched window by window (a rare needle in 50 MB is not one long indexOf).
  */
-export function* findBytesSteps(body: Buffer, needle: Buffer, cap: number): Steps<number[]> {
-  const out: number[] = [];
-  const m = needle.length;
-  if (m === 0) return out;
-  let next = 0;
-  for (let w = 0; w + m <= body.length && out.length < cap; w += BYTE_STEP) {
-    // Every occurrence starting in [w, w + BYTE_STEP) lies inside this window, and only those.
-    const window = body.subarray(w, Math.min(body.length, w + BYTE_STEP + m - 1));
-    for (let j = window.indexOf(needle, Math.max(0, next - w)); j !== -1 && out.length < cap; j = window.indexOf(needle, j + m)) {
-      out.push(w + j);
-      next = w + j + m;
-    }
-    yield;
-  }
-  return out;
+export function findBytesSteps(body: Buffer, needle: Buffer, cap: number): Steps<number[]> {
+  return findInWindowsSteps(body, needle, cap, (a, b) => body.subarray(a, b));
 }
 
-/** findBytesSteps() on a string: offsets of `needle`'s non-overlapping occurrences in `text`, at most `cap`, window by window. */
-export function* findTextSteps(text: string, needle: string, cap: number): Steps<number[]> {
+/** findBytesSteps() on a string (a slice is a view, V8's sliced string, not a copy): the same offsets in the same text. */
+export function findTextSteps(text: string, needle: string, cap: number): Steps<number[]> {
+  return findInWindowsSteps(text, needle, cap, (a, b) => text.slice(a, b));
+}
+
+/** The search of findBytesSteps() and findTextSteps(): `window(a, b)` is the haystack's [a, b). */
+function* findInWindowsSteps<T extends Buffer | string>(hay: T, needle: T, cap: number, window: (a: number, b: number) => T): Steps<number[]> {
   const out: number[] = [];
   const m = needle.length;
   if (m === 0) return out;
   let next = 0;
-  for (let w = 0; w + m <= text.length && out.length < cap; w += BYTE_STEP) {
-    // A slice is a view (V8's sliced string), not a copy.
-    const window = text.slice(w, Math.min(text.length, w + BYTE_STEP + m - 1));
-    for (let j = window.indexOf(needle, Math.max(0, next - w)); j !== -1 && out.length < cap; j = window.indexOf(needle, j + m)) {
+  for (let w = 0; w + m <= hay.length && out.length < cap; w += BYTE_STEP) {
+    // Every occurrence starting in [w, w + BYTE_STEP) lies inside this window, and only those.
+    // A Buffer searched for a Buffer, a string for a string (TypeScript cannot call indexOf on the union).
+    const part = window(w, Math.min(hay.length, w + BYTE_STEP + m - 1)) as Buffer & string;
+    for (let j = part.indexOf(needle, Math.max(0, next - w)); j !== -1 && out.length < cap; j = part.indexOf(needle, j + m)) {
       out.push(w + j);
       next = w + j + m;
     }

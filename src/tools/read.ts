@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolError, fsError } from '../errors.js';
-import { openConfined, readSmallConfined, type ConfinedFile, type SmallFile } from '../fs/confined-read.js';
+import { openConfined, readSmallConfined, SYNC_READ_MAX, type ConfinedFile, type SmallFile } from '../fs/confined-read.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { detectEncoding, isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import { formatBytes } from '../text/format-bytes.js';
@@ -108,8 +108,6 @@ export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> 
 
 /** Bytes sniffed before a big file is streamed (the binary heuristic looks at as many). */
 const HEAD_BYTES = 8 * 1024;
-/** Files up to this size (and under read.streamFromBytes) are read in one pread in this thread: about a millisecond for 8 MiB. */
-const SYNC_READ_MAX = 8 * 1024 * 1024;
 
 /**
  * The stat and bytes of a regular file small enough to read — confined (DESIGN §5): both come from one

@@ -3,9 +3,8 @@ import type fs from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { digest, digestWithPoints, type DigestPoints } from '../fs/digest.js';
-import { sameAsWritten, type WrittenContent } from './last-writes.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
-import { openReadOnlyIn, readSmallInSync } from '../fs/confined-read.js';
+import { openReadOnlyIn, readSmallInSync, SYNC_READ_MAX } from '../fs/confined-read.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
@@ -13,6 +12,7 @@ import { decodeText, decodeTextSteps, type DecodedText } from '../text/codec.js'
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc, toLineDocSteps, type LineDoc } from '../text/line-endings.js';
 import { runStepsWithPauses } from '../text/steps.js';
+import { sameAsWritten, type WrittenContent } from './last-writes.js';
 
 interface FileView {
   readonly target: ResolvedPath;
@@ -37,7 +37,7 @@ export interface PresentFile extends FileView {
   readonly stat: fs.Stats;
   readonly bytes: Buffer;
   readonly hash: string;
-  /** For files over SYNC_HASH_MAX: the hash's states along the bytes, so the new content is hashed from where it differs. */
+  /** For files over HASH_POINTS_ABOVE: the hash's states along the bytes, so the new content is hashed from where it differs. */
   readonly hashPoints?: DigestPoints | undefined;
 }
 
@@ -45,12 +45,11 @@ export interface PresentFile extends FileView {
 export type CurrentFile = MissingFile | PresentFile;
 
 /**
- * Files up to this size are read in one go in this thread: a pread from the page cache, about a
- * millisecond for 8 MiB — cheaper than the thread pool's round trips (one per 512 KiB chunk, each
- * a wake-up of this thread) that the larger ones below take. Hashed in slices above 1 MiB.
+ * Files over this size are hashed in slices, keeping the hash's states (hashPoints), and so is a
+ * write's new content over it; smaller ones are hashed at once. Files up to SYNC_READ_MAX are read in
+ * one pread in this thread, larger ones by the thread pool (one round trip per 512 KiB chunk).
  */
-const SYNC_READ_MAX = 8 * 1024 * 1024;
-const SYNC_HASH_MAX = 1024 * 1024;
+export const HASH_POINTS_ABOVE = 1024 * 1024;
 
 export interface LoadOptions {
   maxEditBytes: number;
@@ -76,7 +75,7 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
   if (small.bytes !== undefined) {
     requireEditableFile(target, small.stat, opts.maxEditBytes);
     const { stat, bytes } = small;
-    const { hash, points } = bytes.length <= SYNC_HASH_MAX ? { hash: digest(bytes), points: undefined } : (sameAsWritten(bytes, opts.lastWritten) ?? (await digestWithPoints(bytes)));
+    const { hash, points } = bytes.length <= HASH_POINTS_ABOVE ? { hash: digest(bytes), points: undefined } : (sameAsWritten(bytes, opts.lastWritten) ?? (await digestWithPoints(bytes)));
     return { target, state, exists: true, stat, bytes, hash, hashPoints: points, ...lazyText(bytes, opts.fallbackEncoding) };
   }
   const fh = await openReadOnlyIn(dir, name);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ToolError, fsError } from '../errors.js';
 import { realOps, removeQuietly, type AtomicWriteOps } from '../fs/atomic-write.js';
 import { ConfinedDir } from '../fs/confined-dir.js';
+import { SYNC_READ_MAX } from '../fs/confined-read.js';
 import { digest, digestFrom, digestInSlices, digestWithPoints, type DigestPoints } from '../fs/digest.js';
 import { commonPrefix } from '../text/common-ends.js';
 import type { Release } from '../fs/dir-lock.js';
@@ -18,7 +19,7 @@ import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
 import { commitToDisk, readBackAhead, writeTempFor, type DiskCommit, type DiskCommitRequest } from './commit-to-disk.js';
-import { loadCurrentFile, type CurrentFile } from './current-file.js';
+import { HASH_POINTS_ABOVE, loadCurrentFile, type CurrentFile } from './current-file.js';
 import { assertFresh, FreshnessDecision } from './freshness.js';
 import { LastWrites } from './last-writes.js';
 import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
@@ -108,7 +109,7 @@ export class WritePipeline {
   readonly #opts: WritePipelineOptions;
   readonly #listeners: Array<(e: WriteEvent) => void> = [];
   /** The bytes last written to a few large files: the next write compares instead of hashing them again. */
-  readonly #lastWrites = new LastWrites({ maxBytes: LAST_WRITES_BYTES, maxFileBytes: LAST_WRITE_MAX_BYTES });
+  readonly #lastWrites = new LastWrites({ maxBytes: LAST_WRITES_BYTES, maxFileBytes: SYNC_READ_MAX });
 
   constructor(opts: WritePipelineOptions) {
     // Relaxed durability: the temp is not fdatasync'd either (the fault-injection seam keeps its ops).
@@ -328,11 +329,8 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
 const BACKUP_FIRST_BYTES = 1024 * 1024;
 /** New bytes above this size are hashed while their temp syncs (below, before: a few hundred microseconds at most). */
 const HASH_WHILE_SYNCING_BYTES = 1024 * 1024;
-/** New bytes above this size keep their hash's states (as a loaded file does: current-file.ts hashes smaller ones plainly). */
-const POINTS_ABOVE = 1024 * 1024;
-/** The last written contents kept for the next write's load: at most this much in all, each at most a one-pread file (8 MiB). */
+/** The last written contents kept for the next write's load: at most this much in all, each at most a one-pread file. */
 const LAST_WRITES_BYTES = 32 * 1024 * 1024;
-const LAST_WRITE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * Runs `write` (the temp) and the backup side by side, then waits for the backup; a temp whose
@@ -381,12 +379,12 @@ async function alongsideBackup(
 }
 
 /**
- * sha256 of a plan's new bytes, and for more than POINTS_ABOVE bytes its kept states (the next write of
+ * sha256 of a plan's new bytes, and for more than HASH_POINTS_ABOVE bytes (as a loaded file) its kept states (the next write of
  * the file compares instead of hashing, then hashes from its change): a big file's from where they first
  * differ from the old (an Edit hashes its change and what follows).
  */
 async function digestOfNew(current: CurrentFile, bytes: Buffer): Promise<{ hash: string; points?: DigestPoints | undefined }> {
-  if (bytes.length <= POINTS_ABOVE) return { hash: await digestInSlices(bytes) };
+  if (bytes.length <= HASH_POINTS_ABOVE) return { hash: await digestInSlices(bytes) };
   if (!current.exists || current.hashPoints === undefined) return digestWithPoints(bytes);
   return digestFrom(current.hashPoints, bytes, commonPrefix(current.bytes, bytes));
 }
