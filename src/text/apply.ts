@@ -5,12 +5,14 @@ import { findNearMissesSteps, visibleWhitespace } from './near-miss.js';
 import { lineNumbersOf, planMatchSteps, type MatchKind } from './match.js';
 import { OccurrenceSplices } from './occurrence-splices.js';
 import { runSteps, STEP, type Steps } from './steps.js';
-import { stripTrailingWhitespace } from './trailing-whitespace.js';
+import { stripAddedTrailingWhitespace, type CarriedLines } from './carried-lines.js';
 
 export interface EditSpec {
   old_string: string;
   new_string: string;
   replace_all?: boolean | undefined;
+  /** Lines new_string carries over unchanged from old_string (set by normalizeEditSpec): they keep the file's bytes. */
+  carried?: CarriedLines | undefined;
 }
 
 export interface AppliedEdit {
@@ -30,14 +32,13 @@ const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
 
 /**
  * normalizeFileEditInput: line breaks of both strings become "\n" (matching is on LF text) and
- * trailing whitespace is stripped from each line of new_string, except in Markdown where two
- * trailing spaces are a hard break.
+ * trailing whitespace is stripped from each line new_string adds or changes — never from a line it carries over
+ * unchanged from old_string (issue 32) — except in Markdown, where two trailing spaces are a hard break.
  */
 export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T {
   const old_string = toLf(spec.old_string);
-  let new_string = toLf(spec.new_string);
-  if (!isMarkdown(filePath)) new_string = stripTrailingWhitespace(new_string);
-  return { ...spec, old_string, new_string };
+  const { text: new_string, carried } = stripAddedTrailingWhitespace(old_string, toLf(spec.new_string), isMarkdown(filePath));
+  return { ...spec, old_string, new_string, carried };
 }
 
 /**
@@ -50,7 +51,7 @@ export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
 
 /** applyEdit() with pause points (see steps.ts): a replace_all can make millions of splices. */
 export function* applyEditSteps(text: string, spec: EditSpec): Steps<AppliedEdit> {
-  const plan = yield* planMatchSteps(text, spec.old_string, spec.new_string);
+  const plan = yield* planMatchSteps(text, spec.old_string, spec.new_string, spec.carried);
   if (!plan) throw yield* noMatch(text, spec.old_string);
   const { positions } = plan;
   if (positions.length > 1 && !spec.replace_all) throw ambiguous(text, spec.old_string, positions);

@@ -1,4 +1,5 @@
 // Locating old_string in a file: findActualString's fallbacks (seeds 000/002), every match, and near misses.
+import { withFileLines, type CarriedLines } from './carried-lines.js';
 import { desanitizeSteps } from './desanitize.js';
 import { OffsetList } from './offset-list.js';
 import { normalizeQuotesSteps, preserveQuoteStyle } from './quotes.js';
@@ -51,12 +52,15 @@ export function* findAllSteps(haystack: string, needle: string, cap = Infinity):
  * normalisation, then de-sanitisation (whose substitutions also apply to new_string), then both.
  * Returns undefined when nothing matches.
  */
-export function planMatch(file: string, oldString: string, newString: string): MatchPlan | undefined {
-  return runSteps(planMatchSteps(file, oldString, newString));
+export function planMatch(file: string, oldString: string, newString: string, carried: CarriedLines = []): MatchPlan | undefined {
+  return runSteps(planMatchSteps(file, oldString, newString, carried));
 }
 
-/** planMatch() with pause points while it searches and collects occurrences (see steps.ts). */
-export function* planMatchSteps(file: string, oldString: string, newString: string): Steps<MatchPlan | undefined> {
+/**
+ * planMatch() with pause points while it searches and collects occurrences (see steps.ts). `carried`: new_string's
+ * lines that old_string's lines carry over unchanged; a match through quote normalisation writes them as the file has them.
+ */
+export function* planMatchSteps(file: string, oldString: string, newString: string, carried: CarriedLines = []): Steps<MatchPlan | undefined> {
   const exact = yield* findAllSteps(file, oldString);
   if (exact.length > 0) {
     return { kind: 'exact', positions: exact, length: oldString.length, replacementAt: () => newString };
@@ -74,7 +78,10 @@ export function* planMatchSteps(file: string, oldString: string, newString: stri
       kind,
       positions,
       length: search.length,
-      replacementAt: (pos) => preserveQuoteStyle(search, file.slice(pos, pos + search.length), replacement),
+      replacementAt: (pos) => {
+        const actual = file.slice(pos, pos + search.length);
+        return withFileLines(preserveQuoteStyle(search, actual, replacement), actual, carried);
+      },
     };
   }
   const quoted = yield* viaQuotes(oldString, newString, 'quotes');

@@ -294,6 +294,20 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       expect((await disk(h, 'a.ts')).toString()).toBe('let a = 10;\nlet c = 3;\nlet b = 2;\n');
     });
 
+    it('issue 32: a CRLF C++ file whose context line ends in a space keeps that line byte-identical when the line above changes', async () => {
+      const file = 'int main() {\r\n  int a = 1;\r\n  return a; \r\n}\r\n';
+      const h = await open({ files: { 'about.cpp': file } });
+      okOf(await readAndEdit(h, 'about.cpp', '  int a = 1;\n  return a; \n', '  int a = 2;  \n  return a; \n'));
+      expect((await disk(h, 'about.cpp')).toString()).toBe('int main() {\r\n  int a = 2;\r\n  return a; \r\n}\r\n');
+    });
+
+    it('issue 32: a match through curly quotes writes the carried-over lines as the file has them', async () => {
+      const file = 'say(\u201chi\u201d); \nold();\n';
+      const h = await open({ files: { 'q.js': file } });
+      okOf(await readAndEdit(h, 'q.js', 'say("hi"); \nold();', 'say("hi"); \nnew();  '));
+      expect((await disk(h, 'q.js')).toString()).toBe('say(\u201chi\u201d); \nnew();\n');
+    });
+
     it.each(['md', 'mdx'])('Edit keeps trailing whitespace of new_string in a .%s file (hard line breaks)', async (ext) => {
       const h = await open({ files: { [`doc.${ext}`]: '# Title\nold line\n' } });
       okOf(await readAndEdit(h, `doc.${ext}`, 'old line', 'first  \nsecond'));

@@ -66,11 +66,20 @@ describe('normalizeEditSpec()', () => {
   it('strips trailing whitespace of new_string outside Markdown', () => {
     expect(normalizeEditSpec({ old_string: 'a', new_string: 'x  \ny\t\n' }, '/p/f.ts').new_string).toBe('x\ny\n');
   });
+  it('keeps the trailing whitespace of lines new_string carries over unchanged from old_string (issue 32)', () => {
+    const spec = normalizeEditSpec({ old_string: 'a();\n  b(); \nc();\t', new_string: 'a(1);  \n  b(); \nc();\t\nd(); ' }, '/p/f.cpp');
+    expect(spec.new_string).toBe('a(1);\n  b(); \nc();\t\nd();');
+    expect(spec.carried).toEqual([[1, 1], [2, 2]]);
+  });
+  it('strips a line that repeats an old line elsewhere but is added, not carried (line diff, not membership)', () => {
+    const spec = normalizeEditSpec({ old_string: 'x \ny', new_string: 'x \ny\nx ' }, '/p/f.ts');
+    expect(spec.new_string).toBe('x \ny\nx');
+  });
   it('keeps trailing spaces in .md and .mdx', () => {
     expect(normalizeEditSpec({ old_string: 'a', new_string: 'x  \n' }, '/p/README.MD').new_string).toBe('x  \n');
     expect(normalizeEditSpec({ old_string: 'a', new_string: 'x  \n' }, '/p/p.mdx').new_string).toBe('x  \n');
   });
   it('turns CRLF in both strings into LF', () => {
-    expect(normalizeEditSpec({ old_string: 'a\r\nb', new_string: 'c\r\nd' }, 'f.md')).toEqual({ old_string: 'a\nb', new_string: 'c\nd' });
+    expect(normalizeEditSpec({ old_string: 'a\r\nb', new_string: 'c\r\nd' }, 'f.md')).toMatchObject({ old_string: 'a\nb', new_string: 'c\nd' });
   });
 });

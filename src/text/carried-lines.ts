@@ -1,0 +1,80 @@
+// Lines of new_string that an edit carries over unchanged from old_string (issue 32): they keep the file's bytes.
+import { diffArrays } from 'diff';
+import { stripTrailingWhitespace } from './trailing-whitespace.js';
+
+/** Pairs [line of new_string, line of old_string] that new_string carries over unchanged, ascending. */
+export type CarriedLines = ReadonlyArray<readonly [newLine: number, oldLine: number]>;
+
+export interface NewString {
+  /** new_string with trailing whitespace stripped from the lines it adds or changes (not from carried lines). */
+  text: string;
+  carried: CarriedLines;
+}
+
+// Above this many differing lines the line diff gives up (its cost grows with the number of differences) and a
+// line counts as carried when old_string has the same line anywhere: never slower than one pass over each side.
+const MAX_DIFF_EDITS = 2_000;
+
+/**
+ * The seed's trailing-whitespace rule (000 "输入预处理管线"), applied only to what the edit changes: each line of
+ * `newLf` that a line diff against `oldLf` aligns with an identical line of old_string is carried over and kept as it
+ * is; every other line loses its trailing spaces and tabs unless `keepWhitespace` (Markdown, where two trailing
+ * spaces are a hard break). Both strings are LF-normalised.
+ */
+export function stripAddedTrailingWhitespace(oldLf: string, newLf: string, keepWhitespace: boolean): NewString {
+  const oldLines = oldLf === '' ? [] : oldLf.split('\n');
+  const newLines = newLf.split('\n');
+  const carried = carriedLines(oldLines, newLines);
+  if (keepWhitespace) return { text: newLf, carried };
+  const isCarried = new Uint8Array(newLines.length);
+  for (const [n] of carried) isCarried[n] = 1;
+  let changed = false;
+  for (let i = 0; i < newLines.length; i++) {
+    if (isCarried[i]) continue;
+    const stripped = stripTrailingWhitespace(newLines[i]!);
+    if (stripped !== newLines[i]) {
+      newLines[i] = stripped;
+      changed = true;
+    }
+  }
+  return { text: changed ? newLines.join('\n') : newLf, carried };
+}
+
+function carriedLines(oldLines: string[], newLines: string[]): CarriedLines {
+  if (oldLines.length === 0) return [];
+  const out: Array<[number, number]> = [];
+  const changes = diffArrays(oldLines, newLines, { maxEditLength: MAX_DIFF_EDITS });
+  if (changes === undefined) {
+    const firstAt = new Map<string, number>();
+    oldLines.forEach((line, i) => firstAt.has(line) || firstAt.set(line, i));
+    newLines.forEach((line, i) => {
+      const o = firstAt.get(line);
+      if (o !== undefined) out.push([i, o]);
+    });
+    return out;
+  }
+  let o = 0;
+  let n = 0;
+  for (const c of changes) {
+    const count = c.value.length;
+    if (c.added) n += count;
+    else if (c.removed) o += count;
+    else for (let k = 0; k < count; k++) out.push([n++, o++]);
+  }
+  return out;
+}
+
+/**
+ * `replacement` with each carried line put back as the file has it: when old_string matched only through a
+ * tolerance (curly quotes, de-sanitising), `actual` (the matched text of the file, line for line old_string's
+ * lines) is what those lines really are, not old_string's spelling of them.
+ */
+export function withFileLines(replacement: string, actual: string, carried: CarriedLines): string {
+  if (carried.length === 0) return replacement;
+  const lines = replacement.split('\n');
+  const fileLines = actual.split('\n');
+  for (const [n, o] of carried) {
+    if (n < lines.length && o < fileLines.length) lines[n] = fileLines[o]!;
+  }
+  return lines.join('\n');
+}
