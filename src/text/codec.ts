@@ -26,7 +26,6 @@ const BOM_UTF16BE = Buffer.from([0xfe, 0xff]);
 
 // ignoreBOM: true means "do not strip a BOM": we strip exactly one BOM ourselves, so a second
 // BOM right after the first is content and must survive in `text`.
-const UTF8_FATAL = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const UTF8_REPLACE = new TextDecoder('utf-8', { ignoreBOM: true });
 const UTF16LE_FATAL = new TextDecoder('utf-16le', { fatal: true, ignoreBOM: true });
 const UTF16LE_REPLACE = new TextDecoder('utf-16le', { ignoreBOM: true });

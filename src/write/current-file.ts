@@ -20,8 +20,6 @@ interface FileView {
   decoded(): DecodedText;
   /** The decoded content as LF lines; computed once. */
   doc(): LineDoc;
-  /** Computes decoded() and doc() in slices, yielding between them (a 50 MB decode holds up no one); later calls are free. */
-  textInSlices(): Promise<void>;
 }
 
 /** No file at the path: a write creates it. */
@@ -90,15 +88,12 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
 }
 
 /** decoded() and doc() of `bytes`, each computed on first use. */
-function lazyText(bytes: Buffer, fallback: 'latin1' | undefined): Pick<FileView, 'decoded' | 'doc' | 'textInSlices'> {
+function lazyText(bytes: Buffer, fallback: 'latin1' | undefined): Pick<FileView, 'decoded' | 'doc'> {
   let decoded: DecodedText | undefined;
   let doc: LineDoc | undefined;
   const view = {
     decoded: () => (decoded ??= decodeText(bytes, fallback)),
     doc: () => (doc ??= toLineDoc(view.decoded().text)),
-    textInSlices: async () => {
-      view.doc();
-    },
   };
   return view;
 }
