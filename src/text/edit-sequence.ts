@@ -40,14 +40,21 @@ export interface SequenceResult {
  * in order. @throws EditFailure for the first edit that fails to match (its NO_MATCH/AMBIGUOUS
  * ToolError inside), ToolError TOO_LARGE when the result would pass maxLength.
  */
-export function applyEditSequence(text: string, specs: readonly EditSpec[], opts: SequenceOptions = {}): SequenceResult {
+export function applyEditSequence(
+  text: string,
+  specs: readonly EditSpec[],
+  opts: SequenceOptions = {},
+): SequenceResult {
   if (specs.length === 0) return { text, splices: [], edits: [] };
   // An empty first old_string creates the file or fills an empty one: the rest edits its new_string.
   if (specs[0]!.old_string === '') {
     opts.before?.(0);
     let rest: SequenceResult;
     try {
-      rest = applyEditSequence(specs[0]!.new_string, specs.slice(1), { ...opts, before: opts.before && ((i) => opts.before!(i + 1)) });
+      rest = applyEditSequence(specs[0]!.new_string, specs.slice(1), {
+        ...opts,
+        before: opts.before && ((i) => opts.before!(i + 1)),
+      });
     } catch (err) {
       throw err instanceof EditFailure ? new EditFailure(err.index + 1, err.error) : err;
     }
@@ -76,10 +83,14 @@ export function applyEditSequence(text: string, specs: readonly EditSpec[], opts
     }
     // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
     if (length > maxLength) {
-      throw new ToolError('TOO_LARGE', `The result of edits[${j}] would be ${length} characters, over the ${maxLength}-character limit (maxEditBytes). Nothing was written.`, {
-        edit_index: j,
-        max: maxLength,
-      });
+      throw new ToolError(
+        'TOO_LARGE',
+        `The result of edits[${j}] would be ${length} characters, over the ${maxLength}-character limit (maxEditBytes). Nothing was written.`,
+        {
+          edit_index: j,
+          max: maxLength,
+        },
+      );
     }
     mapPositions(edits, splices);
     edits.push({ replacements: splices.length, at: splices.at(0)!.start });

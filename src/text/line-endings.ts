@@ -56,7 +56,8 @@ function countOf(haystack: string, needle: string, from = 0, to = haystack.lengt
  */
 export function toLineDoc(raw: string): LineDoc {
   if (raw.indexOf('\r') === -1) {
-    const doc: LineDoc = Object.freeze({ raw, text: raw, style: raw.indexOf('\n') === -1 ? 'none' : 'LF', dominant: 'LF' });
+    const style: LineEndingStyle = raw.indexOf('\n') === -1 ? 'none' : 'LF';
+    const doc: LineDoc = Object.freeze({ raw, text: raw, style, dominant: 'LF' });
     crFree.add(doc);
     return doc;
   }

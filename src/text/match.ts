@@ -19,8 +19,9 @@ export interface MatchPlan {
 /** Non-overlapping occurrences of `needle` in `haystack`, left to right; stops after `cap`. */
 export function findAll(haystack: string, needle: string, cap = Infinity): Int32Array {
   const out = new OffsetList();
-  if (needle.length === 0) return out.toArray();
-  for (let j = haystack.indexOf(needle); j !== -1 && out.length < cap; j = haystack.indexOf(needle, j + needle.length)) out.push(j);
+  const m = needle.length;
+  if (m === 0) return out.toArray();
+  for (let j = haystack.indexOf(needle); j !== -1 && out.length < cap; j = haystack.indexOf(needle, j + m)) out.push(j);
   return out.toArray();
 }
 

@@ -15,7 +15,9 @@ export type EditTask =
  * @throws ToolError NO_MATCH, AMBIGUOUS, TOO_LARGE, ENCODING_UNSUPPORTED (MultiEdit: naming its edit).
  */
 export function runEditTask(task: EditTask): ComputedEdit {
-  return task.tool === 'Edit' ? computeEdit(task.doc, task.spec, task.opts) : computeMultiEdit(task.doc, task.specs, task.opts);
+  return task.tool === 'Edit'
+    ? computeEdit(task.doc, task.spec, task.opts)
+    : computeMultiEdit(task.doc, task.specs, task.opts);
 }
 
 /** The size that decides where a task runs: the text plus every edit's strings. */

@@ -43,7 +43,11 @@ export function atEdit(err: unknown, index: number, count: number): unknown {
  * Everything MultiEdit does after its input checks, freshness and retry rule.
  * @throws ToolError NO_MATCH, AMBIGUOUS, ENCODING_UNSUPPORTED (each naming its edit), TOO_LARGE.
  */
-export function computeMultiEdit(original: LineDoc, specs: readonly EditSpec[], opts: MultiEditComputeOptions): ComputedEdit {
+export function computeMultiEdit(
+  original: LineDoc,
+  specs: readonly EditSpec[],
+  opts: MultiEditComputeOptions,
+): ComputedEdit {
   const { display } = opts;
   let sequence;
   try {

@@ -103,7 +103,7 @@ export async function multiEdit(raw: MultiEditInput, deps: ToolDeps, ctx?: Progr
 }
 
 async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
-  const specs = input.edits.map((e) => normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
+  const specs = input.edits.map((e) => normalizeEditSpec({ ...e }, input.file_path));
   checkEditList(specs);
   const key = await inputKey(specs);
   return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, plan) => planMultiEdit(current, plan, specs, key, input, deps), ctx);
