@@ -12,16 +12,12 @@ import { ChangeTracker, type ChangeDisk, type WatchStatus } from './notices/chan
 import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
 import { SearchPool } from './search/search-pool.js';
-import { EditWorkers } from './tools/edit-workers.js';
 import { ScanHelper, type ScanHelperOptions } from './tools/scan-helper.js';
 import { Session } from './session/session.js';
 import { LineIndexCache } from './text/line-index-cache.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
 import type { WriteEvent, WriteRecorder } from './write/write-event.js';
 import { WritePipeline } from './write/write-pipeline.js';
-
-/** Edit workers: two large edits compute side by side (the box this was measured on has two cores); more wait their turn. */
-const EDIT_WORKERS = 2;
 
 export interface AppEnv {
   cwd: string;
@@ -39,8 +35,6 @@ export interface AppEnv {
   changeDisk?: ChangeDisk | undefined;
   /** The compiled search worker; defaults to the one beside the search pool (tests running TS sources pass dist's). */
   searchWorker?: URL;
-  /** The compiled edit worker; defaults to the one beside the edit pool (tests running TS sources pass dist's). */
-  editWorker?: URL;
   /** The compiled scan worker; defaults to the one beside the scan helper (tests running TS sources pass dist's). */
   scanWorker?: URL;
   /** When a big Read's scan is shared, and in what chunks (tests share small files, always). */
@@ -56,8 +50,6 @@ export interface App {
   search: SearchPool;
   /** Line indexes of the big files Read streamed (scanned once per file version, for every session). */
   lineIndexes: LineIndexCache;
-  /** Worker threads for large Edit and MultiEdit computations, shared by every session. */
-  editWorkers: EditWorkers;
   /** The helper thread a big Read's first scan is shared with (started on first use), shared by every session. */
   scanHelper: ScanHelper;
   /** File history (FileHistory, RestoreFile, history:// resources); undefined when history.enabled is false. */
@@ -106,7 +98,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding, disk: env.changeDisk });
   writes.onWrite((e) => changes.onWrite(e));
   const search = new SearchPool({ size: config.search.workers, workerUrl: env.searchWorker, log: env.log });
-  const editWorkers = new EditWorkers({ size: EDIT_WORKERS, workerUrl: env.editWorker });
   const scanHelper = new ScanHelper({ ...env.scanShare, url: env.scanWorker });
   return {
     config,
@@ -115,7 +106,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     writes,
     search,
     lineIndexes: new LineIndexCache(),
-    editWorkers,
     scanHelper,
     history,
     stateDir: env.stateDir,
@@ -138,7 +128,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     watchStatus: () => changes.status(),
     close: async () => {
       await search.close();
-      await editWorkers.close();
       await scanHelper.close();
       await writes.locks.drain();
       await changes.close();

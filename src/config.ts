@@ -16,16 +16,6 @@ export const ConfigSchema = z
     protected: z.array(z.string().min(1)).default([]),
     /** Files above this size are refused by Edit/MultiEdit/Write (TOO_LARGE). */
     maxEditBytes: z.number().int().positive().default(256 * MiB),
-    /**
-     * Edit and MultiEdit on a file of at least this many bytes (file plus edit strings, 128 per edit) compute in a
-     * worker thread, so other sessions are answered meanwhile; smaller ones stay in the server's thread. 0: always.
-     */
-    offThreadEditBytes: z.number().int().nonnegative().default(1024 * 1024),
-    /**
-     * Edit on a UTF-8 file of at least this many bytes, whose old_string occurs exactly once as written, splices
-     * the file's bytes (no whole-file decode, in the server's thread, in slices); same bytes and answer as the text path.
-     */
-    byteSpliceEditBytes: z.number().int().nonnegative().default(256 * 1024),
     /** Bytes that do not decode as UTF-8 are edited as Latin-1 when set (otherwise ENCODING_UNSUPPORTED). */
     fallbackEncoding: z.enum(['latin1']).optional(),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

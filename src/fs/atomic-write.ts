@@ -8,7 +8,6 @@ import { swappedError, type ConfinedDir } from './confined-dir.js';
 import { Descriptor } from './descriptor.js';
 import { errnoCode } from './errno.js';
 import { exchangeSync } from './rename-exchange.js';
-import { pauseIfDue } from './yield-to-others.js';
 
 /** The fs calls the write steps make; a test wraps them to inject a fault at any step. */
 export interface AtomicWriteOps {
@@ -125,7 +124,6 @@ export async function writeTempInSlices(
     file = openTemp(dir, temp, keep, ops);
     for (let at = 0; at < bytes.length; at += WRITE_SLICE) {
       writeAll(ops, file.fd, bytes.subarray(at, at + WRITE_SLICE), at);
-      await pauseIfDue();
     }
     keepOwnership(file, keep, ops, asRoot);
     if (ops.fdatasyncSync === fs.fdatasyncSync) {

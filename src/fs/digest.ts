@@ -1,6 +1,5 @@
 // File identity: the sha256 of raw bytes names a file version everywhere (staleness, history, notices).
 import { createHash, type Hash } from 'node:crypto';
-import { pauseIfDue } from './yield-to-others.js';
 
 /** sha256 hex of raw bytes — the identity of a file version everywhere in editguard. */
 export function digest(bytes: Uint8Array): string {
@@ -16,7 +15,6 @@ export async function digestInSlices(bytes: Uint8Array): Promise<string> {
   const hash = createHash('sha256');
   for (let at = 0; at < bytes.length; at += SLICE) {
     hash.update(bytes.subarray(at, at + SLICE));
-    await pauseIfDue();
   }
   return hash.digest('hex');
 }
@@ -40,7 +38,6 @@ export async function digestWithPoints(bytes: Uint8Array): Promise<{ hash: strin
   for (let at = 0; at < bytes.length; at += POINT_STEP) {
     states.push(hash.copy());
     hash.update(bytes.subarray(at, at + POINT_STEP));
-    if ((at + POINT_STEP) % SLICE === 0) await pauseIfDue();
   }
   return { hash: hash.digest('hex'), points: { states } };
 }
@@ -59,7 +56,6 @@ export async function digestFrom(points: DigestPoints, bytes: Uint8Array, prefix
   for (let at = k * POINT_STEP; at < bytes.length; at += POINT_STEP) {
     if (at > k * POINT_STEP) states.push(hash.copy());
     hash.update(bytes.subarray(at, at + POINT_STEP));
-    if ((at + POINT_STEP) % SLICE === 0) await pauseIfDue();
   }
   return { hash: hash.digest('hex'), points: { states } };
 }
@@ -79,7 +75,6 @@ export async function digestTexts(texts: readonly string[]): Promise<string> {
       if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
       hash.update(text.slice(at, end));
       at = end;
-      await pauseIfDue();
     }
   }
   return hash.digest('hex');

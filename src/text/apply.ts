@@ -1,10 +1,9 @@
 // Edit semantics on LF-normalised text: input normalisation, matching, and the splices to make (seed 000).
 import { ToolError, MESSAGES } from '../errors.js';
 import type { SpliceList } from './line-endings.js';
-import { findNearMissesSteps, visibleWhitespace } from './near-miss.js';
-import { lineNumbersOf, planMatchSteps, type MatchKind } from './match.js';
+import { findNearMisses, visibleWhitespace } from './near-miss.js';
+import { lineNumbersOf, planMatch, type MatchKind } from './match.js';
 import { OccurrenceSplices } from './occurrence-splices.js';
-import { runSteps, STEP, type Steps } from './steps.js';
 import { stripAddedTrailingWhitespace, type CarriedLines } from './carried-lines.js';
 
 export interface EditSpec {
@@ -35,7 +34,7 @@ const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
  * trailing whitespace is stripped from each line new_string adds or changes — never from a line it carries over
  * unchanged from old_string (issue 32) — except in Markdown, where two trailing spaces are a hard break.
  */
-export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T {
+export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T & { carried: CarriedLines } {
   const old_string = toLf(spec.old_string);
   const { text: new_string, carried } = stripAddedTrailingWhitespace(old_string, toLf(spec.new_string), isMarkdown(filePath));
   return { ...spec, old_string, new_string, carried };
@@ -46,13 +45,8 @@ export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string)
  * lines of every match). Replacement text is literal: "$&" stays "$&".
  */
 export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
-  return runSteps(applyEditSteps(text, spec));
-}
-
-/** applyEdit() with pause points (see steps.ts): a replace_all can make millions of splices. */
-export function* applyEditSteps(text: string, spec: EditSpec): Steps<AppliedEdit> {
-  const plan = yield* planMatchSteps(text, spec.old_string, spec.new_string, spec.carried);
-  if (!plan) throw yield* noMatch(text, spec.old_string);
+  const plan = planMatch(text, spec.old_string, spec.new_string, spec.carried);
+  if (!plan) throw noMatch(text, spec.old_string);
   const { positions } = plan;
   if (positions.length > 1 && !spec.replace_all) throw ambiguous(text, spec.old_string, positions);
 
@@ -62,7 +56,6 @@ export function* applyEditSteps(text: string, spec: EditSpec): Steps<AppliedEdit
   if (deleting) {
     swallow = new Uint8Array(positions.length);
     for (let k = 0; k < positions.length; k++) {
-      if ((k + 1) % STEP === 0) yield;
       const end = positions[k]! + plan.length;
       // Not when the next occurrence starts at that break: the splices would overlap.
       if (text.charCodeAt(end) === 10 && (k + 1 === positions.length || positions[k + 1] !== end)) swallow[k] = 1;
@@ -88,8 +81,8 @@ function echo(s: string): string {
   return s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}… (${s.length} chars)` : s;
 }
 
-function* noMatch(text: string, oldString: string): Steps<ToolError> {
-  const misses = yield* findNearMissesSteps(text, oldString);
+function noMatch(text: string, oldString: string): ToolError {
+  const misses = findNearMisses(text, oldString);
   let message = `${MESSAGES.NO_MATCH}\nString: ${echo(oldString)}`;
   if (misses.length > 0) {
     message += '\n\nNearest regions in the file (copy the exact text from a fresh Read):';

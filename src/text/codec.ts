@@ -6,7 +6,6 @@
 
 import { isAscii, isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
-import type { Steps } from './steps.js';
 
 /** Encodings a file can be read and written in. `utf8bom`, `utf16le` and `utf16be` carry a BOM on disk. */
 export type TextEncodingName = 'utf8' | 'utf8bom' | 'utf16le' | 'utf16be' | 'latin1';
@@ -27,7 +26,6 @@ const BOM_UTF16BE = Buffer.from([0xfe, 0xff]);
 
 // ignoreBOM: true means "do not strip a BOM": we strip exactly one BOM ourselves, so a second
 // BOM right after the first is content and must survive in `text`.
-const UTF8_FATAL = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const UTF8_REPLACE = new TextDecoder('utf-8', { ignoreBOM: true });
 const UTF16LE_FATAL = new TextDecoder('utf-16le', { fatal: true, ignoreBOM: true });
 const UTF16LE_REPLACE = new TextDecoder('utf-16le', { ignoreBOM: true });
@@ -100,11 +98,6 @@ export function decodeText(bytes: Uint8Array, fallback?: 'latin1'): DecodedText 
   }
 }
 
-/** Bytes decoded, or characters encoded, between two pause points of the Steps versions (about a millisecond of work). */
-export const CODEC_STEP = 1 << 20;
-/** ASCII bytes decoded in one step (Latin-1 decoding runs at about twice UTF-8's speed). */
-const ASCII_STEP = 2 * CODEC_STEP;
-
 /** Valid UTF-8 as text; ASCII by the faster Latin-1 decoder (the same characters). */
 function asciiOrUtf8(buf: Buffer): string {
   return isAscii(buf) ? buf.toString('latin1') : buf.toString('utf8');
@@ -120,86 +113,6 @@ function utf8Bytes(text: string): Buffer {
   const out = Buffer.allocUnsafe(size);
   out.write(text, 0, 'utf8');
   return out;
-}
-
-/**
- * decodeText() a slice at a time, with a pause point after each (a streaming decoder of its own, so
- * two requests decoding at once never share state). Same result as decodeText().
- */
-export function* decodeTextSteps(bytes: Uint8Array, fallback?: 'latin1'): Steps<DecodedText> {
-  if (bytes.length <= CODEC_STEP) return decodeText(bytes, fallback);
-  const encoding = detectEncoding(bytes);
-  switch (encoding) {
-    case 'utf16le':
-    case 'utf16be': {
-      const label = encoding === 'utf16le' ? 'utf-16le' : 'utf-16be';
-      const body = bytes.subarray(2);
-      const strict = yield* decodeStream(label, true, body);
-      if (strict !== undefined) return { text: strict, encoding, lossless: true };
-      return { text: (yield* decodeStream(label, false, body))!, encoding, lossless: false };
-    }
-    case 'utf8bom':
-    case 'utf8': {
-      const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
-      // ASCII is decoded as Latin-1 (about twice UTF-8's speed) in one step: no slices joined (a
-      // joined string costs as much again when it is first searched, flattened).
-      if (body.length <= ASCII_STEP && isAscii(body)) return { text: asBuffer(body).toString('latin1'), encoding, lossless: true };
-      const strict = yield* strictUtf8Steps(body);
-      if (strict !== undefined) return { text: strict, encoding, lossless: true };
-      if (fallback === 'latin1') return { text: yield* latin1Steps(bytes), encoding: 'latin1', lossless: true };
-      return { text: (yield* decodeStream('utf-8', false, body))!, encoding, lossless: false };
-    }
-    case 'latin1':
-      return { text: yield* latin1Steps(bytes), encoding, lossless: true };
-  }
-}
-
-/**
- * Valid UTF-8 decoded a slice at a time, or undefined when the bytes are not valid UTF-8: each slice
- * ends on a character boundary, so validating the slices validates the whole (isUtf8 and toString
- * are simdutf: several times a fatal TextDecoder's speed).
- */
-function* strictUtf8Steps(body: Uint8Array): Steps<string | undefined> {
-  const buf = asBuffer(body);
-  const parts: string[] = [];
-  for (let at = 0; at < buf.length; ) {
-    let end = Math.min(buf.length, at + CODEC_STEP);
-    // Back to the start of a character: at most 3 continuation bytes (10xxxxxx); more is invalid anyway.
-    for (let back = 0; end < buf.length && back < 4 && (buf[end]! & 0xc0) === 0x80; back++) end--;
-    if (end < buf.length && (buf[end]! & 0xc0) === 0x80) return undefined;
-    const slice = buf.subarray(at, end);
-    if (!isUtf8(slice)) return undefined;
-    parts.push(asciiOrUtf8(slice));
-    at = end;
-    yield;
-  }
-  return parts.join('');
-}
-
-/** The text of `body` in `label`, or undefined when `fatal` and the bytes are not valid. */
-function* decodeStream(label: string, fatal: boolean, body: Uint8Array): Steps<string | undefined> {
-  const decoder = new TextDecoder(label, { fatal, ignoreBOM: true });
-  const parts: string[] = [];
-  try {
-    for (let at = 0; at < body.length; at += CODEC_STEP) {
-      parts.push(decoder.decode(body.subarray(at, at + CODEC_STEP), { stream: true }));
-      yield;
-    }
-    parts.push(decoder.decode());
-  } catch {
-    return undefined;
-  }
-  return parts.join('');
-}
-
-function* latin1Steps(bytes: Uint8Array): Steps<string> {
-  const buf = asBuffer(bytes);
-  const parts: string[] = [];
-  for (let at = 0; at < buf.length; at += CODEC_STEP) {
-    parts.push(buf.toString('latin1', at, Math.min(buf.length, at + CODEC_STEP)));
-    yield;
-  }
-  return parts.join('');
 }
 
 function decodeWith(
@@ -255,71 +168,6 @@ export function encodeText(text: string, encoding: TextEncodingName): Buffer {
       return Buffer.from(text, 'latin1');
     }
   }
-}
-
-/**
- * encodeText() a slice of characters at a time, with a pause point after each; same bytes, same
- * RangeError. Slices never split a surrogate pair, so a pair is encoded as one character.
- */
-export function* encodeTextSteps(text: string, encoding: TextEncodingName): Steps<Buffer> {
-  if (text.length <= CODEC_STEP) return encodeText(text, encoding);
-  const cuts = sliceEnds(text);
-  if (encoding === 'latin1') {
-    let at = 0;
-    for (const end of cuts) {
-      const bad = NON_LATIN1.exec(text.slice(at, end));
-      if (bad) {
-        const cp = bad[0].codePointAt(0) ?? 0;
-        throw new RangeError(`cannot encode U+${cp.toString(16).toUpperCase().padStart(4, '0')} at index ${at + bad.index} as latin1`);
-      }
-      at = end;
-      yield;
-    }
-  }
-  const nodeEncoding = encoding === 'latin1' ? 'latin1' : encoding === 'utf8' || encoding === 'utf8bom' ? 'utf8' : 'utf16le';
-  const bom = encoding === 'utf8bom' ? BOM_UTF8 : encoding === 'utf16le' ? BOM_UTF16LE : encoding === 'utf16be' ? BOM_UTF16BE : Buffer.alloc(0);
-  const size = bom.length + (nodeEncoding === 'utf8' ? yield* utf8LengthSteps(text) : nodeEncoding === 'latin1' ? text.length : 2 * text.length);
-  // ASCII (as long in UTF-8 as in code units: utf8Bytes says why) is copied as Latin-1, the same bytes.
-  const writeAs = nodeEncoding === 'utf8' && size - bom.length === text.length ? 'latin1' : nodeEncoding;
-  const out = Buffer.allocUnsafe(size);
-  let pos = bom.copy(out, 0);
-  let at = 0;
-  for (const end of cuts) {
-    const start = pos;
-    pos += out.write(text.slice(at, end), pos, writeAs);
-    // Node has no UTF-16BE encoder; the LE bytes swapped per code unit are exactly BE.
-    if (encoding === 'utf16be') out.subarray(start, pos).swap16();
-    at = end;
-    yield;
-  }
-  if (pos !== size) throw new Error(`encodeTextSteps wrote ${pos} of ${size} bytes`);
-  return out;
-}
-
-/** Buffer.byteLength(text, 'utf8') a slice at a time, with a pause point after each. */
-export function* utf8LengthSteps(text: string): Steps<number> {
-  if (text.length <= CODEC_STEP) return Buffer.byteLength(text, 'utf8');
-  let size = 0;
-  let at = 0;
-  for (const end of sliceEnds(text)) {
-    size += Buffer.byteLength(text.slice(at, end), 'utf8');
-    at = end;
-    yield;
-  }
-  return size;
-}
-
-/** Ends of CODEC_STEP-character slices of `text`, none between the two halves of a surrogate pair. */
-function sliceEnds(text: string): number[] {
-  const ends: number[] = [];
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + CODEC_STEP);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    ends.push(end);
-    at = end;
-  }
-  return ends;
 }
 
 /** Control characters that plain text legitimately contains: \t \n \v \f \r and ESC (ANSI colours). */

@@ -1,5 +1,4 @@
 // Line counting as Read numbers lines: the one counter every tool, diff and the write path share.
-import { SCAN_STEP, type Steps } from './steps.js';
 
 /** Line breaks ('\n') in text[from, to). */
 export function countBreaks(text: string, from = 0, to = text.length): number {
@@ -18,15 +17,4 @@ export function countBreaks(text: string, from = 0, to = text.length): number {
 export function countLines(text: string): number {
   if (text === '') return 0;
   return countBreaks(text) + (text.endsWith('\n') ? 0 : 1);
-}
-
-/** countLines() with a pause point every SCAN_STEP characters (5 million lines are a long loop). */
-export function* countLinesSteps(text: string): Steps<number> {
-  if (text === '') return 0;
-  let n = 0;
-  for (let at = 0; at < text.length; at += SCAN_STEP) {
-    n += countBreaks(text, at, Math.min(text.length, at + SCAN_STEP));
-    yield;
-  }
-  return n + (text.endsWith('\n') ? 0 : 1);
 }

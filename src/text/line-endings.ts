@@ -4,9 +4,6 @@
 // search strings behave the same on CRLF and LF files, but they are applied to the raw text so a
 // mixed CRLF/LF file stays exactly as mixed as it was everywhere the edit did not reach.
 
-import { indexOfSteps } from './bounded-search.js';
-import { runSteps, SCAN_STEP, STEP, type Steps } from './steps.js';
-
 /** Line breaks present in a document. `none` means no LF or CRLF at all (a lone "\r" does not count). */
 export type LineEndingStyle = 'LF' | 'CRLF' | 'mixed' | 'none';
 
@@ -58,42 +55,22 @@ function countOf(haystack: string, needle: string, from = 0, to = haystack.lengt
  * `text === raw`.
  */
 export function toLineDoc(raw: string): LineDoc {
-  return runSteps(toLineDocSteps(raw));
-}
-
-/** toLineDoc() a window at a time, with a pause point after each (see steps.ts). */
-export function* toLineDocSteps(raw: string): Steps<LineDoc> {
-  if ((yield* indexOfSteps(raw, '\r')) === -1) {
-    const style: LineEndingStyle = (yield* indexOfSteps(raw, '\n')) === -1 ? 'none' : 'LF';
+  if (raw.indexOf('\r') === -1) {
+    const style: LineEndingStyle = raw.indexOf('\n') === -1 ? 'none' : 'LF';
     const doc: LineDoc = Object.freeze({ raw, text: raw, style, dominant: 'LF' });
     crFree.add(doc);
     return doc;
   }
-  let text: string;
-  if (raw.length <= SCAN_STEP) text = raw.replaceAll('\r\n', '\n');
-  else {
-    const parts: string[] = [];
-    for (let at = 0; at < raw.length; ) {
-      let end = Math.min(raw.length, at + SCAN_STEP);
-      // A window never ends between the "\r" and the "\n" of a CRLF.
-      if (end < raw.length && raw.charCodeAt(end - 1) === 13) end++;
-      parts.push(raw.slice(at, end).replaceAll('\r\n', '\n'));
-      at = end;
-      yield;
-    }
-    text = parts.join('');
-  }
+  const text = raw.replaceAll('\r\n', '\n');
   // Every collapsed CRLF shortened the string by exactly one character.
   const crlf = raw.length - text.length;
-  let breaks = 0;
-  for (let at = 0; at < text.length; at += SCAN_STEP) {
-    breaks += countOf(text, '\n', at, Math.min(text.length, at + SCAN_STEP));
-    yield;
-  }
-  const lf = breaks - crlf;
+  const lf = countOf(text, '\n') - crlf;
   const style: LineEndingStyle = crlf > 0 ? (lf > 0 ? 'mixed' : 'CRLF') : lf > 0 ? 'LF' : 'none';
   return Object.freeze({ raw, text, style, dominant: crlf > lf ? 'CRLF' : 'LF' });
 }
+
+/** Parts joined into one chunk while splicing. */
+const JOIN_EVERY = 2048;
 
 function crlfIndex(doc: LineDoc): Int32Array {
   let index = crlfIndexCache.get(doc);
@@ -159,14 +136,8 @@ export function toRawOffset(doc: LineDoc, offset: number): number {
  * @throws RangeError on unsorted, overlapping or out-of-range splices
  */
 export function spliceLineDoc(doc: LineDoc, splices: SpliceList): LineDoc {
-  return runSteps(spliceLineDocSteps(doc, splices));
-}
-
-/** spliceLineDoc() with pause points every STEP splices (see steps.ts); same result, same errors. */
-export function* spliceLineDocSteps(doc: LineDoc, splices: SpliceList): Steps<LineDoc> {
   let prevEnd = 0;
   for (let k = 0; k < splices.length; k++) {
-    if ((k + 1) % STEP === 0) yield;
     const s = splices.at(k)!;
     checkOffset(doc, s.start, 'splice start');
     checkOffset(doc, s.end, 'splice end');
@@ -179,16 +150,15 @@ export function* spliceLineDocSteps(doc: LineDoc, splices: SpliceList): Steps<Li
   if (splices.length === 0) return doc;
 
   const { raw, text } = doc;
-  // Joined a slice at a time: one join of millions of tiny parts is a long pause of its own.
+  // Joined a thousand parts at a time: one join of millions of tiny parts is several times slower.
   const chunks: string[] = [];
   const parts: string[] = [];
   let rawPos = 0;
   let anyCr = false;
   for (let k = 0; k < splices.length; k++) {
-    if ((k + 1) % STEP === 0) {
+    if (parts.length >= JOIN_EVERY) {
       chunks.push(parts.join(''));
       parts.length = 0;
-      yield;
     }
     const s = splices.at(k)!;
     const rawStart = toRawOffset(doc, s.start);
@@ -211,19 +181,15 @@ export function* spliceLineDocSteps(doc: LineDoc, splices: SpliceList): Steps<Li
   }
   parts.push(raw.slice(rawPos));
   chunks.push(parts.join(''));
-  parts.length = 0;
-  yield;
   const joined = chunks.length === 1 ? chunks[0]! : chunks.join('');
-  chunks.length = 0;
   // An LF document spliced with CR-free text stays CR-free: skip the full rescan (hot path on 5 MB files).
   if (crFree.has(doc) && !anyCr) {
-    yield;
     const style: LineEndingStyle = joined.indexOf('\n') === -1 ? 'none' : 'LF';
     const next: LineDoc = Object.freeze({ raw: joined, text: joined, style, dominant: 'LF' });
     crFree.add(next);
     return next;
   }
-  return yield* toLineDocSteps(joined);
+  return toLineDoc(joined);
 }
 
 /**

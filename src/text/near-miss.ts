@@ -1,11 +1,13 @@
 // NO_MATCH diagnosis: the regions of the file that old_string most likely meant, and what differs.
 //
 // Bounded in work, not only in answer (issue 12): every character handled is charged to a budget,
-// and the search stops with what it has found once the budget is spent; as Steps it also pauses
-// often, so a diagnosis in a 50 MB file never holds up other sessions.
+// and the search stops with what it has found once the budget is spent, so a diagnosis in a 50 MB
+// file is bounded work.
 import { normalizeQuotes } from './quotes.js';
 import { indexOfWithin } from './bounded-search.js';
-import { SCAN_STEP, STEP, runSteps, type Steps } from './steps.js';
+
+/** Characters searched natively at a time for an anchor, each window charged to the budget. */
+const SEARCH_WINDOW = 256 * 1024;
 import { trailingBlankStart } from './trailing-whitespace.js';
 
 export interface NearMiss {
@@ -130,11 +132,6 @@ class LineIndex {
  * Spends at most `budget` units of work (see NEAR_MISS_BUDGET), returning what it found by then.
  */
 export function findNearMisses(file: string, oldString: string, max = 3, budget = NEAR_MISS_BUDGET): NearMiss[] {
-  return runSteps(findNearMissesSteps(file, oldString, max, budget));
-}
-
-/** findNearMisses() with pause points (see steps.ts). */
-export function* findNearMissesSteps(file: string, oldString: string, max = 3, budget = NEAR_MISS_BUDGET): Steps<NearMiss[]> {
   const work = new Budget(budget);
   const lines = new LineIndex(file, work);
   const oldLines = oldString.split('\n', MAX_OLD_LINES + 1);
@@ -170,19 +167,16 @@ export function* findNearMissesSteps(file: string, oldString: string, max = 3, b
     if (token === '') {
       // Nothing to search for: compare line by line, within the budget.
       for (let i = 0; lines.has(i) === true && starts < MAX_STARTS_PER_ANCHOR && !work.spent; i++) {
-        if (i % STEP === 0) yield;
         candidate(i);
       }
       continue;
     }
-    let candidates = 0;
-    for (let from = 0; starts < MAX_STARTS_PER_ANCHOR && !work.spent; ) {
-      const hit = indexOfWithin(file, token, from, from + SCAN_STEP);
-      work.charge(1 + ((hit === -1 ? SCAN_STEP : hit - from) / NATIVE_DISCOUNT));
+      for (let from = 0; starts < MAX_STARTS_PER_ANCHOR && !work.spent; ) {
+      const hit = indexOfWithin(file, token, from, from + SEARCH_WINDOW);
+      work.charge(1 + ((hit === -1 ? SEARCH_WINDOW : hit - from) / NATIVE_DISCOUNT));
       if (hit === -1) {
-        from += SCAN_STEP;
+        from += SEARCH_WINDOW;
         if (from + token.length > file.length) break;
-        yield;
         continue;
       }
       const i = lines.lineOf(hit);
@@ -191,7 +185,6 @@ export function* findNearMissesSteps(file: string, oldString: string, max = 3, b
       // The next candidate is on a later line.
       const nl = file.indexOf('\n', hit);
       from = nl === -1 ? file.length : nl + 1;
-      if (++candidates % 64 === 0) yield;
     }
   }
 
@@ -203,7 +196,7 @@ export function* findNearMissesSteps(file: string, oldString: string, max = 3, b
   }
 
   let starts = [...scores.entries()].sort((x, y) => y[1] - x[1] || x[0] - y[0]).map(([s]) => s);
-  if (starts.length === 0) starts = yield* similarLines(lines, oldLines, max, work);
+  if (starts.length === 0) starts = similarLines(lines, oldLines, max, work);
 
   return starts.slice(0, max).map((start) => {
     const region: string[] = [];
@@ -220,14 +213,13 @@ function longestPlainRun(key: string): string {
 }
 
 /** Fallback: regions starting at the lines most similar (bigram Dice ≥ 0.5) to old_string's first real line. */
-function* similarLines(lines: LineIndex, oldLines: string[], max: number, work: Budget): Steps<number[]> {
+function similarLines(lines: LineIndex, oldLines: string[], max: number, work: Budget): number[] {
   const a = oldLines.findIndex((l) => l.trim().length >= 3);
   if (a === -1) return [];
   const target = bigrams(squash(oldLines[a]!.slice(0, MAX_SIMILAR_CHARS)));
   const scored: Array<[number, number]> = [];
   const counts = new Map<number, number>();
   for (let i = 0; i < MAX_SIMILAR_LINES && lines.has(i) === true && !work.spent; i++) {
-    if (i % STEP === 0) yield;
     const line = lines.line(i).slice(0, MAX_SIMILAR_CHARS);
     work.charge(1 + 2 * line.length);
     if (line.trim().length < 3) continue;

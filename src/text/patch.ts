@@ -2,7 +2,6 @@
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { countBreaks } from './count-lines.js';
 import type { Splice, SpliceList } from './line-endings.js';
-import { runSteps, SCAN_STEP, STEP, type Steps } from './steps.js';
 
 export const CONTEXT_LINES = 3;
 /** Lines shown either side of the first splice in an edit's snippet. */
@@ -42,17 +41,16 @@ interface Cluster {
 
 /**
  * Groups splices whose context windows touch, mapping each group into old and new coordinates.
- * Streams: yields each cluster once it is complete (and undefined at pause points), so a replace_all
+ * Streams: yields each cluster once it is complete, so a replace_all
  * of millions of scattered occurrences never holds a list of them.
  */
-function* clusters(oldText: string, splices: SpliceList, context: number): Generator<Cluster | undefined, void, undefined> {
+function* clusters(oldText: string, splices: SpliceList, context: number): Generator<Cluster, void, undefined> {
   let cur: Cluster | undefined;
   let delta = 0; // new − old offset before the current splice
   let lineDelta = 0;
   let lineAt = 0; // offset up to which old line numbers are counted
   let line = 1;
   for (let k = 0; k < splices.length; k++) {
-    if ((k + 1) % STEP === 0) yield undefined;
     const s = splices.at(k)!;
     const lastChar = s.end > s.start ? s.end - 1 : s.start;
     const from = lineStartBefore(oldText, s.start, context);
@@ -99,11 +97,6 @@ export interface BoundedPatch {
  * stop at `budget.lines` lines while the counts still cover everything.
  */
 export function regionPatch(oldText: string, newText: string, splices: SpliceList, context = CONTEXT_LINES, budget = PATCH_BUDGET): BoundedPatch {
-  return runSteps(regionPatchSteps(oldText, newText, splices, context, budget));
-}
-
-/** regionPatch() with pause points (see steps.ts): for a replace_all of millions of occurrences. */
-export function* regionPatchSteps(oldText: string, newText: string, splices: SpliceList, context = CONTEXT_LINES, budget = PATCH_BUDGET): Steps<BoundedPatch> {
   const out: BoundedPatch = { hunks: [], added: 0, removed: 0, truncated: false };
   let shown = 0;
   const push = (hunk: StructuredPatchHunk) => {
@@ -120,8 +113,6 @@ export function* regionPatchSteps(oldText: string, newText: string, splices: Spl
     out.hunks.push({ ...hunk, lines: lines.map((l) => clipLine(l, budget.lineChars, out)) });
   };
   for (const c of clusters(oldText, splices, context)) {
-    yield;
-    if (c === undefined) continue;
     const oldSize = c.oldTo - c.oldFrom;
     const newSize = c.newTo - c.newFrom;
     const small = oldSize + newSize <= MYERS_MAX_CHARS && countBreaks(oldText, c.oldFrom, c.oldTo) + countBreaks(newText, c.newFrom, c.newTo) <= MYERS_MAX_LINES;
@@ -135,7 +126,7 @@ export function* regionPatchSteps(oldText: string, newText: string, splices: Spl
         push({ ...h, oldStart: h.oldStart + c.oldLine - 1, newStart: h.newStart + c.newLine - 1 });
       }
     } else {
-      yield* spliceHunk(oldText, newText, c, splices, shown < budget.lines ? budget.lines - shown : 0, out, push);
+      spliceHunk(oldText, newText, c, splices, shown < budget.lines ? budget.lines - shown : 0, out, push);
     }
   }
   return out;
@@ -148,7 +139,7 @@ function clipLine(line: string, max: number, out: BoundedPatch): string {
 }
 
 /** Counts the lines of text.slice(from, to) and materialises at most `room` lines into `into`, as diff writes them. */
-function* linesOf(text: string, from: number, to: number, room: number, prefix: string, into: string[]): Steps<number> {
+function linesOf(text: string, from: number, to: number, room: number, prefix: string, into: string[]): number {
   let n = 0;
   let at = from;
   while (at < to && into.length < room) {
@@ -162,26 +153,22 @@ function* linesOf(text: string, from: number, to: number, room: number, prefix: 
   }
   if (at >= to) return n;
   // The rest is only counted: its line breaks, and a last line without one.
-  for (let w = at; w < to; w += SCAN_STEP) {
-    n += countBreaks(text, w, Math.min(to, w + SCAN_STEP));
-    yield;
-  }
-  return n + (text.charCodeAt(to - 1) === 10 ? 0 : 1);
+  return countBreaks(text, at, to) + n + (text.charCodeAt(to - 1) === 10 ? 0 : 1);
 }
 
 /** One hunk for a cluster, splice group by splice group: changed lines out, new lines in, unchanged lines as context. */
-function* spliceHunk(oldText: string, newText: string, c: Cluster, splices: SpliceList, room: number, out: BoundedPatch, push: (h: StructuredPatchHunk) => void): Steps<void> {
+function spliceHunk(oldText: string, newText: string, c: Cluster, splices: SpliceList, room: number, out: BoundedPatch, push: (h: StructuredPatchHunk) => void): void {
   const lines: string[] = [];
   let delta = c.newFrom - c.oldFrom;
   let oldAt = c.oldFrom;
   let oldLines = 0;
   let newLines = 0;
   const group = { oldA: -1, oldB: -1, d: 0 };
-  function* flush(): Steps<void> {
+  function flush(): void {
     if (group.oldA < 0) return;
-    const ctx = yield* linesOf(oldText, oldAt, group.oldA, room, ' ', lines);
-    const removed = yield* linesOf(oldText, group.oldA, group.oldB, room, '-', lines);
-    const added = yield* linesOf(newText, group.oldA + delta, group.oldB + delta + group.d, room, '+', lines);
+    const ctx = linesOf(oldText, oldAt, group.oldA, room, ' ', lines);
+    const removed = linesOf(oldText, group.oldA, group.oldB, room, '-', lines);
+    const added = linesOf(newText, group.oldA + delta, group.oldB + delta + group.d, room, '+', lines);
     out.removed += removed;
     out.added += added;
     oldLines += ctx + removed;
@@ -191,7 +178,6 @@ function* spliceHunk(oldText: string, newText: string, c: Cluster, splices: Spli
     group.oldA = -1;
   }
   for (let k = c.first; k <= c.last; k++) {
-    if ((k + 1) % STEP === 0) yield;
     const s = splices.at(k)!;
     const a = lineStartBefore(oldText, s.start, 0);
     const b = Math.max(lineEndAfter(oldText, s.end > s.start ? s.end - 1 : s.start, 0), a);
@@ -201,13 +187,13 @@ function* spliceHunk(oldText: string, newText: string, c: Cluster, splices: Spli
       group.d += d;
       continue;
     }
-    yield* flush();
+    flush();
     group.oldA = a;
     group.oldB = b;
     group.d = d;
   }
-  yield* flush();
-  const tail = yield* linesOf(oldText, oldAt, c.oldTo, room, ' ', lines);
+  flush();
+  const tail = linesOf(oldText, oldAt, c.oldTo, room, ' ', lines);
   oldLines += tail;
   newLines += tail;
   if (lines.length >= room) out.truncated = true;
@@ -243,34 +229,23 @@ export function editSnippet(oldText: string, newText: string, splices: SpliceLis
   return shown.join('\n');
 }
 
-/** The single splice turning `a` into `b`: everything between their common prefix and suffix. */
-export function wholeTextSplice(a: string, b: string): Splice {
-  return runSteps(wholeTextSpliceSteps(a, b));
-}
-
 /** Characters compared at once, natively, before comparing one by one. */
 const COMPARE_BLOCK = 4096;
 
-/** wholeTextSplice() with pause points; equal stretches are compared a block at a time (native string equality). */
-export function* wholeTextSpliceSteps(a: string, b: string): Steps<Splice> {
+/**
+ * The single splice turning `a` into `b`: everything between their common prefix and suffix (equal
+ * stretches compared a block at a time, by native string equality).
+ */
+export function wholeTextSplice(a: string, b: string): Splice {
   let start = 0;
   const max = Math.min(a.length, b.length);
-  let since = 0;
   while (start + COMPARE_BLOCK <= max && a.slice(start, start + COMPARE_BLOCK) === b.slice(start, start + COMPARE_BLOCK)) {
     start += COMPARE_BLOCK;
-    if ((since += COMPARE_BLOCK) >= SCAN_STEP) {
-      since = 0;
-      yield;
-    }
   }
   while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
   let tail = 0;
   while (tail + COMPARE_BLOCK <= max - start && a.slice(a.length - tail - COMPARE_BLOCK, a.length - tail) === b.slice(b.length - tail - COMPARE_BLOCK, b.length - tail)) {
     tail += COMPARE_BLOCK;
-    if ((since += COMPARE_BLOCK) >= SCAN_STEP) {
-      since = 0;
-      yield;
-    }
   }
   while (tail < max - start && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
   return { start, end: a.length - tail, replacement: b.slice(start, b.length - tail) };
@@ -278,11 +253,5 @@ export function* wholeTextSpliceSteps(a: string, b: string): Steps<Splice> {
 
 /** The diff between two whole texts, computed over their changed middle only (bounded like regionPatch). */
 export function wholeTextPatch(a: string, b: string): BoundedPatch {
-  return runSteps(wholeTextPatchSteps(a, b));
-}
-
-/** wholeTextPatch() with pause points (see steps.ts). */
-export function* wholeTextPatchSteps(a: string, b: string): Steps<BoundedPatch> {
-  const splice = yield* wholeTextSpliceSteps(a, b);
-  return yield* regionPatchSteps(a, b, [splice]);
+  return regionPatch(a, b, [wholeTextSplice(a, b)]);
 }

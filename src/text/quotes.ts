@@ -1,6 +1,4 @@
 // Curly-quote normalisation for matching, and restoring the file's quote style in replacements (seed 000/002).
-import { SCAN_STEP, type Steps } from './steps.js';
-
 export const LEFT_SINGLE = '\u2018';
 export const RIGHT_SINGLE = '\u2019';
 export const LEFT_DOUBLE = '\u201C';
@@ -9,29 +7,10 @@ export const RIGHT_DOUBLE = '\u201D';
 const CURLY = /[\u2018\u2019\u201C\u201D]/g;
 const HAS_CURLY = /[\u2018\u2019\u201C\u201D]/;
 
-/** The four curly quotes → straight quotes. Length-preserving (each is one UTF-16 unit). */
+/** The four curly quotes → straight quotes. Length-preserving (one UTF-16 unit each); `s` itself when it has none. */
 export function normalizeQuotes(s: string): string {
+  if (!HAS_CURLY.test(s)) return s;
   return s.replace(CURLY, (q) => (q === LEFT_DOUBLE || q === RIGHT_DOUBLE ? '"' : "'"));
-}
-
-/**
- * normalizeQuotes() a window at a time, with a pause point after each (a 50 MB file is not one
- * regex pass); a text without curly quotes is returned as is, not copied.
- */
-export function* normalizeQuotesSteps(s: string): Steps<string> {
-  let first = -1;
-  for (let at = 0; at < s.length && first === -1; at += SCAN_STEP) {
-    if (HAS_CURLY.test(s.length <= SCAN_STEP ? s : s.slice(at, at + SCAN_STEP))) first = at;
-    else if (s.length > SCAN_STEP) yield;
-  }
-  if (first === -1) return s;
-  // Each quote is one UTF-16 unit, so windows cut anywhere.
-  const parts = [s.slice(0, first)];
-  for (let at = first; at < s.length; at += SCAN_STEP) {
-    parts.push(normalizeQuotes(s.slice(at, at + SCAN_STEP)));
-    if (s.length > SCAN_STEP) yield;
-  }
-  return parts.join('');
 }
 
 /** Opening context: start of text, whitespace, an opening bracket, or a dash. */

@@ -1,17 +1,12 @@
-// Edit's pure work after validation: match, splice, encode, patch and answer. The same code runs in the
-// server's thread (pausing between slices) and in an edit worker (straight through), so both give the same bytes.
+// Edit's pure work after validation: match, splice, encode, patch and answer (plain data in and out: see edit-task.ts).
 import { ToolError } from '../errors.js';
-import { applyEditSteps, type EditSpec } from '../text/apply.js';
-import { encodeTextSteps, type TextEncodingName } from '../text/codec.js';
-import { countBreaks, countLinesSteps } from '../text/count-lines.js';
+import { applyEdit, type EditSpec } from '../text/apply.js';
+import { encodeText, type TextEncodingName } from '../text/codec.js';
+import { countBreaks, countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { spliceLineDocSteps, type LineDoc, type SpliceList } from '../text/line-endings.js';
-import { editSnippet, regionPatchSteps, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
-import { STEP, type Steps } from '../text/steps.js';
+import { spliceLineDoc, type LineDoc, type SpliceList } from '../text/line-endings.js';
+import { editSnippet, regionPatch, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
-
-/** Runs a Steps computation: with pauses in the server's thread, straight through in a worker. */
-export type StepRunner = <T>(steps: Steps<T>) => Promise<T>;
 
 /** Encoding facts reported in structuredContent. */
 export interface TextFacts {
@@ -50,23 +45,22 @@ export interface EditComputeOptions {
  * before the result is built, the new document and bytes, the patch, the snippet and the answer.
  * @throws ToolError NO_MATCH, AMBIGUOUS, TOO_LARGE.
  */
-export async function computeEdit(oldDoc: LineDoc, spec: EditSpec, opts: EditComputeOptions, run: StepRunner): Promise<ComputedEdit> {
+export function computeEdit(oldDoc: LineDoc, spec: EditSpec, opts: EditComputeOptions): ComputedEdit {
   const { splices, replacements } =
-    spec.old_string === '' ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 } : await run(applyEditSteps(oldDoc.text, spec));
+    spec.old_string === '' ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 } : applyEdit(oldDoc.text, spec);
   // A character is at least one byte: refuse a result over maxEditBytes before building it (replace_all of
   // a short string with a long one can ask for gigabytes).
-  const length = await run(lengthAfterSteps(oldDoc.text.length, splices));
+  const length = lengthAfter(oldDoc.text.length, splices);
   if (length > opts.maxEditBytes) {
     throw new ToolError('TOO_LARGE', `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(opts.maxEditBytes)}.`, { size: length, max: opts.maxEditBytes });
   }
-  // A replace_all of millions of occurrences pauses every few thousand splices: other sessions are answered meanwhile.
-  const newDoc = await run(spliceLineDocSteps(oldDoc, splices));
-  const bytes = await run(encodeTextSteps(newDoc.raw, opts.encoding));
-  const { hunks, added, removed, truncated } = await run(regionPatchSteps(oldDoc.text, newDoc.text, splices));
+  const newDoc = spliceLineDoc(oldDoc, splices);
+  const bytes = encodeText(newDoc.raw, opts.encoding);
+  const { hunks, added, removed, truncated } = regionPatch(oldDoc.text, newDoc.text, splices);
   const snippet = editSnippet(oldDoc.text, newDoc.text, splices, opts.lineNumbers);
   const facts = opts.factsBefore ? { ...opts.factsBefore, line_endings: newDoc.style } : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const output = editAnswer(opts, replacements, { hunks, added, removed, truncated }, snippet, facts);
-  const totalLines = await run(linesAfterSteps(opts.linesBefore, oldDoc, newDoc, splices));
+  const totalLines = linesAfter(opts.linesBefore, oldDoc, newDoc, splices);
   return { bytes, text: newDoc.text, totalLines, added, removed, output };
 }
 
@@ -100,10 +94,9 @@ export function editAnswer(
   };
 }
 
-/** Length of the text after the splices, with pause points (millions of them). */
-function* lengthAfterSteps(length: number, splices: SpliceList): Steps<number> {
+/** Length of the text after the splices (a replace_all may make millions). */
+function lengthAfter(length: number, splices: SpliceList): number {
   for (let k = 0; k < splices.length; k++) {
-    if ((k + 1) % STEP === 0) yield;
     const sp = splices.at(k)!;
     length += sp.replacement.length - (sp.end - sp.start);
   }
@@ -111,11 +104,10 @@ function* lengthAfterSteps(length: number, splices: SpliceList): Steps<number> {
 }
 
 /** Line count after the splices, from the known count before them when there is one (no 5 MB rescan). */
-export function* linesAfterSteps(before: number | undefined, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): Steps<number> {
-  if (before === undefined || oldDoc.text === '' || newDoc.text === '') return yield* countLinesSteps(newDoc.text);
+export function linesAfter(before: number | undefined, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): number {
+  if (before === undefined || oldDoc.text === '' || newDoc.text === '') return countLines(newDoc.text);
   let delta = 0;
   for (let k = 0; k < splices.length; k++) {
-    if ((k + 1) % STEP === 0) yield;
     const s = splices.at(k)!;
     delta += countBreaks(s.replacement) - countBreaks(oldDoc.text, s.start, s.end);
   }

@@ -4,21 +4,16 @@ import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { FileState } from '../session/file-state-store.js';
 import { digestTexts } from '../fs/digest.js';
-import { pauseIfDue } from '../fs/yield-to-others.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import type { TextEncodingName } from '../text/codec.js';
-import type { LineDoc, SpliceList } from '../text/line-endings.js';
-import { runSteps, runStepsWithPauses } from '../text/steps.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import { computesOffThread, planOffThread } from './off-thread-edit.js';
-import { computeEdit, linesAfterSteps, type ComputedEdit, type EditComputeOptions } from './edit-compute.js';
-import { describeText, requireEncodableInSlices } from './editable-text.js';
-import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
+import type { ComputedEdit, EditComputeOptions } from './edit-compute.js';
+import { describeText, requireEncodable } from './editable-text.js';
+import { alreadyAppliedOutput, computeEditTask, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
-import { planByteSplice } from './edit-splice.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
@@ -71,17 +66,14 @@ export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ProgressContext
 }
 
 async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, key: string, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
-  const display = input.file_path;
-  const spliced = await planByteSplice(current, ctx, spec, key, input, deps);
-  if (spliced !== undefined) return spliced;
-  if (computesOffThread(current, [spec], deps)) return planOffThread(current, ctx, [spec], key, { tool: 'Edit', ...input }, deps);
+  // The seeds' order: prepareTextEdit's checks and freshness, new_string's encodability, the retry rule, the match.
   const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
-  const oldDoc = prepared.doc;
-  await requireEncodableInSlices(spec.new_string, prepared.encoding, display);
+  requireEncodable(spec.new_string, prepared.encoding, input.file_path);
   if (spec.old_string !== '' && isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'this edit', input.dry_run, {}) };
   }
-  const outcome = await computeEdit(oldDoc, spec, editComputeOptions(current, prepared, input, deps), (steps) => runStepsWithPauses(steps, pauseIfDue));
+  const opts = editComputeOptions(current, prepared, input, deps);
+  const outcome = await computeEditTask({ tool: 'Edit', doc: prepared.doc, spec, opts }, deps);
   return editPlan(outcome, prepared.freshness, rememberEdit(deps.session, current.target.realPath, key), spec.old_string === '' || current.state?.isPartialView === false);
 }
 
@@ -101,7 +93,7 @@ export function editComputeOptions(current: CurrentFile, prepared: { create: boo
 }
 
 /** The file's line count as this session knows it, when that knowledge is of these very bytes. */
-export function knownLines(current: { readonly state: FileState | undefined; readonly hash?: string }): number | undefined {
+function knownLines(current: { readonly state: FileState | undefined; readonly hash?: string }): number | undefined {
   return current.state && current.state.hash === current.hash ? current.state.totalLines : undefined;
 }
 
@@ -119,11 +111,6 @@ export function editPlan(outcome: Omit<ComputedEdit, 'text'> & { text: string | 
     linesRemoved: outcome.removed,
     output: outcome.output,
   };
-}
-
-/** Line count after the splices, from the known count before them when there is one (no 5 MB rescan). */
-export function linesAfter(current: { readonly state: FileState | undefined; readonly hash?: string }, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): number {
-  return runSteps(linesAfterSteps(knownLines(current), oldDoc, newDoc, splices));
 }
 
 export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

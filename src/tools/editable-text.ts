@@ -4,19 +4,15 @@ import { MESSAGES, ToolError } from '../errors.js';
 import { suggestPath } from '../fs/suggest-path.js';
 import type { PathPolicy } from '../policy/path-policy.js';
 import { isLikelyBinary, type DecodedText, type TextEncodingName } from '../text/codec.js';
-import { unencodableReason, unencodableReasonSteps } from '../text/encodable.js';
-import { runStepsWithPauses } from '../text/steps.js';
-import { pauseIfDue } from '../fs/yield-to-others.js';
+import { unencodableReason } from '../text/encodable.js';
 import type { LineDoc } from '../text/line-endings.js';
 import type { PresentFile } from '../write/current-file.js';
 
 /** The decoded text of an existing file that may be rewritten: BINARY_FILE / ENCODING_UNSUPPORTED otherwise. */
 export function requireEditableText(current: PresentFile): DecodedText {
-  return requireEditableDecoded(current.decoded(), current.bytes, current.target.input);
-}
-
-/** requireEditableText() of decoded `bytes` (an edit worker has the bytes, not the file). */
-export function requireEditableDecoded(decoded: DecodedText, bytes: Uint8Array, display: string): DecodedText {
+  const { bytes, target } = current;
+  const display = target.input;
+  const decoded = current.decoded();
   if (decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(bytes)) {
     throw new ToolError('BINARY_FILE', `${display} is a binary file; editguard edits text files only.`, { path: display });
   }
@@ -34,12 +30,6 @@ export function requireEditableDecoded(decoded: DecodedText, bytes: Uint8Array, 
 /** ENCODING_UNSUPPORTED when `text` cannot be stored in `encoding` without loss. */
 export function requireEncodable(text: string, encoding: TextEncodingName, display: string): void {
   const reason = unencodableReason(text, encoding);
-  if (reason) throw new ToolError('ENCODING_UNSUPPORTED', `Cannot write ${display}: ${reason}. Remove or replace those characters.`, { path: display });
-}
-
-/** requireEncodable() a window at a time, pausing between windows (a 256 MB Write is not one regex pass). */
-export async function requireEncodableInSlices(text: string, encoding: TextEncodingName, display: string): Promise<void> {
-  const reason = await runStepsWithPauses(unencodableReasonSteps(text, encoding), pauseIfDue);
   if (reason) throw new ToolError('ENCODING_UNSUPPORTED', `Cannot write ${display}: ${reason}. Remove or replace those characters.`, { path: display });
 }
 

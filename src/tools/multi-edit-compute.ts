@@ -1,14 +1,13 @@
-// MultiEdit's pure work after validation: the edit sequence, splice, encode, patch and answer. The same code
-// runs in the server's thread (pausing between slices) and in an edit worker, so both give the same bytes.
+// MultiEdit's pure work after validation: the edit sequence, splice, encode, patch and answer (see edit-task.ts).
 import { ToolError } from '../errors.js';
 import type { EditSpec } from '../text/apply.js';
-import { encodeTextSteps, type TextEncodingName } from '../text/codec.js';
-import { countLinesSteps } from '../text/count-lines.js';
+import { encodeText, type TextEncodingName } from '../text/codec.js';
+import { countLines } from '../text/count-lines.js';
 import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
-import { spliceLineDocSteps, type LineDoc } from '../text/line-endings.js';
+import { spliceLineDoc, type LineDoc } from '../text/line-endings.js';
 import { lineNumbersOf } from '../text/match.js';
-import { regionPatchSteps } from '../text/patch.js';
-import type { ComputedEdit, StepRunner, TextFacts } from './edit-compute.js';
+import { regionPatch } from '../text/patch.js';
+import type { ComputedEdit, TextFacts } from './edit-compute.js';
 import { requireEncodable } from './editable-text.js';
 
 const PREVIEW_CHARS = 60;
@@ -42,19 +41,17 @@ export function atEdit(err: unknown, index: number, count: number): unknown {
 
 /**
  * Everything MultiEdit does after its input checks, freshness and retry rule.
- * @throws ToolError NO_MATCH, AMBIGUOUS, ENCODING_UNSUPPORTED (each naming its edit), TOO_LARGE, INVALID_INPUT.
+ * @throws ToolError NO_MATCH, AMBIGUOUS, ENCODING_UNSUPPORTED (each naming its edit), TOO_LARGE.
  */
-export async function computeMultiEdit(
+export function computeMultiEdit(
   original: LineDoc,
   specs: readonly EditSpec[],
   opts: MultiEditComputeOptions,
-  run: StepRunner,
-  pause: (() => Promise<void> | undefined) | undefined,
-): Promise<ComputedEdit> {
+): ComputedEdit {
   const { display } = opts;
   let sequence;
   try {
-    sequence = await applyEditSequence(original.text, specs, {
+    sequence = applyEditSequence(original.text, specs, {
       before: (i) => {
         try {
           requireEncodable(specs[i]!.new_string, opts.encoding, display);
@@ -64,16 +61,15 @@ export async function computeMultiEdit(
       },
       // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
       maxLength: opts.maxEditBytes,
-      pause,
     });
   } catch (err) {
     throw err instanceof EditFailure ? atEdit(err.error, err.index, specs.length) : err;
   }
-  const finalDoc = await run(spliceLineDocSteps(original, sequence.splices));
-  const bytes = await run(encodeTextSteps(finalDoc.raw, opts.encoding));
-  const { hunks, added, removed, truncated } = await run(regionPatchSteps(original.text, sequence.text, sequence.splices));
+  const finalDoc = spliceLineDoc(original, sequence.splices);
+  const bytes = encodeText(finalDoc.raw, opts.encoding);
+  const { hunks, added, removed, truncated } = regionPatch(original.text, sequence.text, sequence.splices);
   const reports = lineReports(sequence.text, sequence.edits);
-  const totalLines = await run(countLinesSteps(finalDoc.text));
+  const totalLines = countLines(finalDoc.text);
   const verb = opts.dryRun ? 'Dry run: nothing was written. Would apply' : 'Applied';
   const shown = reports.slice(0, MAX_LISTED_EDITS);
   const lines = shown.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);

@@ -3,20 +3,16 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MESSAGES, ToolError } from '../errors.js';
 import { digestTexts } from '../fs/digest.js';
-import { pauseIfDue } from '../fs/yield-to-others.js';
-import { buildMatcherSteps } from '../text/aho-corasick.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import type { TextEncodingName } from '../text/codec.js';
-import { runSteps, runStepsWithPauses, type Steps } from '../text/steps.js';
 import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { editPlan } from './edit.js';
 import { describeText } from './editable-text.js';
-import { computesOffThread, planOffThread } from './off-thread-edit.js';
-import { atEdit, computeMultiEdit, type MultiEditComputeOptions } from './multi-edit-compute.js';
-import { alreadyAppliedOutput, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
+import { atEdit, type MultiEditComputeOptions } from './multi-edit-compute.js';
+import { alreadyAppliedOutput, computeEditTask, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
@@ -24,8 +20,11 @@ import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-in
 import type { ToolDeps } from './tool-deps.js';
 import type { ToolResultDecorator } from './tool-result.js';
 
-/** Edits per call: 10,000 take about a second (linear); a client with more should split them. */
-export const MAX_EDITS = 10_000;
+/**
+ * Edits per call (INVALID_INPUT beyond): each edit is matched against the whole text the previous ones
+ * left, so a call is at most this many searches of the file. A client with more should split them.
+ */
+export const MAX_EDITS = 100;
 
 const EditItem = z.strictObject({
   old_string: z.string().describe('The text to replace'),
@@ -72,17 +71,9 @@ export const MultiEditOutput = z.strictObject({
  * Input-only checks, before any I/O: NO_CHANGE for an edit that changes nothing, INVALID_INPUT for
  * an empty old_string after the first edit, CASCADE when an old_string (trailing newlines ignored)
  * lies inside an earlier edit's new_string (seed 000 "级联编辑保护"). The first failing edit wins.
- * Linear: one Aho–Corasick pass over the new_strings finds, for every old_string, the first
- * new_string holding it (comparing every pair was quadratic in the number of edits).
+ * Each old_string is searched for in the new_strings before it: MAX_EDITS bounds the pairs.
  */
 export function checkEditList(specs: readonly EditSpec[]): void {
-  runSteps(checkEditListSteps(specs));
-}
-
-/** checkEditList() with pause points (see steps.ts): 10,000 edits are a long check. */
-export function* checkEditListSteps(specs: readonly EditSpec[]): Steps<void> {
-  const probes = specs.map((spec) => trimTrailingNewlines(spec.old_string));
-  const firstHolder = yield* cascadeHolders(specs, probes);
   for (let i = 0; i < specs.length; i++) {
     const spec = specs[i]!;
     if (spec.old_string === spec.new_string) throw atEdit(new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE), i, specs.length);
@@ -93,8 +84,9 @@ export function* checkEditListSteps(specs: readonly EditSpec[]): Steps<void> {
         specs.length,
       );
     }
-    const j = firstHolder[i];
-    if (j !== undefined && j < i) {
+    const probe = trimTrailingNewlines(spec.old_string);
+    const j = probe === '' ? -1 : specs.findIndex((earlier, k) => k < i && earlier.new_string.includes(probe));
+    if (j !== -1 && j < i) {
       throw new ToolError(
         'CASCADE',
         `Cannot edit file: old_string of edits[${i}] is a substring of the new_string of edits[${j}], so edits[${i}] would edit text that edits[${j}] inserted. ` +
@@ -105,86 +97,14 @@ export function* checkEditListSteps(specs: readonly EditSpec[]): Steps<void> {
   }
 }
 
-/** Hits the cascade scan may report before the request is refused (only pathological inputs get near it). */
-const CASCADE_HIT_BUDGET = 1 << 24;
-/** Characters of new_strings scanned between two pause points. */
-const CASCADE_WINDOW = 1 << 14;
-
-/** For each edit, the first earlier edit whose new_string contains its probe (undefined: none). */
-function* cascadeHolders(specs: readonly EditSpec[], probes: readonly string[]): Steps<Array<number | undefined>> {
-  const holder: Array<number | undefined> = new Array<number | undefined>(specs.length);
-  if (specs.length < 2) return holder;
-  const matcher = yield* buildMatcherSteps(probes.map((p, i) => (i === 0 ? '' : p)));
-  let hits = 0;
-  let scanned = 0;
-  for (let j = 0; j < specs.length - 1; j++) {
-    const text = specs[j]!.new_string;
-    let state = 0;
-    for (let from = 0; from < text.length; from += CASCADE_WINDOW) {
-      const to = Math.min(text.length, from + CASCADE_WINDOW);
-      state = matcher.scan(
-        text,
-        from,
-        to,
-        (i) => {
-          if (++hits > CASCADE_HIT_BUDGET) {
-            throw new ToolError('INVALID_INPUT', `These ${specs.length} edits cannot be checked for cascades in reasonable time: their old_strings occur very often inside other edits' new_strings. Send fewer edits per MultiEdit. Nothing was written.`);
-          }
-          if (i > j && holder[i] === undefined) holder[i] = j;
-        },
-        state,
-      );
-      scanned += to - from;
-      if (scanned >= CASCADE_WINDOW) {
-        scanned = 0;
-        yield;
-      }
-    }
-  }
-  return holder;
-}
-
-/** Edits parsed between two pause points (zod's parse of 10,000 edits is a long pause otherwise). */
-const PARSE_SLICE = 250;
-const MultiEditShell = MultiEditInput.extend({ edits: z.array(z.unknown()).min(1).max(MAX_EDITS) });
-const EditItems = z.array(EditItem);
-
-/**
- * parseToolInput(MultiEditInput, raw), the edits a slice at a time with pauses between slices. Any
- * refusal comes from the whole parse, so it reads exactly as parseToolInput's; past MAX_EDITS from
- * the other parameters alone (the items of a million-edit request are never parsed).
- */
-export async function parseMultiEditInput(raw: unknown): Promise<z.output<typeof MultiEditInput>> {
-  const edits = typeof raw === 'object' && raw !== null ? (raw as { edits?: unknown }).edits : undefined;
-  if (!Array.isArray(edits) || edits.length <= PARSE_SLICE) return parseToolInput(MultiEditInput, raw);
-  const shell = MultiEditShell.safeParse(raw);
-  if (!shell.success) {
-    // Throws: the refusal names the other parameters' problems, and the count of edits when over the cap.
-    if (edits.length > MAX_EDITS) parseToolInput(MultiEditShell, raw);
-    return parseToolInput(MultiEditInput, raw);
-  }
-  const items: Array<z.output<typeof EditItem>> = [];
-  for (let i = 0; i < edits.length; i += PARSE_SLICE) {
-    const slice = EditItems.safeParse(edits.slice(i, i + PARSE_SLICE));
-    if (!slice.success) return parseToolInput(MultiEditInput, raw);
-    for (const item of slice.data) items.push(item);
-    await pauseIfDue();
-  }
-  return { ...shell.data, edits: items };
-}
-
 /** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
 export async function multiEdit(raw: MultiEditInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
-  return runMultiEdit(await parseMultiEditInput(raw), deps, ctx);
+  return runMultiEdit(parseToolInput(MultiEditInput, raw), deps, ctx);
 }
 
 async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
-  const specs: EditSpec[] = [];
-  for (const e of input.edits) {
-    specs.push(normalizeEditSpec({ old_string: e.old_string, new_string: e.new_string, replace_all: e.replace_all }, input.file_path));
-    if (specs.length % PARSE_SLICE === 0) await pauseIfDue();
-  }
-  await runStepsWithPauses(checkEditListSteps(specs), pauseIfDue);
+  const specs = input.edits.map((e) => normalizeEditSpec({ ...e }, input.file_path));
+  checkEditList(specs);
   const key = await inputKey(specs);
   return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, plan) => planMultiEdit(current, plan, specs, key, input, deps), ctx);
 }
@@ -200,13 +120,13 @@ async function planMultiEdit(
   input: z.output<typeof MultiEditInput>,
   deps: ToolDeps,
 ): Promise<Plan> {
-  if (computesOffThread(current, specs, deps)) return planOffThread(current, ctx, [...specs], key, { tool: 'MultiEdit', replace_all: false, ...input }, deps);
+  // The seeds' order: prepareTextEdit's checks and freshness, the retry rule, then each edit in turn.
   const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
-  const original = prepared.doc;
   if (isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }) };
   }
-  const outcome = await computeMultiEdit(original, specs, multiEditComputeOptions(current, prepared, input, deps), (steps) => runStepsWithPauses(steps, pauseIfDue), pauseIfDue);
+  const opts = multiEditComputeOptions(current, prepared, input, deps);
+  const outcome = await computeEditTask({ tool: 'MultiEdit', doc: prepared.doc, specs, opts }, deps);
   return editPlan(outcome, prepared.freshness, rememberEdit(deps.session, current.target.realPath, key), specs[0]!.old_string === '' || current.state?.isPartialView === false);
 }
 
@@ -232,7 +152,6 @@ export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorat
       input: MultiEditInput,
       output: [MultiEditOutput],
       annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      parse: parseMultiEditInput,
     },
     { log: deps.log, session: deps.session, decorate },
     (input, extra) => runMultiEdit(input, deps, extra),

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { largeFileMark, type ConfinedFile } from '../fs/confined-read.js';
-import { pauseIfDue } from '../fs/yield-to-others.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ByteScanner } from '../text/byte-scanner.js';
 import { INDEX_BLOCK, IndexPartBuilder, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
 import type { ScanHelper, ScanShareResult } from './scan-helper.js';
@@ -94,7 +94,8 @@ function identityOf(stat: fs.Stats): FileIdentity {
  * this thread and scanned while the block is still in the CPU's cache: on this machine's VMs a
  * 64 KiB pread from the page cache moves ~5 GB/s, a 256 KiB or larger one ~1.4 GB/s (measured, 1 GiB:
  * 215 ms against 730–1,000), and thread-pool reads (one round trip each) were slower still. Other
- * sessions are served between slices (pauseIfDue). Where another CPU is free, a big file that is
+ * sessions are served between slices (a turn of the event loop every PAUSE_EVERY bytes). Where
+ * another CPU is free, a big file that is
  * not hashed is shared with the scan helper — this thread takes it from the front, the helper from
  * the back, and the two halves meet (1 GiB: two half-scans at once) — and one that is hashed is
  * hashed by the helper while this thread indexes it (a hash is one sequence).
@@ -116,7 +117,7 @@ async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fall
       into.add(scanner, 0, got);
       sha?.update(block.subarray(0, got));
       at += got;
-      await pauseIfDue();
+      if (at % PAUSE_EVERY < got) await nextTurn();
     }
   };
   const share = hashed ? undefined : helper?.share(file.fd, size);
@@ -169,10 +170,13 @@ async function hashHere(file: ConfinedFile, size: number, block: Buffer): Promis
     if (got < want) throw new ChangedWhileReading(`${at + got} bytes where ${size} were expected`);
     sha.update(block.subarray(0, got));
     at += got;
-    await pauseIfDue();
+    if (at % PAUSE_EVERY < got) await nextTurn();
   }
   return sha.digest('hex');
 }
+
+/** Bytes scanned between two turns of the event loop (about a millisecond: other sessions are answered meanwhile). */
+const PAUSE_EVERY = 4 * 1024 * 1024;
 
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 

@@ -1,10 +1,8 @@
 // Read's text branch: numbered lines from an offset within the output budget, the view recorded by line.
 import { digestInSlices } from '../fs/digest.js';
-import { pauseIfDue } from '../fs/yield-to-others.js';
-import { decodeTextSteps } from '../text/codec.js';
-import { countLinesSteps } from '../text/count-lines.js';
-import { toLineDocSteps } from '../text/line-endings.js';
-import { runStepsWithPauses, STEP, type Steps } from '../text/steps.js';
+import { decodeText } from '../text/codec.js';
+import { countLines } from '../text/count-lines.js';
+import { toLineDoc } from '../text/line-endings.js';
 import type { LineRange } from '../text/line-ranges.js';
 import { numberLine } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
@@ -24,11 +22,10 @@ const FOOTER_RESERVE = 160;
 export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<ToolOutput> {
   const { config } = deps;
   const { bytes } = req;
-  // In slices: a 200 MB file is decoded, split and counted without holding up other sessions.
-  const decoded = await runStepsWithPauses(decodeTextSteps(bytes, config.fallbackEncoding), pauseIfDue);
-  const doc = await runStepsWithPauses(toLineDocSteps(decoded.text), pauseIfDue);
+  const decoded = decodeText(bytes, config.fallbackEncoding);
+  const doc = toLineDoc(decoded.text);
   const text = doc.text;
-  const total = await runStepsWithPauses(countLinesSteps(text), pauseIfDue);
+  const total = countLines(text);
   const hash = await digestInSlices(bytes);
   return renderTextRead(
     {
@@ -38,7 +35,7 @@ export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<To
       total,
       view: { text, hash, size: bytes.length },
       lines: async function* (start) {
-        let pos = await runStepsWithPauses(lineStartSteps(text, start), pauseIfDue);
+        let pos = lineStart(text, start);
         for (;;) {
           const nl = text.indexOf('\n', pos);
           yield numberedBody(text.slice(pos, nl === -1 ? text.length : nl), config.read.maxLineChars);
@@ -112,13 +109,10 @@ export async function renderTextRead(t: TextLines, deps: ToolDeps): Promise<Tool
   };
 }
 
-/** Offset where 1-based line `line` starts, walked without splitting the whole file, with pause points. */
-function* lineStartSteps(text: string, line: number): Steps<number> {
+/** Offset where 1-based line `line` starts, walked without splitting the whole file. */
+function lineStart(text: string, line: number): number {
   let pos = 0;
-  for (let n = 1; n < line; n++) {
-    pos = text.indexOf('\n', pos) + 1;
-    if (n % STEP === 0) yield;
-  }
+  for (let n = 1; n < line; n++) pos = text.indexOf('\n', pos) + 1;
   return pos;
 }
 

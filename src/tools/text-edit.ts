@@ -7,6 +7,8 @@ import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import type { PlanContext } from '../write/write-pipeline.js';
+import type { ComputedEdit } from './edit-compute.js';
+import { runEditTask, type EditTask } from './edit-task.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText } from './editable-text.js';
 import type { ToolDeps } from './tool-deps.js';
 
@@ -24,8 +26,6 @@ export interface PreparedEdit {
  */
 export async function prepareTextEdit(current: CurrentFile, ctx: PlanContext, deps: ToolDeps, firstOld: string): Promise<PreparedEdit> {
   const display = current.target.input;
-  // Decoded in slices before anything reads the text: a 50 MB decode is not one long pause.
-  await current.textInSlices();
   if (current.exists) requireEditableText(current);
   if (!current.exists && firstOld !== '') throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   if (current.exists && firstOld === '' && current.doc().text.trim() !== '') {
@@ -69,4 +69,13 @@ export function alreadyAppliedOutput(
     text: `The file ${display} already contains ${what} (applied by an earlier identical call); nothing was written. To apply ${what === 'this edit' ? 'it' : 'them'} again, Read the file first.`,
     structured: { file_path: display, ...extra, replacements: 0, structuredPatch: [], dry_run: dryRun, already_applied: true, ...facts },
   };
+}
+
+/**
+ * Computes an edit after its validation: runEditTask, in the server's thread (a worker of the pool runs
+ * the same function for large ones, once the pool is there).
+ */
+export async function computeEditTask(task: EditTask, deps: ToolDeps): Promise<ComputedEdit> {
+  void deps;
+  return runEditTask(task);
 }

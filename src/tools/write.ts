@@ -2,18 +2,16 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import { pauseIfDue } from '../fs/yield-to-others.js';
-import { encodeTextSteps, utf8LengthSteps, type TextEncodingName } from '../text/codec.js';
-import { countLinesSteps } from '../text/count-lines.js';
+import { encodeText, type TextEncodingName } from '../text/codec.js';
+import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { toLineDocSteps } from '../text/line-endings.js';
-import { wholeTextPatchSteps } from '../text/patch.js';
-import { runStepsWithPauses } from '../text/steps.js';
+import { toLineDoc } from '../text/line-endings.js';
+import { wholeTextPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import type { PlanContext, WritePlan } from '../write/write-pipeline.js';
-import { describeText, requireEditableText, requireEncodableInSlices } from './editable-text.js';
+import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
@@ -53,10 +51,10 @@ export const WriteOutput = z.strictObject({
  */
 export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
   const input = parseToolInput(WriteInput, raw);
-  // Every character is one to three bytes: only content near the limit needs counting (in slices).
+  // Every character is one to three bytes: only content near the limit needs counting.
   const max = deps.config.maxEditBytes;
   const surely = input.content.length > max;
-  const size = surely ? input.content.length : input.content.length * 3 > max ? await runStepsWithPauses(utf8LengthSteps(input.content), pauseIfDue) : 0;
+  const size = surely ? input.content.length : input.content.length * 3 > max ? Buffer.byteLength(input.content, 'utf8') : 0;
   if (size > max) {
     throw new ToolError('TOO_LARGE', `Content is too large to write (${surely ? 'at least ' : ''}${formatBytes(size)}). Maximum file size is ${formatBytes(max)}.`);
   }
@@ -69,25 +67,24 @@ async function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output
   let oldText = '';
   let freshness: FreshnessDecision;
   if (current.exists) {
-    await current.textInSlices();
     encoding = requireEditableText(current).encoding;
     freshness = ctx.assertFresh({ fullView: true });
     oldText = current.doc().text;
   } else {
     freshness = ctx.assertFresh(); // a new file: nothing to be stale against
   }
-  await requireEncodableInSlices(input.content, encoding, display);
-  const newDoc = await runStepsWithPauses(toLineDocSteps(input.content), pauseIfDue);
-  const totalLines = await runStepsWithPauses(countLinesSteps(newDoc.text), pauseIfDue);
+  requireEncodable(input.content, encoding, display);
+  const newDoc = toLineDoc(input.content);
+  const totalLines = countLines(newDoc.text);
   // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
   const { hunks, added, removed, truncated } = current.exists
-    ? await runStepsWithPauses(wholeTextPatchSteps(oldText, newDoc.text), pauseIfDue)
+    ? wholeTextPatch(oldText, newDoc.text)
     : { hunks: [], added: totalLines, removed: 0, truncated: false };
   const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
   return {
     change: 'write',
-    bytes: await runStepsWithPauses(encodeTextSteps(input.content, encoding), pauseIfDue),
+    bytes: encodeText(input.content, encoding),
     freshness,
     text: newDoc.text,
     totalLines,

@@ -1,9 +1,6 @@
 // Reads a JSON request body under a byte limit, so the SDK never buffers an unbounded body itself.
 import type { IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
-import { pauseIfDue } from '../fs/yield-to-others.js';
-import { parseJsonSteps } from '../text/parse-json.js';
-import { runStepsWithPauses } from '../text/steps.js';
 import { defaultMessageLimit } from './message-limit.js';
 
 /** The default body limit: the same as every transport's message limit (see message-limit.ts). */
@@ -18,8 +15,7 @@ export type BodyResult =
 /**
  * Collects the body, stopping as soon as it (or its declared Content-Length) exceeds `limit`.
  * On 'too-large' the rest of the body is not read: the caller answers and closes the connection.
- * The body is decoded chunk by chunk as it arrives and parsed with pauses (parseJsonSteps), so a
- * 256 MB Write does not hold up the other sessions for the second a whole-body decode and parse take.
+ * The body is decoded chunk by chunk as it arrives.
  */
 export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
   const declared = Number(req.headers['content-length']);
@@ -41,10 +37,14 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
     parts.push(decoder.decode());
     const text = parts.join('');
     parts.length = 0;
-    runStepsWithPauses(parseJsonSteps(text), pauseIfDue).then(
-      (value) => finish({ kind: 'ok', value }),
-      () => finish({ kind: 'invalid-json' }),
-    );
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      finish({ kind: 'invalid-json' });
+      return;
+    }
+    finish({ kind: 'ok', value });
   });
 }
 

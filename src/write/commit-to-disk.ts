@@ -21,7 +21,6 @@ import { readAllAt } from '../fs/confined-read.js';
 import { Descriptor } from '../fs/descriptor.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
 import { exchangeUnsupported } from '../fs/rename-exchange.js';
-import { pauseIfDue } from '../fs/yield-to-others.js';
 import type { CurrentFile } from './current-file.js';
 
 const { O_RDONLY, O_WRONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
@@ -296,7 +295,6 @@ export async function readBackAhead(req: DiskCommitRequest): Promise<VerifiedAhe
         const n = await readAt(file.fd, buf, Math.min(buf.length, current.bytes.length - at), at);
         if (n === 0 || buf.compare(current.bytes, at, at + n, 0, n) !== 0) return undefined;
         at += n;
-        await pauseIfDue();
       }
     } finally {
       // Every read into it has completed (each was awaited).

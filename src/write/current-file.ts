@@ -5,13 +5,11 @@ import { ToolError } from '../errors.js';
 import { digest, digestWithPoints, type DigestPoints } from '../fs/digest.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
 import { openReadOnlyIn, readSmallInSync, SYNC_READ_MAX } from '../fs/confined-read.js';
-import { pauseIfDue } from '../fs/yield-to-others.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import type { FileState } from '../session/file-state-store.js';
-import { decodeText, decodeTextSteps, type DecodedText } from '../text/codec.js';
+import { decodeText, type DecodedText } from '../text/codec.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { toLineDoc, toLineDocSteps, type LineDoc } from '../text/line-endings.js';
-import { runStepsWithPauses } from '../text/steps.js';
+import { toLineDoc, type LineDoc } from '../text/line-endings.js';
 import { sameAsWritten, type WrittenContent } from './last-writes.js';
 
 interface FileView {
@@ -22,8 +20,6 @@ interface FileView {
   decoded(): DecodedText;
   /** The decoded content as LF lines; computed once. */
   doc(): LineDoc;
-  /** Computes decoded() and doc() in slices, yielding between them (a 50 MB decode holds up no one); later calls are free. */
-  textInSlices(): Promise<void>;
 }
 
 /** No file at the path: a write creates it. */
@@ -92,16 +88,12 @@ export async function loadCurrentFile(target: ResolvedPath, state: FileState | u
 }
 
 /** decoded() and doc() of `bytes`, each computed on first use. */
-function lazyText(bytes: Buffer, fallback: 'latin1' | undefined): Pick<FileView, 'decoded' | 'doc' | 'textInSlices'> {
+function lazyText(bytes: Buffer, fallback: 'latin1' | undefined): Pick<FileView, 'decoded' | 'doc'> {
   let decoded: DecodedText | undefined;
   let doc: LineDoc | undefined;
   const view = {
     decoded: () => (decoded ??= decodeText(bytes, fallback)),
     doc: () => (doc ??= toLineDoc(view.decoded().text)),
-    textInSlices: async () => {
-      decoded ??= await runStepsWithPauses(decodeTextSteps(bytes, fallback), pauseIfDue);
-      doc ??= await runStepsWithPauses(toLineDocSteps(decoded.text), pauseIfDue);
-    },
   };
   return view;
 }

@@ -34,7 +34,7 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
     expect(await fs.readFile(h.path('big.txt'), 'utf8')).toBe('item = Q;\n'.repeat(300_000));
   });
 
-  it('a 1.5 MB Write of escapes, astral characters and mixed line ends, then a replace_all over it, are byte-exact (sliced parse, decode, match, splice, encode)', async () => {
+  it('a 1.5 MB Write of escapes, astral characters and mixed line ends, then a replace_all over it, are byte-exact (parse, decode, match, splice, encode)', async () => {
     const chunk = 'say "hi"\\n\t😀 é\r\nline\u2028two\u0001 ÿ 😀\n';
     const content = chunk.repeat(Math.ceil((1.5 * 1024 * 1024) / chunk.length));
     const h = await open({});
@@ -53,23 +53,24 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('a\n'.repeat(1000));
   });
 
-  it('a 10,000-edit MultiEdit answers (linear work) with a bounded answer; 10,001 edits are refused naming the cap', async () => {
+  it('a MultiEdit of the most edits allowed (100) answers with a bounded answer; 101 edits are refused naming the cap', async () => {
     const lines = rows(10_000);
     const h = await open({ files: { 'm.txt': `${lines.join('\n')}\n` } });
     okOf(await h.call('Read', { file_path: h.path('m.txt'), limit: 1 }));
-    const edits = lines.map((l) => ({ old_string: l, new_string: l.replace('value', 'other') }));
+    const edited = (i: number) => i % 100 === 0;
+    const edits = lines.filter((_, i) => edited(i)).map((l) => ({ old_string: l, new_string: l.replace('value', 'other') }));
     const r = await h.call('MultiEdit', { file_path: h.path('m.txt'), edits });
     const s = okOf(r);
-    expect(s).toMatchObject({ edits_applied: 10_000, replacements: 10_000, edits_truncated: true, patch_truncated: true });
-    expect((s.edits as Array<{ line: number }>)[999]).toEqual({ index: 999, replacements: 1, line: 1000 });
-    expect(textOf(r)).toMatch(/… and 9950 more edits/);
-    expect(size(r)).toBeLessThan(128 * 1024);
-    expect(await fs.readFile(h.path('m.txt'), 'utf8')).toBe(`${lines.map((l) => l.replace('value', 'other')).join('\n')}\n`);
+    expect(s).toMatchObject({ edits_applied: 100, replacements: 100, patch_truncated: true });
+    expect((s.edits as Array<{ line: number }>)[99]).toEqual({ index: 99, replacements: 1, line: 9901 });
+    expect(textOf(r)).toMatch(/… and 50 more edits/);
+    expect(size(r)).toBeLessThan(64 * 1024);
+    expect(await fs.readFile(h.path('m.txt'), 'utf8')).toBe(`${lines.map((l, i) => (edited(i) ? l.replace('value', 'other') : l)).join('\n')}\n`);
 
     okOf(await h.call('Read', { file_path: h.path('m.txt'), limit: 1 }));
     const err = errorOf(await h.call('MultiEdit', { file_path: h.path('m.txt'), edits: [...edits, edits[0]!] }));
     expect(err).toMatchObject({ code: 'INVALID_INPUT', parameter: 'edits' });
-    expect(err.message).toContain('must have at most 10000 items (got 10001)');
+    expect(err.message).toContain('must have at most 100 items (got 101)');
   });
 
   it("a default Read fits Claude Code's 25,000-token limit: 32 KiB with the footer counted, then continue", async () => {
@@ -101,15 +102,15 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
 describe('long work yields (memory transport, two sessions on one app)', () => {
   const { open, track } = harnessPool('memory');
 
-  it("session B's small Read is answered while session A's 10,000-edit MultiEdit is still running", async () => {
-    const lines = rows(10_000);
+  it("session B's small Read is answered while session A's 100-edit MultiEdit of a 3 MB file is still running", async () => {
+    const lines = rows(100_000);
     const h = await open({ files: { 'm.txt': `${lines.join('\n')}\n`, 'small.txt': 'hello\n' } });
     const b = await connectSession(h.app!);
     track(b);
     okOf(await h.call('Read', { file_path: h.path('m.txt'), limit: 1 }));
     const order: string[] = [];
     const heavy = h
-      .call('MultiEdit', { file_path: h.path('m.txt'), edits: lines.map((l) => ({ old_string: l, new_string: l.replace('value', 'other') })) })
+      .call('MultiEdit', { file_path: h.path('m.txt'), edits: lines.slice(0, 100).map((l) => ({ old_string: l, new_string: l.replace('value', 'other') })) })
       .then((r) => {
         okOf(r);
         order.push('A');

@@ -25,7 +25,6 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const CLI = path.join(REPO, 'dist/cli.js');
 /** In-process servers run TS sources, which cannot start a TS worker: they use the compiled search worker (npm test builds first). */
 export const SEARCH_WORKER = pathToFileURL(path.join(REPO, 'dist/search/search-worker.js'));
-export const EDIT_WORKER = pathToFileURL(path.join(REPO, 'dist/tools/edit-worker.js'));
 export const SCAN_WORKER = pathToFileURL(path.join(REPO, 'dist/tools/scan-worker.js'));
 
 export async function tempDir(prefix = 'eg-'): Promise<string> {
@@ -95,7 +94,6 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
       log: opts.log ?? silentLogger,
       stateDir,
       searchWorker: SEARCH_WORKER,
-      editWorker: EDIT_WORKER,
       scanWorker: SCAN_WORKER,
       ...(opts.recorder ? { recorder: opts.recorder } : {}),
       ...(opts.scanShare ? { scanShare: opts.scanShare } : {}),

@@ -1,20 +1,24 @@
-// applyEditSequence (issue 12) equals doing the edits one by one on the whole text: same final text, same
-// replacement counts and positions, same failing edit and error — on small alphabets that make edits interact.
+// applyEditSequence equals doing the edits one by one on the whole text: same final text, same replacement
+// counts and positions, same failing edit and error, and splices of the original that rebuild the result — on
+// small alphabets that make edits interact.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { applyEdit, spliceText, type EditSpec } from '../../src/text/apply.js';
 import { applyEditSequence, EditFailure } from '../../src/text/edit-sequence.js';
+import { spliceLineDoc, toLineDoc } from '../../src/text/line-endings.js';
 
 /** The reference: each edit matched on the whole current text (the method MultiEdit used before). */
 function reference(text: string, specs: readonly EditSpec[]) {
   let cur = text;
   const counts: number[] = [];
+  const at: number[] = [];
   for (let i = 0; i < specs.length; i++) {
     const spec = specs[i]!;
     if (i === 0 && spec.old_string === '') {
       cur = spec.new_string;
       counts.push(1);
+      at.push(0);
       continue;
     }
     let applied;
@@ -24,16 +28,33 @@ function reference(text: string, specs: readonly EditSpec[]) {
       return { failed: i, code: (err as ToolError).code, message: (err as ToolError).message };
     }
     counts.push(applied.replacements);
+    // Earlier positions move with this edit's splices, one at a time (inside a replaced span: to its start).
+    for (let k = 0; k < at.length; k++) {
+      let p = at[k]!;
+      let shift = 0;
+      for (let n = 0; n < applied.splices.length; n++) {
+        const sp = applied.splices.at(n)!;
+        if (sp.start >= at[k]!) break;
+        if (sp.end > at[k]!) {
+          p = sp.start;
+          break;
+        }
+        shift += sp.replacement.length - (sp.end - sp.start);
+      }
+      at[k] = p + shift;
+    }
+    at.push(applied.splices.at(0)!.start);
     cur = spliceText(cur, applied.splices);
   }
-  return { text: cur, counts };
+  return { text: cur, counts, at };
 }
 
-async function engine(text: string, specs: readonly EditSpec[], mode: 'indexed' | 'plain', prefix?: number) {
+function engine(text: string, specs: readonly EditSpec[]) {
   try {
-    const r = await applyEditSequence(text, specs, { engine: mode, prefix });
-    // The splices must rebuild the same text from the original.
+    const r = applyEditSequence(text, specs);
+    // The splices must rebuild the same text from the original, in order and without overlaps.
     expect(spliceText(text, r.splices)).toBe(r.text);
+    for (let k = 1; k < r.splices.length; k++) expect(r.splices[k]!.start).toBeGreaterThanOrEqual(r.splices[k - 1]!.end);
     return { text: r.text, counts: r.edits.map((e) => e.replacements), at: r.edits.map((e) => e.at) };
   } catch (err) {
     if (!(err instanceof EditFailure)) throw err;
@@ -47,41 +68,42 @@ const str = (max: number) => fc.array(alphabet, { maxLength: max }).map((a) => a
 const spec = fc.record({ old_string: str(4).filter((s) => s !== ''), new_string: str(4), replace_all: fc.boolean() });
 
 describe('applyEditSequence()', () => {
-  it('matches the one-by-one reference on interacting edits (indexed engine, short prefixes)', async () => {
-    await fc.assert(
-      fc.asyncProperty(str(40), fc.array(spec, { minLength: 1, maxLength: 8 }), fc.constantFrom(1, 2, 32), async (text, specs, prefix) => {
-        const want = reference(text, specs);
-        const got = await engine(text, specs, 'indexed', prefix);
-        if ('failed' in want) expect(got).toEqual(want);
-        else {
-          expect(got).toMatchObject({ text: want.text, counts: want.counts });
-        }
+  it('matches the one-by-one reference on interacting edits', () => {
+    fc.assert(
+      fc.property(str(40), fc.array(spec, { minLength: 1, maxLength: 8 }), (text, specs) => {
+        expect(engine(text, specs)).toEqual(reference(text, specs));
       }),
       { seed: 1212, numRuns: 3000 },
     );
   });
 
-  it('reports the same positions with either method', async () => {
-    await fc.assert(
-      fc.asyncProperty(str(40), fc.array(spec, { minLength: 1, maxLength: 6 }), async (text, specs) => {
-        expect(await engine(text, specs, 'indexed', 2)).toEqual(await engine(text, specs, 'plain'));
+  it('keeps CRLF and mixed endings outside the edits: the splices written into the raw text read back as the result', () => {
+    fc.assert(
+      fc.property(str(40), fc.array(fc.boolean(), { maxLength: 40 }), fc.array(spec, { minLength: 1, maxLength: 6 }), (text, crlf, specs) => {
+        let k = 0;
+        const raw = text.replace(/\n/g, () => (crlf[k++] ? '\r\n' : '\n'));
+        const got = engine(text, specs);
+        if ('failed' in got) return;
+        const doc = spliceLineDoc(toLineDoc(raw), applyEditSequence(text, specs).splices);
+        expect(doc.text).toBe(got.text);
       }),
-      { seed: 1213, numRuns: 1500 },
+      { seed: 1214, numRuns: 1500 },
     );
   });
 
-  it('handles a first edit that fills an empty file, then edits its text', async () => {
-    const r = await applyEditSequence('', [{ old_string: '', new_string: 'abc\nabc\n' }, { old_string: 'b', new_string: 'B', replace_all: true }], { engine: 'indexed' });
+  it('handles a first edit that fills an empty file, then edits its text', () => {
+    const r = applyEditSequence('', [{ old_string: '', new_string: 'abc\nabc\n' }, { old_string: 'b', new_string: 'B', replace_all: true }]);
     expect(r.text).toBe('aBc\naBc\n');
     expect(r.splices).toEqual([{ start: 0, end: 0, replacement: 'aBc\naBc\n' }]);
     expect(r.edits).toEqual([{ replacements: 1, at: 0 }, { replacements: 2, at: 1 }]);
   });
 
-  it('is linear: 10,000 unique-line edits on a 10,000-line file finish in well under a second of work', async () => {
-    const lines = Array.from({ length: 10_000 }, (_, i) => `row ${String(i).padStart(6, '0')} = value(${i});`);
-    const specs = lines.map((l) => ({ old_string: l, new_string: l.replace('value', 'other') }));
-    const r = await applyEditSequence(`${lines.join('\n')}\n`, specs);
-    expect(r.text).toBe(`${lines.map((l) => l.replace('value', 'other')).join('\n')}\n`);
-    expect(r.edits[9_999]!.replacements).toBe(1);
+  it('applies MultiEdit\'s 100 edits to a 10,000-line file, each replace_all on top of the previous ones', () => {
+    const lines = Array.from({ length: 10_000 }, (_, i) => `row ${String(i).padStart(6, '0')} = v${i % 100}(${i});`);
+    const specs = Array.from({ length: 100 }, (_, k) => ({ old_string: `= v${k}(`, new_string: `= w${k}(`, replace_all: true }));
+    const r = applyEditSequence(`${lines.join('\n')}\n`, specs);
+    expect(r.text).toBe(`${lines.map((l) => l.replace(' = v', ' = w')).join('\n')}\n`);
+    expect(r.splices).toHaveLength(10_000);
+    expect(r.edits[99]).toEqual({ replacements: 100, at: r.text.indexOf('= w99(') });
   });
 });
