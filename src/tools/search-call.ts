@@ -55,7 +55,11 @@ export async function resolveTargets(
  * Runs a job in the worker pool: MCP progress when the client sent a progress token, stopped (its worker
  * terminated) when the request is cancelled or its session closes.
  */
-export async function runSearch(workers: WorkerPool, job: SearchJob, ctx: SearchCallContext | undefined): Promise<SearchResult | 'cancelled'> {
+export async function runSearch(
+  workers: WorkerPool,
+  job: SearchJob,
+  ctx: SearchCallContext | undefined,
+): Promise<SearchResult | 'cancelled'> {
   const notify = progressNotifier(ctx);
   const channel = notify === undefined ? undefined : new MessageChannel();
   channel?.port1.on('message', notify!);

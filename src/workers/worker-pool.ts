@@ -26,6 +26,9 @@ export class WorkerCancelled extends Error {
 
 // A warm worker saves its start-up (loading the task's modules) on the next task; idle ones never keep the process up.
 const IDLE_MS = 60_000;
+// As tool-result's for any unexpected error: the client sees no cause, the log has it.
+const INTERNAL_MESSAGE =
+  'Internal error in editguard; nothing was written by this call. Retry once; if it persists, report it with the server log.';
 
 /** Runs exported functions of compiled task modules in up to `size` worker threads. */
 export class WorkerPool {
@@ -71,10 +74,7 @@ export class WorkerPool {
       if (opts.signal?.aborted) throw new WorkerCancelled();
       if (this.closed) throw new ToolError('INTERNAL', 'The server is shutting down; retry on a new connection.');
       this.opts.log.error(`worker task ${module}#${name} failed`, err);
-      throw new ToolError(
-        'INTERNAL',
-        'Internal error in editguard; nothing was written by this call. Retry once; if it persists, report it with the server log.',
-      );
+      throw new ToolError('INTERNAL', INTERNAL_MESSAGE);
     }
     if (outcome.ok) return outcome.value as T;
     throw new ToolError(outcome.error.code, outcome.error.message, outcome.error.details);
