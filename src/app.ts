@@ -11,12 +11,12 @@ import type { Logger } from './log.js';
 import { ChangeTracker, type ChangeDisk, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
-import { SearchPool } from './search/search-pool.js';
 import { ScanHelper, type ScanHelperOptions } from './tools/scan-helper.js';
 import { Session } from './session/session.js';
 import { LineIndexCache } from './text/line-index-cache.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
 import type { WriteEvent, WriteRecorder } from './write/write-event.js';
+import { WorkerPool } from './workers/worker-pool.js';
 import { WritePipeline } from './write/write-pipeline.js';
 
 export interface AppEnv {
@@ -33,8 +33,8 @@ export interface AppEnv {
   watcher?: FileWatcher;
   /** How the change tracker reads the disk (a test counts its reads); defaults to the real one. */
   changeDisk?: ChangeDisk | undefined;
-  /** The compiled search worker; defaults to the one beside the search pool (tests running TS sources pass dist's). */
-  searchWorker?: URL;
+  /** Where the worker pool finds compiled task modules; default dist/ (tests running TS sources pass dist's URL). */
+  workerBase?: URL | undefined;
   /** The compiled scan worker; defaults to the one beside the scan helper (tests running TS sources pass dist's). */
   scanWorker?: URL;
   /** When a big Read's scan is shared, and in what chunks (tests share small files, always). */
@@ -46,8 +46,8 @@ export interface App {
   log: Logger;
   policy: PathPolicy;
   writes: WritePipeline;
-  /** Worker threads for Glob, Grep and LS, shared by every session. */
-  search: SearchPool;
+  /** The one worker pool (Glob, Grep, LS), shared by every session. */
+  workers: WorkerPool;
   /** Line indexes of the big files Read streamed (scanned once per file version, for every session). */
   lineIndexes: LineIndexCache;
   /** The helper thread a big Read's first scan is shared with (started on first use), shared by every session. */
@@ -97,14 +97,14 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const watcher = env.watcher ?? createFileWatcher({ ...config.watch, log: env.log });
   const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding, disk: env.changeDisk });
   writes.onWrite((e) => changes.onWrite(e));
-  const search = new SearchPool({ size: config.search.workers, workerUrl: env.searchWorker, log: env.log });
+  const workers = new WorkerPool({ size: config.search.workers, base: env.workerBase, log: env.log });
   const scanHelper = new ScanHelper({ ...env.scanShare, url: env.scanWorker });
   return {
     config,
     log: env.log,
     policy,
     writes,
-    search,
+    workers,
     lineIndexes: new LineIndexCache(),
     scanHelper,
     history,
@@ -127,7 +127,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     closeSession: (session) => changes.endSession(session),
     watchStatus: () => changes.status(),
     close: async () => {
-      await search.close();
+      await workers.close();
       await scanHelper.close();
       await writes.locks.drain();
       await changes.close();

@@ -66,7 +66,7 @@ export const ConfigSchema = z
         maxFileBytes: z.number().int().positive().default(10 * MiB),
         /** One Glob/Grep/LS result's text stops at this size; the footer says how to page on. */
         outputBudgetBytes: z.number().int().positive().default(32 * 1024),
-        /** Worker threads that run searches (each search runs in one; more run in parallel). */
+        /** Threads of the one worker pool (each search runs in one; more wait their turn). */
         workers: z.number().int().positive().max(64).default(2),
       })
       .strict()

@@ -94,11 +94,6 @@ export class DirLister {
     }
   }
 
-  /** A directory listed here that the walk will not enter (given to another thread): its ignore stack is not needed. */
-  forget(abs: string): void {
-    this.stacks.delete(abs);
-  }
-
   /** The entries of the opened directory `dir` that the walk may see. */
   list(dir: WalkedDir): Dirent[] {
     let entries: Dirent[] | undefined;

@@ -7,8 +7,7 @@ import { grepGlobFilter } from './glob-filter.js';
 import { contentLines, PageBuilder, renderContentLine } from './grep-page.js';
 import { lineMatcher, matchingLines, type LineMatcher } from './match-lines.js';
 import { newestFirst } from './newest-first.js';
-import type { GrepHit, GrepJob, GrepPartResult, GrepResult, GrepSkips, JobHooks, SearchProgress } from './search-job.js';
-import { disjoint, walkDone, type SearchShare, type ShareCounters, type ShareSide } from './search-share.js';
+import type { GrepHit, GrepJob, GrepResult, GrepSkips, JobHooks, SearchProgress } from './search-job.js';
 import { walkFiles } from './walk.js';
 
 /** How far into a file a NUL makes it binary (Read's sniff window, file-reader's isBinary). */
@@ -16,31 +15,16 @@ const NUL_SNIFF_BYTES = 8 * 1024;
 
 /**
  * Runs Grep: pass 1 searches every candidate file as the walk lists it (read through the walk's
- * open directory, so a swapped parent is never followed) — shared by directory with the worker's
- * helper thread when it has one (search-share.ts) — and pass 2 (content mode) re-reads only the
+ * open directory, so a swapped parent is never followed), and pass 2 (content mode) re-reads only the
  * files on the page. Everything is synchronous in the worker: faster than libuv's pool for many
  * small files (one reused buffer, no per-file promise), and that pool stays free for other sessions.
  */
-export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepResult> {
+export function runGrepJob(job: GrepJob, hooks: JobHooks): GrepResult {
   const matcher = lineMatcher(job.pattern);
-  const share = hooks.share?.(job);
-  const mine = new GrepPass1(job, hooks.progress);
-  try {
-    mine.targets(share);
-  } catch (err) {
-    share?.drop();
-    throw err;
-  }
-  const parts = [mine.result()];
-  if (share !== undefined) {
-    const theirs = await share.finish();
-    if (theirs.kind !== 'grep-part') throw new Error(`a Grep's share came back as ${theirs.kind}`);
-    parts.push(theirs);
-  }
-  const hits = parts.length === 1 ? parts[0]!.hits : parts.flatMap((p) => p.hits);
+  const pass1 = new GrepPass1(job, hooks.progress);
+  pass1.targets();
+  const { hits, skipped, walked, swapped } = pass1;
   hits.sort((a, b) => newestFirst([a.file, a.mtimeMs], [b.file, b.mtimeMs]));
-  const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
-  for (const p of parts) for (const k of ['binary', 'tooLarge', 'unreadable'] as const) skipped[k] += p.skipped[k];
 
   const page = new PageBuilder({ offset: job.offset, limit: job.headLimit, budgetBytes: job.budgetBytes });
   if (job.mode === 'files_with_matches') for (const h of hits) page.offer(h.file);
@@ -58,18 +42,14 @@ export async function runGrepJob(job: GrepJob, hooks: JobHooks): Promise<GrepRes
     more: page.more,
     nextOffset: job.offset + page.shown,
     budgetCut: page.budgetCut,
-    filesSearched: parts.reduce((n, p) => n + p.filesSearched, 0),
+    filesSearched: walked.searched,
     skipped,
-    swapped: parts.reduce((n, p) => n + p.swapped, 0),
+    swapped,
   };
 }
 
-/**
- * Pass 1 of Grep over one thread's share: the matching files, unsorted. The walking thread runs it
- * over the job's targets (giving subdirectories away to `share`), the helper over the
- * subdirectories it is given (walk(), as a ShareSide).
- */
-export class GrepPass1 implements ShareSide {
+/** Pass 1 of Grep: the matching files, unsorted, with what was skipped. */
+class GrepPass1 {
   private readonly matcher: LineMatcher;
   private readonly reader: FileReader;
   private readonly literal: Buffer | undefined;
@@ -77,18 +57,17 @@ export class GrepPass1 implements ShareSide {
   private readonly policy: EntryPolicy;
   private readonly byGlob: ((rel: string) => boolean) | undefined;
   private readonly byType: ((name: string) => boolean) | undefined;
-  private readonly hits: GrepHit[] = [];
-  private readonly skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
-  private swapped = 0;
+  readonly hits: GrepHit[] = [];
+  readonly skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
+  swapped = 0;
   /** Several targets may overlap (a file and its directory, nested roots): each file searched once. */
   private readonly seen: Set<string> | undefined;
-  private readonly walked = { directories: 0, files: 0, searched: 0 };
+  readonly walked = { directories: 0, files: 0, searched: 0 };
   private lastReport = 0;
 
   constructor(
     private readonly job: GrepJob,
-    private readonly progress: (p: SearchProgress) => void = () => {},
-    private readonly counters?: ShareCounters,
+    private readonly progress: (p: SearchProgress) => void,
   ) {
     this.matcher = lineMatcher(job.pattern);
     this.reader = new FileReader(job.maxFileBytes);
@@ -104,8 +83,7 @@ export class GrepPass1 implements ShareSide {
    * Searches every target: explicit files as given, directories walked with the glob and type
    * filters (symlinks left out: not followed, and found again by their real path if inside).
    */
-  targets(share: SearchShare | undefined): void {
-    const sharer = disjoint(this.job.targets.map((t) => t.path)) ? share : undefined;
+  targets(): void {
     for (const target of this.job.targets) {
       if (target.isFile) {
         if (!this.once(target.path)) continue;
@@ -113,28 +91,11 @@ export class GrepPass1 implements ShareSide {
         this.searched();
         continue;
       }
-      this.walkDir(target.path, '', sharer);
+      this.walkDir(target.path);
     }
   }
 
-  /** A subdirectory given by the walking thread (the helper's side). */
-  walk(abs: string, rel: string): void {
-    try {
-      this.walkDir(abs, rel, undefined);
-    } finally {
-      if (this.counters !== undefined) walkDone(this.counters);
-    }
-  }
-
-  stat(): void {
-    throw new Error('a Grep takes no stat batches');
-  }
-
-  result(): GrepPartResult {
-    return { kind: 'grep-part', hits: this.hits, filesSearched: this.walked.searched, skipped: this.skipped, swapped: this.swapped };
-  }
-
-  private walkDir(dir: string, rel: string, sharer: SearchShare | undefined): void {
+  private walkDir(dir: string): void {
     const walked = this.walked;
     const done = { ...walked };
     const lister = new DirLister(this.policy, this.job.includeIgnored, (s) => {
@@ -160,8 +121,6 @@ export class GrepPass1 implements ShareSide {
         // Portable mode: files read while the directory was away from its place may be from elsewhere.
         if (!lister.stillThere(d)) hits.length = mark;
       },
-      rel,
-      sharer,
     );
     this.swapped += lister.stats.swapped;
   }

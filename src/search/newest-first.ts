@@ -34,11 +34,6 @@ export class NewestFirst {
     kept.splice(lo, 0, entry);
   }
 
-  /** The kept (path, mtime) pairs, newest first. */
-  entries(): Array<[string, number]> {
-    return this.kept;
-  }
-
   /** The kept paths, newest first. */
   paths(): string[] {
     return this.kept.map(([file]) => file);

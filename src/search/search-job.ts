@@ -1,10 +1,9 @@
-// A search as plain data in and out (it runs in a worker thread), and the one function that runs it.
+// A search as plain data in and out (it runs in the worker pool), and the one function that runs it.
 import type { WalkRules } from '../policy/path-policy.js';
 import { runGlobJob } from './glob-job.js';
 import type { GrepPattern } from './grep-pattern.js';
 import { runGrepJob } from './grep-job.js';
 import { runLsJob } from './ls-job.js';
-import type { SearchShare } from './search-share.js';
 
 interface JobBase {
   rules: WalkRules;
@@ -86,7 +85,6 @@ export interface GrepSkips {
   unreadable: number;
 }
 
-
 export interface GrepResult {
   kind: 'grep';
   mode: GrepMode;
@@ -137,31 +135,16 @@ export interface GrepHit {
   count: number;
 }
 
-/** Grep's pass 1 over one thread's share of the files (search-share.ts). */
-export interface GrepPartResult {
-  kind: 'grep-part';
-  hits: GrepHit[];
-  filesSearched: number;
-  skipped: GrepSkips;
-  /** Directories and files this share found swapped. */
-  swapped: number;
-}
-
 export interface JobHooks {
   /** Called often; callers throttle. */
   progress(p: SearchProgress): void;
-  /**
-   * Shares a Glob or Grep with another thread (the search worker's helper); absent when there is
-   * none (one CPU, in-process tests): the walking thread does it all.
-   */
-  share?: ((job: GlobJob | GrepJob) => SearchShare) | undefined;
 }
 
 /**
- * Runs a search (in a worker thread: the server's event loop never waits on it).
+ * Runs a search (in the worker pool, search-task.ts: the server's event loop never waits on it).
  * @throws ToolError INVALID_INPUT for a pattern or glob that cannot be compiled.
  */
-export async function runSearchJob(job: SearchJob, hooks: JobHooks): Promise<SearchResult> {
+export function runSearchJob(job: SearchJob, hooks: JobHooks): SearchResult {
   switch (job.kind) {
     case 'glob':
       return runGlobJob(job, hooks);

@@ -18,13 +18,6 @@ export interface WalkedDir {
 /** Called once per directory with the files and symlinks the lister kept there (never followed). */
 export type VisitFiles = (dir: WalkedDir, files: readonly Dirent[]) => void;
 
-/** Another thread that takes whole subdirectories off a walk while it is idle (SearchShare, search-share.ts). */
-export interface WalkSharer {
-  wantsDir(): boolean;
-  /** `abs`: the subdirectory's real path; `rel`: its path from the walk's start, ending in "/". */
-  giveDir(abs: string, rel: string): void;
-}
-
 interface Frame {
   dir: WalkedDir;
   subdirs: string[];
@@ -41,11 +34,9 @@ interface Frame {
  * listed; one that moved meanwhile counts as swapped and is neither visited nor entered.
  *
  * Synchronous, in a search worker: faster than libuv's pool for many small directories, and that
- * pool, which the whole process shares, stays free for other sessions' Reads. `startRel` is `base`'s
- * path relative to the walk it is part of (a subdirectory given to another thread); `sharer` takes
- * subdirectories off this walk, which then neither visits nor enters them.
+ * pool, which the whole process shares, stays free for other sessions' Reads.
  */
-export function walkFiles(base: string, lister: DirLister, visit: VisitFiles, startRel = '', sharer?: WalkSharer): void {
+export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): void {
   lister.seed(base);
   const start = lister.open(base, undefined, '');
   if (start === undefined) return;
@@ -69,21 +60,12 @@ export function walkFiles(base: string, lister: DirLister, visit: VisitFiles, st
     current = undefined;
   };
   try {
-    enter({ handle: start, abs: withSep(base), rel: startRel });
+    enter({ handle: start, abs: withSep(base), rel: '' });
     while (stack.length > 0) {
       const top = stack[stack.length - 1]!;
       if (top.next === top.subdirs.length) {
         top.dir.handle.close();
         stack.pop();
-        continue;
-      }
-      if (sharer !== undefined && sharer.wantsDir()) {
-        // The shallowest directory not entered yet: likely the biggest share, so few hand-overs.
-        const frame = stack.find((f) => f.next < f.subdirs.length)!;
-        const name = frame.subdirs[frame.next++]!;
-        const abs = `${frame.dir.abs}${name}`;
-        lister.forget(abs + path.sep);
-        sharer.giveDir(abs, `${frame.dir.rel}${name}/`);
         continue;
       }
       const name = top.subdirs[top.next++]!;

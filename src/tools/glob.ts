@@ -54,7 +54,7 @@ export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallCon
   }
   const globText = splits[0]!.glob;
   const result = await runSearch(
-    deps.search,
+    deps.workers,
     { kind: 'glob', dirs: [...dirs], glob: globText, limit: deps.config.search.globLimit, includeIgnored: input.include_ignored ?? false, rules: policy.walkRules() },
     ctx,
   );

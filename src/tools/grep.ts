@@ -85,7 +85,7 @@ export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallCon
   const headLimit = input.head_limit ?? cfg.headLimit;
   const offset = input.offset ?? 0;
   const result = await runSearch(
-    deps.search,
+    deps.workers,
     {
       kind: 'grep',
       targets,

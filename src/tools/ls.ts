@@ -38,7 +38,7 @@ export async function ls(input: LsInput, deps: ToolDeps, ctx?: SearchCallContext
   const targets = await resolveTargets(input.path, policy, { tool: 'LS', directoriesOnly: true });
   const limit = deps.config.search.lsLimit;
   const result = await runSearch(
-    deps.search,
+    deps.workers,
     {
       kind: 'ls',
       dirs: targets.map((t) => t.path),

@@ -6,7 +6,6 @@
 // one job at a time: a Read that finds it busy works alone, as it would on one CPU.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { spareCpu } from '../search/spare-cpu.js';
 import { INDEX_BLOCK, type IndexPart } from '../text/line-index.js';
 import { closeClaims, newClaims, claimFront, MAX_CHUNKS } from './scan-claims.js';
 
@@ -121,7 +120,7 @@ export class ScanHelper {
 
   constructor(opts: ScanHelperOptions = {}) {
     this.#url = opts.url ?? DEFAULT_SCAN_WORKER;
-    this.#gate = opts.gate ?? spareCpu;
+    this.#gate = opts.gate ?? (() => true);
     this.#minBytes = opts.minBytes ?? 32 * 1024 * 1024;
     this.#chunk = opts.chunk ?? 8 * 1024 * 1024;
     if (this.#chunk <= 0 || this.#chunk % INDEX_BLOCK !== 0) throw new RangeError(`a scan chunk of ${this.#chunk} bytes is not a multiple of ${INDEX_BLOCK}`);

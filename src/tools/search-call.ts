@@ -6,7 +6,8 @@ import { fsError, ToolError } from '../errors.js';
 import { isNotFound } from '../fs/errno.js';
 import type { PathPolicy } from '../policy/path-policy.js';
 import type { SearchJob, SearchProgress, SearchResult } from '../search/search-job.js';
-import { SearchCancelled, type SearchPool } from '../search/search-pool.js';
+import { SEARCH_TASK, type SearchTaskInput } from '../search/search-task.js';
+import { WorkerCancelled, type WorkerPool } from '../workers/worker-pool.js';
 import { fileNotFound } from './editable-text.js';
 import { progressSender } from './progress.js';
 
@@ -18,8 +19,6 @@ export interface SearchTarget {
   path: string;
   isFile: boolean;
 }
-
-const PROGRESS_EVERY_MS = 100;
 
 /**
  * Every root when `input` is undefined; otherwise the authorized real path of `input`.
@@ -52,25 +51,37 @@ export async function resolveTargets(
   return [{ path: target.realPath, isFile: true }];
 }
 
-/** Runs a job on the pool: MCP progress when the client sent a progress token, stopped when the request is cancelled. */
-export async function runSearch(pool: SearchPool, job: SearchJob, ctx: SearchCallContext | undefined): Promise<SearchResult | 'cancelled'> {
+/**
+ * Runs a job in the worker pool: MCP progress when the client sent a progress token, stopped (its worker
+ * terminated) when the request is cancelled or its session closes.
+ */
+export async function runSearch(
+  workers: WorkerPool,
+  job: SearchJob,
+  ctx: SearchCallContext | undefined,
+): Promise<SearchResult | 'cancelled'> {
+  const notify = progressNotifier(ctx);
+  const channel = notify === undefined ? undefined : new MessageChannel();
+  channel?.port1.on('message', notify!);
+  const input: SearchTaskInput = { job, progress: channel?.port2 };
   try {
-    return await pool.run(job, { signal: ctx?.signal, onProgress: progressNotifier(ctx) });
+    return await workers.run<SearchResult>(SEARCH_TASK, 'search', input, {
+      signal: ctx?.signal,
+      transferList: channel === undefined ? undefined : [channel.port2],
+    });
   } catch (err) {
     // The SDK sends nothing for a cancelled request; there is no one to tell.
-    if (err instanceof SearchCancelled) return 'cancelled';
+    if (err instanceof WorkerCancelled) return 'cancelled';
     throw err;
+  } finally {
+    channel?.port1.close();
   }
 }
 
 function progressNotifier(ctx: SearchCallContext | undefined): ((p: SearchProgress) => void) | undefined {
   const send = progressSender(ctx);
   if (send === undefined) return undefined;
-  let lastAt = 0;
   return (p) => {
-    const now = Date.now();
-    if (now - lastAt < PROGRESS_EVERY_MS) return;
-    lastAt = now;
     const searched = p.searched > 0 ? `; searched ${p.searched} files` : '';
     send(p.directories + p.files + p.searched, `Listed ${p.directories} directories, ${p.files} entries${searched}`);
   };

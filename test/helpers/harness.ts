@@ -24,7 +24,8 @@ export const TRANSPORTS: TransportKind[] = ['memory', 'stdio', 'http'];
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(REPO, 'dist/cli.js');
 /** In-process servers run TS sources, which cannot start a TS worker: they use the compiled search worker (npm test builds first). */
-export const SEARCH_WORKER = pathToFileURL(path.join(REPO, 'dist/search/search-worker.js'));
+/** The compiled dist/ root, where the worker pool finds its task modules when tests run the TS sources. */
+export const WORKER_BASE = pathToFileURL(path.join(REPO, 'dist/'));
 export const SCAN_WORKER = pathToFileURL(path.join(REPO, 'dist/tools/scan-worker.js'));
 
 export async function tempDir(prefix = 'eg-'): Promise<string> {
@@ -93,7 +94,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
       home: os.homedir(),
       log: opts.log ?? silentLogger,
       stateDir,
-      searchWorker: SEARCH_WORKER,
+      workerBase: WORKER_BASE,
       scanWorker: SCAN_WORKER,
       ...(opts.recorder ? { recorder: opts.recorder } : {}),
       ...(opts.scanShare ? { scanShare: opts.scanShare } : {}),

@@ -23,8 +23,9 @@ const RANKS: Readonly<Record<string, number>> = {
   // L1 per-session state and path policy.
   'session/': 1,
   'policy/': 1,
-  // L2 the one write path.
+  // L2 the one write path; the one worker pool.
   'write/': 2,
+  'workers/': 2,
   // L3 observers and engines above the write path.
   'history/': 3,
   'notices/': 3,

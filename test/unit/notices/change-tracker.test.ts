@@ -56,7 +56,7 @@ async function fixture(opts: { config?: ConfigInput; watcher?: FileWatcher; disk
     await fs.rm(stateDir, { recursive: true, force: true });
   });
   const p = (rel: string) => path.join(root, rel);
-  const deps = (session: Session): ToolDeps => ({ config: app.config, session, writes: app.writes, search: app.search, log: silentLogger });
+  const deps = (session: Session): ToolDeps => ({ config: app.config, session, writes: app.writes, workers: app.workers, log: silentLogger });
   const fire = async (rel: string, kind: WatchEvent['kind']) => {
     watcher.fire({ kind, path: p(rel) });
     await app.changes.idle();

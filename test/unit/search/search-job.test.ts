@@ -1,14 +1,10 @@
 // runSearchJob() in-process on real temp dirs: what a walk sees (ignore files, .git, the policy) and what Grep reads.
 import { execFileSync } from 'node:child_process';
-import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WalkRules } from '../../../src/policy/path-policy.js';
-import { runSearchJob, type GlobJob, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
-import { GlobShareSide, STAT_BATCH } from '../../../src/search/glob-share.js';
-import { GrepPass1 } from '../../../src/search/grep-job.js';
-import { claimIdle, newShareCounters, type SearchShare } from '../../../src/search/search-share.js';
+import { runSearchJob, type GlobResult, type GrepJob, type GrepResult, type LsResult } from '../../../src/search/search-job.js';
 import { tempDir, writeFiles } from '../../helpers/harness.js';
 import { grepJob, walkRules } from '../../helpers/search-tree.js';
 
@@ -120,117 +116,41 @@ describe('runSearchJob() LS', () => {
   });
 });
 
-describe('runSearchJob() shared with another thread', () => {
-  /**
-   * A shared search as the helper runs it (GlobShareSide, GrepPass1), in-process and synchronous:
-   * takes the stat batches `takesFiles` says yes to and, while idle, the subdirectories `takesDir` says yes to.
-   */
-  function sharing(takesFiles: (batch: number) => boolean, takesDir: (dir: number) => boolean, beforeWalk?: (abs: string) => void) {
-    const seen = { offered: 0, batches: 0, files: 0, dirs: [] as string[], dropped: false };
-    const share = (job: GlobJob | GrepJob): SearchShare => {
-      const counters = newShareCounters();
-      const side = job.kind === 'glob' ? new GlobShareSide(job, counters) : new GrepPass1(job, undefined, counters);
-      let asked = 0;
-      return {
-        offer: (files) => {
-          if (!takesFiles(seen.offered++)) return false;
-          seen.batches++;
-          seen.files += files.length;
-          side.stat(files);
-          return true;
-        },
-        wantsDir: () => takesDir(asked++) && claimIdle(counters),
-        giveDir: (abs, rel) => {
-          seen.dirs.push(rel);
-          beforeWalk?.(abs);
-          side.walk(abs, rel);
-        },
-        finish: async () => side.result(),
-        drop: () => void (seen.dropped = true),
-      };
-    };
-    return { hooks: { progress: () => {}, share }, seen };
-  }
-
-  it('a shared Glob gives what one thread gives, whatever the other thread takes (every file once; ignore rules seeded in a given subdirectory)', async () => {
+describe('runSearchJob() on a bigger tree', () => {
+  it('a Glob keeps the newest 100 of 1,300 matches, with nested ignore rules (a deeper file re-includes)', async () => {
     const files: Record<string, string> = { '.gitignore': 'ignored/\nbuild/\n', 'ignored/x.ts': 'x', 'd3/.gitignore': '*.ts\n!keep*.ts\n', 'd3/sub1/keep1.ts': 'x', 'd4/.gitignore': '!build/\n', 'd4/sub0/build/b.ts': 'x', 'd5/build/no.ts': 'x' };
     for (let i = 0; i < 1300; i++) files[`d${i % 7}/sub${i % 3}/f${i}.ts`] = 'x';
     const root = await tree(files);
     // Spread the times so the newest 100 are a real choice.
+    const times = new Map<string, number>();
     for (const rel of Object.keys(files)) {
       const t = 1e6 + (([...rel].reduce((h, c) => h * 31 + c.charCodeAt(0), 7) >>> 0) % 100_000);
+      times.set(path.join(root, rel), t);
       await fs.utimes(path.join(root, rel), t, t);
     }
     const job = { kind: 'glob' as const, dirs: [root], glob: '**/*.ts', limit: 100, includeIgnored: false, rules: rules(root) };
-    const whole = (await runSearchJob(job, noProgress)) as GlobResult;
+    const newest = (await runSearchJob(job, noProgress)) as GlobResult;
     // d3's .ts files are ignored there but keep1.ts; d4 re-includes build/; ignored/ and d5/build/ stay out.
-    expect(whole.total).toBe(1300 - 186 + 1 + 1);
-    expect(whole.files).toHaveLength(100);
+    expect(newest.total).toBe(1300 - 186 + 1 + 1);
     const all = (await runSearchJob({ ...job, limit: 5000 }, noProgress)) as GlobResult;
+    expect(all.files).toHaveLength(newest.total);
     expect(all.files.map((f) => path.relative(root, f))).toEqual(expect.arrayContaining(['d3/sub1/keep1.ts', 'd4/sub0/build/b.ts']));
     expect(all.files.some((f) => f.includes('d5/build') || f.includes('ignored/') || /d3\/sub\d\/f/.test(f))).toBe(false);
-    const cases = [
-      { files: (b: number) => b % 2 === 0, dirs: () => false },
-      { files: () => true, dirs: () => false },
-      { files: () => false, dirs: () => false },
-      { files: () => false, dirs: (d: number) => d % 3 === 0 },
-      { files: (b: number) => b % 2 === 1, dirs: () => true },
-    ];
-    for (const c of cases) {
-      const { hooks, seen } = sharing(c.files, c.dirs);
-      for (const limit of [100, 5000]) {
-        const shared = (await runSearchJob({ ...job, limit }, hooks)) as GlobResult;
-        expect(shared).toEqual(limit === 100 ? whole : all);
-      }
-      expect(seen.files).toBe(seen.batches * STAT_BATCH);
-      if (c.dirs(0)) expect(seen.dirs.length).toBeGreaterThan(0);
-    }
-    // Given subdirectories are the shallowest not yet entered: a thread always idle gets the top-level ones, whole.
-    const { hooks, seen } = sharing(() => false, () => true);
-    await runSearchJob(job, hooks);
-    expect(seen.dirs.sort()).toEqual(['d0/', 'd1/', 'd2/', 'd3/', 'd4/', 'd5/', 'd6/']);
+    const order = (a: string, b: string) => times.get(b)! - times.get(a)! || (a < b ? -1 : 1);
+    expect(all.files).toEqual([...all.files].sort(order));
+    expect(newest.files).toEqual(all.files.slice(0, 100));
   });
 
-  it('a given subdirectory swapped for a symlink before the other thread walks it is not followed (counted as swapped)', async () => {
-    const root = await tree({ 'a/x.ts': 'x', 'b/y.ts': 'x' });
-    const outside = await tree({ 'secret.ts': 'x' });
-    const { hooks, seen } = sharing(() => false, () => true, (abs) => {
-      fsSync.renameSync(abs, `${abs}.moved`);
-      fsSync.symlinkSync(outside, abs);
-    });
-    const r = (await runSearchJob({ kind: 'glob', dirs: [root], glob: '**/*.ts', limit: 100, includeIgnored: false, rules: rules(root) }, hooks)) as GlobResult;
-    expect(seen.dirs.sort()).toEqual(['a/', 'b/']);
-    expect(r.files).toEqual([]);
-    expect(r.swapped).toBe(2);
-  });
-
-  it('a shared Glob is dropped when the walk fails', async () => {
-    const root = await tree({ 'a.ts': 'x' });
-    const { hooks, seen } = sharing(() => true, () => true);
-    const failing = { ...hooks, progress: () => {
-      throw new Error('walk failed');
-    } };
-    await expect(runSearchJob({ kind: 'glob', dirs: [root], glob: '**/*.ts', limit: 100, includeIgnored: false, rules: rules(root) }, failing)).rejects.toThrow('walk failed');
-    expect(seen.dropped).toBe(true);
-  });
-
-  it('a shared Grep gives what one thread gives, whatever the other thread takes (every file searched once)', async () => {
+  it('a Grep searches every file once, in every mode, with nested ignore rules', async () => {
     const files: Record<string, string> = { '.gitignore': 'ignored/\n', 'ignored/x.ts': 'needle', 'd2/.gitignore': '*.js\n' };
     for (let i = 0; i < 60; i++) files[`d${i % 7}/sub${i % 3}/f${i}.${i % 2 ? 'ts' : 'js'}`] = i % 4 === 0 ? `const needle${i} = 1;\n` : 'nothing\n';
     const root = await tree(files);
     for (const mode of ['files_with_matches', 'count', 'content'] as const) {
-      const job = grepJob(root, 'needle', { mode });
-      const w = (await runSearchJob(job, noProgress)) as GrepResult;
+      const w = (await runSearchJob(grepJob(root, 'needle', { mode }), noProgress)) as GrepResult;
       // d2's .js files are ignored there: f2, f16, f30, f44, f58, of which f16 and f44 hold needles (i % 4 === 0).
       expect(w.numFiles).toBe(15 - 2);
       // The 55 other files and the two .gitignore files (hidden files are searched).
       expect(w.filesSearched).toBe(60 - 5 + 2);
-      for (const takesDir of [() => true, (d: number) => d % 2 === 1, () => false]) {
-        const { hooks, seen } = sharing(() => false, takesDir);
-        const s = (await runSearchJob(job, hooks)) as GrepResult;
-        expect(s).toEqual(w);
-        if (takesDir(1)) expect(seen.dirs.length).toBeGreaterThan(0);
-      }
     }
   });
 });
