@@ -8,7 +8,7 @@ import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import type { PlanContext } from '../write/write-pipeline.js';
 import type { ComputedEdit } from './edit-compute.js';
-import { runEditTask, type EditTask } from './edit-task.js';
+import { editTaskSize, runEditTask, type EditTask } from './edit-task.js';
 import { describeText, fileNotFound, isNotebookPath, requireEditableText } from './editable-text.js';
 import type { ToolDeps } from './tool-deps.js';
 
@@ -71,11 +71,16 @@ export function alreadyAppliedOutput(
   };
 }
 
+/** Tasks this large (file plus edit strings, in characters) run in the worker pool: other sessions keep being answered. */
+export const EDIT_IN_POOL_FROM = 1024 * 1024;
+
 /**
- * Computes an edit after its validation: runEditTask, in the server's thread (a worker of the pool runs
- * the same function for large ones, once the pool is there).
+ * Computes an edit after its validation: runEditTask, in the server's thread, or for a large one the very same
+ * function in a worker of the pool (DESIGN §1 "one way to do heavy work"). Throws what runEditTask throws.
  */
-export async function computeEditTask(task: EditTask, deps: ToolDeps): Promise<ComputedEdit> {
-  void deps;
-  return runEditTask(task);
+export async function computeEditTask(task: EditTask, deps: Pick<ToolDeps, 'workers'>): Promise<ComputedEdit> {
+  if (editTaskSize(task) < EDIT_IN_POOL_FROM) return runEditTask(task);
+  const done = await deps.workers.run<ComputedEdit>('tools/edit-task.js', 'runEditTask', task);
+  // Structured cloning turns a Buffer into a plain Uint8Array over the same bytes.
+  return { ...done, bytes: Buffer.from(done.bytes.buffer, done.bytes.byteOffset, done.bytes.byteLength) };
 }
