@@ -13,7 +13,6 @@ import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
 import { SearchPool } from './search/search-pool.js';
 import { EditWorkers } from './tools/edit-workers.js';
-import { ScanHelper, type ScanHelperOptions } from './tools/scan-helper.js';
 import { Session } from './session/session.js';
 import { LineIndexCache } from './text/line-index-cache.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
@@ -41,10 +40,6 @@ export interface AppEnv {
   searchWorker?: URL;
   /** The compiled edit worker; defaults to the one beside the edit pool (tests running TS sources pass dist's). */
   editWorker?: URL;
-  /** The compiled scan worker; defaults to the one beside the scan helper (tests running TS sources pass dist's). */
-  scanWorker?: URL;
-  /** When a big Read's scan is shared, and in what chunks (tests share small files, always). */
-  scanShare?: Omit<ScanHelperOptions, 'url'>;
 }
 
 export interface App {
@@ -58,8 +53,6 @@ export interface App {
   lineIndexes: LineIndexCache;
   /** Worker threads for large Edit and MultiEdit computations, shared by every session. */
   editWorkers: EditWorkers;
-  /** The helper thread a big Read's first scan is shared with (started on first use), shared by every session. */
-  scanHelper: ScanHelper;
   /** File history (FileHistory, RestoreFile, history:// resources); undefined when history.enabled is false. */
   history: HistoryStore | undefined;
   stateDir: string;
@@ -107,7 +100,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   writes.onWrite((e) => changes.onWrite(e));
   const search = new SearchPool({ size: config.search.workers, workerUrl: env.searchWorker, log: env.log });
   const editWorkers = new EditWorkers({ size: EDIT_WORKERS, workerUrl: env.editWorker });
-  const scanHelper = new ScanHelper({ ...env.scanShare, url: env.scanWorker });
   return {
     config,
     log: env.log,
@@ -116,7 +108,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     search,
     lineIndexes: new LineIndexCache(),
     editWorkers,
-    scanHelper,
     history,
     stateDir: env.stateDir,
     instanceId,
@@ -139,7 +130,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     close: async () => {
       await search.close();
       await editWorkers.close();
-      await scanHelper.close();
       await writes.locks.drain();
       await changes.close();
       await watcher.close();

@@ -5,7 +5,6 @@ import type { SearchPool } from '../search/search-pool.js';
 import type { Session } from '../session/session.js';
 import type { LineIndexCache } from '../text/line-index-cache.js';
 import type { EditWorkers } from './edit-workers.js';
-import type { ScanHelper } from './scan-helper.js';
 import type { WritePipeline } from '../write/write-pipeline.js';
 
 export interface ToolDeps {
@@ -19,8 +18,6 @@ export interface ToolDeps {
   lineIndexes?: LineIndexCache | undefined;
   /** Worker threads for large Edit and MultiEdit computations; without them every edit computes in this thread. */
   editWorkers?: EditWorkers | undefined;
-  /** The thread a big Read's first scan is shared with; without it the scan runs in this thread alone. */
-  scanHelper?: ScanHelper | undefined;
 }
 
 /** What the file tools need without the search workers: `editguard restore` runs RestoreFile with no pool. */
