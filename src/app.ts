@@ -11,7 +11,6 @@ import type { Logger } from './log.js';
 import { ChangeTracker, type ChangeDisk, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
 import { protectedGlobs } from './policy/protected-globs.js';
-import { ScanHelper, type ScanHelperOptions } from './tools/scan-helper.js';
 import { Session } from './session/session.js';
 import { LineIndexCache } from './text/line-index-cache.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
@@ -35,10 +34,6 @@ export interface AppEnv {
   changeDisk?: ChangeDisk | undefined;
   /** Where the worker pool finds compiled task modules; default dist/ (tests running TS sources pass dist's URL). */
   workerBase?: URL | undefined;
-  /** The compiled scan worker; defaults to the one beside the scan helper (tests running TS sources pass dist's). */
-  scanWorker?: URL;
-  /** When a big Read's scan is shared, and in what chunks (tests share small files, always). */
-  scanShare?: Omit<ScanHelperOptions, 'url'>;
 }
 
 export interface App {
@@ -50,8 +45,6 @@ export interface App {
   workers: WorkerPool;
   /** Line indexes of the big files Read streamed (scanned once per file version, for every session). */
   lineIndexes: LineIndexCache;
-  /** The helper thread a big Read's first scan is shared with (started on first use), shared by every session. */
-  scanHelper: ScanHelper;
   /** File history (FileHistory, RestoreFile, history:// resources); undefined when history.enabled is false. */
   history: HistoryStore | undefined;
   stateDir: string;
@@ -98,7 +91,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding, disk: env.changeDisk });
   writes.onWrite((e) => changes.onWrite(e));
   const workers = new WorkerPool({ size: config.search.workers, base: env.workerBase, log: env.log });
-  const scanHelper = new ScanHelper({ ...env.scanShare, url: env.scanWorker });
   return {
     config,
     log: env.log,
@@ -106,7 +98,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     writes,
     workers,
     lineIndexes: new LineIndexCache(),
-    scanHelper,
     history,
     stateDir: env.stateDir,
     instanceId,
@@ -128,7 +119,6 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     watchStatus: () => changes.status(),
     close: async () => {
       await workers.close();
-      await scanHelper.close();
       await writes.locks.drain();
       await changes.close();
       await watcher.close();

@@ -262,7 +262,6 @@ async function serveOverHttp(app: App, config: Config, log: Logger): Promise<nev
     throw new CliExit(2);
   }
   if (config.logLevel !== 'silent') process.stderr.write(`editguard listening on ${server.url}\n`);
-  void app.scanHelper.warm();
   log.info(`serving ${app.policy.roots.join(', ')} over HTTP as instance ${app.instanceId}${config.http.token ? ' (bearer token required)' : ''}`);
   const stop = (signal: string) => {
     log.info(`${signal}: finishing in-flight requests, then exiting (draining: not ready, new sessions refused)`);
@@ -280,7 +279,6 @@ async function serveOverStdio(app: App, log: Logger): Promise<number> {
   const { serveStdio } = await import('./transports/stdio.js');
   const { closed } = await serveStdio(app, process.stdin, process.stdout);
   log.info(`serving ${app.policy.roots.join(', ')} over stdio`);
-  void app.scanHelper.warm();
   const shutdown = () => void app.close().then(() => process.exit(0));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

@@ -31,7 +31,7 @@ export function createServer(app: App, session: Session): McpServer {
   );
   const roots = clientRootsGate(app, session, server);
   const gated = gateRequests(server, roots.gate);
-  const deps: ToolDeps = { config: app.config, session, writes: app.writes, workers: app.workers, scanHelper: app.scanHelper, log: app.log, lineIndexes: app.lineIndexes };
+  const deps: ToolDeps = { config: app.config, session, writes: app.writes, workers: app.workers, log: app.log, lineIndexes: app.lineIndexes };
   const log = withContext(app.log, { session: session.shortId });
   const decorate = noticeDecorator(session);
   registerReadTool(server, deps, decorate);

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { ConfinedDir, SWAPPED } from '../fs/confined-dir.js';
 import { errnoCode } from '../fs/errno.js';
 import { decodeText, detectEncoding, isLikelyBinary } from '../text/codec.js';
-import { CONTROL_SNIFF_BYTES, hasControlByte } from '../text/control-bytes.js';
 
 /** Outcome of reading one file; `bytes` is only valid until the next read. */
 export type ReadOutcome =
@@ -96,13 +95,18 @@ export function readInPlace<T>(reader: FileReader, file: string, use: (outcome: 
   }
 }
 
+/** The sample isLikelyBinary looks at (codec's SNIFF_BYTES). */
+const SNIFF_BYTES = 8 * 1024;
+/** A byte isLikelyBinary counts as a control (NUL and DEL included; not \t \n \v \f \r or ESC). */
+const CONTROL_BYTE = /[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]/;
+
 /** True when the bytes are binary by Read's rule (isLikelyBinary), checked cheaply for the common text case. */
 export function isBinary(bytes: Buffer): boolean {
   const enc = detectEncoding(bytes);
   if (enc === 'utf16le' || enc === 'utf16be') return isLikelyBinary(bytes);
-  if (bytes.subarray(0, CONTROL_SNIFF_BYTES).indexOf(0) !== -1) return true;
-  // isLikelyBinary walks the sample byte by byte; a SIMD scan settles "no control character" first.
-  if (!hasControlByte(bytes)) return false;
+  const sample = bytes.toString('latin1', 0, Math.min(bytes.length, SNIFF_BYTES));
+  // isLikelyBinary walks the sample byte by byte; one regex settles "no control character" first.
+  if (!CONTROL_BYTE.test(sample)) return false;
   return isLikelyBinary(bytes);
 }
 

@@ -5,9 +5,7 @@ import type fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { largeFileMark, type ConfinedFile } from '../fs/confined-read.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ByteScanner } from '../text/byte-scanner.js';
-import { INDEX_BLOCK, IndexPartBuilder, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
-import type { ScanHelper, ScanShareResult } from './scan-helper.js';
+import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
 import type { FileIdentity, ScannedFile } from '../text/line-index-cache.js';
 import type { ToolOutput } from '../tool-output.js';
 import { numberedBody, renderTextRead, truncatedBody } from './read-text.js';
@@ -51,7 +49,7 @@ export async function readStreamed(req: StreamedReadRequest, deps: ToolDeps): Pr
       let scanned = cache?.get(req.realPath, id);
       if (scanned === undefined || (req.hashed && scanned.hash === undefined)) {
         const startedMs = Date.now();
-        scanned = await scanFile(req.file, stat.size, req.head, deps.config.fallbackEncoding, req.hashed, deps.scanHelper);
+        scanned = await scanFile(req.file, stat.size, req.head, deps.config.fallbackEncoding, req.hashed);
         cache?.set(req.realPath, id, scanned, startedMs);
       }
       const { index } = scanned;
@@ -90,89 +88,26 @@ function identityOf(stat: fs.Stats): FileIdentity {
 }
 
 /**
- * One pass over the file: the line index, and the sha256 when `hashed`. Read a block at a time in
- * this thread and scanned while the block is still in the CPU's cache: on this machine's VMs a
- * 64 KiB pread from the page cache moves ~5 GB/s, a 256 KiB or larger one ~1.4 GB/s (measured, 1 GiB:
- * 215 ms against 730–1,000), and thread-pool reads (one round trip each) were slower still. Other
- * sessions are served between slices (a turn of the event loop every PAUSE_EVERY bytes). Where
- * another CPU is free, a big file that is
- * not hashed is shared with the scan helper — this thread takes it from the front, the helper from
- * the back, and the two halves meet (1 GiB: two half-scans at once) — and one that is hashed is
- * hashed by the helper while this thread indexes it (a hash is one sequence).
+ * One pass over the file in this thread: the line index, and the sha256 when `hashed`. Read 64 KiB at a
+ * time: on this machine's VMs a 64 KiB pread from the page cache moves ~5 GB/s, a 256 KiB or larger one
+ * ~1.4 GB/s (measured), and the block is counted while it is still in the CPU's cache. Other sessions
+ * are served between blocks (a turn of the event loop every PAUSE_EVERY bytes).
  */
-async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean, helper: ScanHelper | undefined): Promise<ScannedFile> {
-  // Read straight into the scanner's memory (64 KiB at a time, cache-line aligned: as fast as ordinary memory).
-  const scanner = new ByteScanner(INDEX_BLOCK);
-  const block = scanner.bytes;
+async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean): Promise<ScannedFile> {
+  const block = Buffer.allocUnsafeSlow(INDEX_BLOCK);
   const builder = new LineIndexBuilder(size, head);
-  // An editable file's hash is one sequence: the helper computes it meanwhile, where it is up and a CPU is free.
-  const hashing = hashed ? helper?.hash(file.fd, size) : undefined;
-  const sha = hashed && hashing === undefined ? createHash('sha256') : undefined;
-  /** Indexes [from, to) into `into` (the builder, or a part of the helper's it did not deliver). */
-  const scanRange = async (into: LineIndexBuilder | IndexPartBuilder, from: number, to: number) => {
-    for (let at = from; at < to; ) {
-      const want = Math.min(INDEX_BLOCK, to - at);
-      const got = file.readAtSync(block, 0, want, at);
-      if (got < want) throw new ChangedWhileReading(`${at + got} bytes where ${size} were expected`);
-      into.add(scanner, 0, got);
-      sha?.update(block.subarray(0, got));
-      at += got;
-      if (at % PAUSE_EVERY < got) await nextTurn();
-    }
-  };
-  const share = hashed ? undefined : helper?.share(file.fd, size);
-  if (share === undefined) {
-    let index: LineIndex;
-    try {
-      await scanRange(builder, 0, size);
-      index = builder.finish(fallback);
-    } catch (err) {
-      // The helper is done with the descriptor before the caller closes it.
-      await hashing?.cancel();
-      throw err;
-    }
-    if (hashing === undefined) return { index, hash: sha?.digest('hex') };
-    const theirs = await hashing.result();
-    if (theirs.changed !== undefined) throw new ChangedWhileReading(theirs.changed);
-    // The helper died on the way: hashed here after all.
-    return { index, hash: theirs.hash ?? (await hashHere(file, size, block)) };
-  }
-  let result: ScanShareResult;
-  try {
-    for (let c = share.claimFront(); c !== -1; c = share.claimFront()) await scanRange(builder, c * share.chunk, Math.min(size, (c + 1) * share.chunk));
-  } finally {
-    // Also on a throw: the helper stops claiming, and is done with the descriptor before it is closed.
-    result = await share.finish();
-  }
-  if (result.changed !== undefined) throw new ChangedWhileReading(result.changed);
-  // Nobody's chunks, then the helper's in order (one it did not deliver is indexed here).
-  await scanRange(builder, result.front * share.chunk, Math.min(size, result.back * share.chunk));
-  for (let c = result.back; c < share.chunks; c++) {
-    const start = c * share.chunk;
-    const end = Math.min(size, start + share.chunk);
-    let part = result.parts.get(c);
-    if (part === undefined) {
-      const own = new IndexPartBuilder(start, end);
-      await scanRange(own, start, end);
-      part = own.finish();
-    }
-    builder.join(part);
-  }
-  return { index: builder.finish(fallback), hash: undefined };
-}
-
-/** sha256 of the file's `size` bytes, read again in this thread (the helper that was hashing it died). */
-async function hashHere(file: ConfinedFile, size: number, block: Buffer): Promise<string> {
-  const sha = createHash('sha256');
+  const sha = hashed ? createHash('sha256') : undefined;
   for (let at = 0; at < size; ) {
-    const want = Math.min(block.length, size - at);
+    const want = Math.min(INDEX_BLOCK, size - at);
     const got = file.readAtSync(block, 0, want, at);
     if (got < want) throw new ChangedWhileReading(`${at + got} bytes where ${size} were expected`);
-    sha.update(block.subarray(0, got));
+    const bytes = block.subarray(0, got);
+    builder.add(bytes);
+    sha?.update(bytes);
     at += got;
     if (at % PAUSE_EVERY < got) await nextTurn();
   }
-  return sha.digest('hex');
+  return { index: builder.finish(fallback), hash: sha?.digest('hex') };
 }
 
 /** Bytes scanned between two turns of the event loop (about a millisecond: other sessions are answered meanwhile). */

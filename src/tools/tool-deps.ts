@@ -3,7 +3,6 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Session } from '../session/session.js';
 import type { LineIndexCache } from '../text/line-index-cache.js';
-import type { ScanHelper } from './scan-helper.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { WritePipeline } from '../write/write-pipeline.js';
 
@@ -16,8 +15,6 @@ export interface ToolDeps {
   workers: WorkerPool;
   /** Line indexes of the big files Read streamed, shared by every session (none: each Read scans). */
   lineIndexes?: LineIndexCache | undefined;
-  /** The thread a big Read's first scan is shared with; without it the scan runs in this thread alone. */
-  scanHelper?: ScanHelper | undefined;
 }
 
 /** What the file tools need without the worker pool: `editguard restore` runs RestoreFile with no pool. */

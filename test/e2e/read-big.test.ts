@@ -11,7 +11,7 @@ const line = (i: number) => `line ${String(i).padStart(7, '0')} ${'x'.repeat(40)
 const lines = (n: number, eol = '\n') => Array.from({ length: n }, (_, i) => line(i + 1) + eol).join('');
 const numbered = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => `${a + i}\t${line(a + i)}`).join('\n');
 
-/** maxEditBytes low enough that a file of a few MiB (several 4 MiB scan chunks need 9+ MiB) is "over the limit". */
+/** maxEditBytes low enough that a file of a few MiB is "over the limit". */
 const MAX = 64 * 1024;
 const bigNote = (p: string, size: number) => `Note: ${p} is ${formatBytes(size)}, over the ${formatBytes(MAX)} editing limit (maxEditBytes): it is read in ranges, and Edit and Write cannot change it.`;
 
@@ -28,7 +28,7 @@ describe.each(TRANSPORTS)('Read of a big file over %s', (kind: TransportKind) =>
   });
 
   it('reads 10 lines deep in a file over maxEditBytes, says it cannot be edited, and Edit/Write refuse with TOO_LARGE', async () => {
-    const n = 200_000; // 10 MB: three 4 MiB scan chunks
+    const n = 200_000; // 10 MB
     const h = await open({ files: { 'big.txt': lines(n) }, config: { maxEditBytes: MAX } });
     const file = h.path('big.txt');
     const r = await h.call('Read', { file_path: file, offset: 187_654, limit: 10 });
@@ -124,59 +124,50 @@ describe.each(TRANSPORTS)('Read of a big file over %s', (kind: TransportKind) =>
   });
 });
 
-describe('Read of a big file, its first scan shared with the helper thread (issue 13)', () => {
+describe('Read of a big file streamed in blocks: the same answer as a whole-file Read at block edges', () => {
   const opened: Harness[] = [];
   afterEach(async () => {
     for (const h of opened.splice(0)) await h.close();
   });
+  /** The same root served whole (a) and streamed (b). */
+  async function pair(files: Record<string, Buffer>): Promise<[Harness, Harness]> {
+    const whole = await harness('memory', { files, config: { read: { streamFromBytes: 1 << 30 } } });
+    opened.push(whole);
+    const streamed = await harness('memory', { root: whole.root, config: { read: { streamFromBytes: 0 } } });
+    opened.push(streamed);
+    return [whole, streamed];
+  }
 
-  it('answers exactly as a scan in one thread: a BOM, CRLF split at chunk edges, multibyte text cut by chunks, lines longer than a chunk', async () => {
-    // 64 KiB chunks: the helper gets dozens of them, and every kind of line meets a chunk edge somewhere.
+  it('a BOM, CRLF split at block edges, multibyte text cut by blocks, lines longer than a block, no final newline', async () => {
     const long = 'é'.repeat(200_000);
-    const body = [lines(20_000, '\r\n'), `${long}\r\n`, 'mid 😀 line\n', `${'中'.repeat(30_000)}\r`, '\n', lines(30_000), '末尾'].join('');
-    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]);
-    const alone = await harness('memory', { files: { 'm.txt': bytes }, config: { maxEditBytes: MAX }, scanShare: { gate: () => false } });
-    opened.push(alone);
-    const shared = await harness('memory', { root: alone.root, config: { maxEditBytes: MAX }, scanShare: { gate: () => true, minBytes: 0, chunk: 64 * 1024 } });
-    opened.push(shared);
-    expect(await shared.app!.scanHelper.warm()).toBe(true);
-    const file = shared.path('m.txt');
-    // Quiet for an hour: the first scan's index is kept, so the share happens once.
-    const old = new Date(Date.now() - 3_600_000);
-    await fs.utimes(file, old, old);
+    const text = [lines(20_000, '\r\n'), `${long}\r\n`, 'mid 😀 line\n', `${'中'.repeat(30_000)}\r`, '\n', lines(30_000), '末尾'].join('');
+    const [whole, streamed] = await pair({ 'm.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]) });
+    const file = streamed.path('m.txt');
     for (const [offset, limit] of [[20_000, 5], [1, 3], [20_001, 1], [20_002, 2], [35_000, 10], [50_000, 10], [50_004, 5]] as const) {
-      const a = await alone.call('Read', { file_path: file, offset, limit });
-      const b = await shared.call('Read', { file_path: file, offset, limit });
+      const a = await whole.call('Read', { file_path: file, offset, limit });
+      const b = await streamed.call('Read', { file_path: file, offset, limit });
       expect(textOf(b), `offset ${offset}`).toBe(textOf(a));
       expect(okOf(b)).toEqual(okOf(a));
     }
-    expect(okOf(await shared.call('Read', { file_path: file, offset: 50_004, limit: 1 }))).toMatchObject({ total_lines: 50_004, line_endings: 'mixed', bom: true, encoding: 'utf-8' });
-    expect(shared.app!.scanHelper.shared).toBe(1);
-    expect(alone.app!.scanHelper.shared).toBe(0);
+    const last = await streamed.call('Read', { file_path: file, offset: 50_004, limit: 1 });
+    expect(okOf(last)).toMatchObject({ total_lines: 50_004, line_endings: 'mixed', bom: true, encoding: 'utf-8' });
   });
 
-  it('a file with a bad byte in the helper\'s half is not lossless there either, and reads the same', async () => {
+  it('a bad byte deep in the file makes it not lossless there either, and it reads the same', async () => {
     const good = lines(60_000);
     const bytes = Buffer.concat([Buffer.from(good.slice(0, 2_000_000)), Buffer.from([0xe4, 0xb8]), Buffer.from(good.slice(2_000_000))]);
-    const alone = await harness('memory', { files: { 'bad.txt': bytes }, config: { maxEditBytes: MAX }, scanShare: { gate: () => false } });
-    opened.push(alone);
-    const shared = await harness('memory', { root: alone.root, config: { maxEditBytes: MAX }, scanShare: { gate: () => true, minBytes: 0, chunk: 64 * 1024 } });
-    opened.push(shared);
-    await shared.app!.scanHelper.warm();
-    const old = new Date(Date.now() - 3_600_000);
-    await fs.utimes(shared.path('bad.txt'), old, old);
-    const args = { file_path: shared.path('bad.txt'), offset: 59_990, limit: 5 };
-    const a = await alone.call('Read', args);
-    const b = await shared.call('Read', args);
+    const [whole, streamed] = await pair({ 'bad.txt': bytes });
+    const args = { file_path: streamed.path('bad.txt'), offset: 59_990, limit: 5 };
+    const a = await whole.call('Read', args);
+    const b = await streamed.call('Read', args);
     expect(textOf(b)).toBe(textOf(a));
     expect(okOf(b)).toEqual(okOf(a));
-    expect(shared.app!.scanHelper.shared).toBe(1);
   });
 });
 
-describe('Read of a file big enough to share its scan, over spawned stdio (the server warms its helper at start)', () => {
+describe('Read of a 40 MiB file over spawned stdio', () => {
   it('40 MiB: lines at the start, the middle and the end are the lines written', async () => {
-    const n = 780_000; // 54 bytes a line: 42 MB, six 8 MiB chunks at least
+    const n = 780_000; // 54 bytes a line: 42 MB
     const h = await harness('stdio', { files: { 'big.txt': lines(n) }, config: { maxEditBytes: MAX } });
     try {
       const file = h.path('big.txt');
@@ -185,26 +176,6 @@ describe('Read of a file big enough to share its scan, over spawned stdio (the s
         expect(textOf(r).startsWith(`${numbered(at, at + 9)}\n`)).toBe(true);
         expect(okOf(r)).toMatchObject({ start_line: at, total_lines: n });
       }
-    } finally {
-      await h.close();
-    }
-  });
-});
-
-describe('Read of a big editable file, hashed by the helper thread while it is indexed (issue 13)', () => {
-  it('records the same digest as a Read in one thread: an Edit after reading every line goes through, and a changed file is STALE', async () => {
-    const h = await harness('memory', { files: { 'mid.txt': lines(40_000) }, config: { read: { streamFromBytes: 1 } }, scanShare: { gate: () => true, minBytes: 0, chunk: 64 * 1024 } });
-    try {
-      expect(await h.app!.scanHelper.warm()).toBe(true);
-      const file = h.path('mid.txt');
-      const old = new Date(Date.now() - 3_600_000);
-      await fs.utimes(file, old, old);
-      for (let at = 1; at <= 40_000; at += 2_000) okOf(await h.call('Read', { file_path: file, offset: at, limit: 2_000 }));
-      expect(h.app!.scanHelper.hashed).toBe(1);
-      expect(h.app!.scanHelper.shared).toBe(0);
-      const r = await h.call('Edit', { file_path: file, old_string: line(20_000), new_string: 'edited' });
-      expect(r.isError).toBeFalsy();
-      expect(textOf(await h.call('Read', { file_path: file, offset: 20_000, limit: 1 }))).toContain('20000\tedited\n');
     } finally {
       await h.close();
     }

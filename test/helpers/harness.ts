@@ -14,7 +14,6 @@ import { parseConfig, type ConfigInput } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { createServer } from '../../src/server.js';
 import type { Session } from '../../src/session/session.js';
-import type { ScanHelperOptions } from '../../src/tools/scan-helper.js';
 import type { WriteRecorder } from '../../src/write/write-event.js';
 import { startHttpServer } from './http-server.js';
 
@@ -26,7 +25,6 @@ export const CLI = path.join(REPO, 'dist/cli.js');
 /** In-process servers run TS sources, which cannot start a TS worker: they use the compiled search worker (npm test builds first). */
 /** The compiled dist/ root, where the worker pool finds its task modules when tests run the TS sources. */
 export const WORKER_BASE = pathToFileURL(path.join(REPO, 'dist/'));
-export const SCAN_WORKER = pathToFileURL(path.join(REPO, 'dist/tools/scan-worker.js'));
 
 export async function tempDir(prefix = 'eg-'): Promise<string> {
   return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -57,8 +55,6 @@ export interface HarnessOptions {
   /** Memory transport only: the server's logger (default silent) and a write recorder (fault seam). */
   log?: Logger;
   recorder?: WriteRecorder;
-  /** Memory transport only: when a big Read's scan is shared with the helper thread (default: as in production). */
-  scanShare?: Omit<ScanHelperOptions, 'url'>;
   /** Spawned transports only: run the server as this uid/gid (the tests run as root in CI). */
   user?: { uid: number; gid: number };
   /**
@@ -95,9 +91,7 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
       log: opts.log ?? silentLogger,
       stateDir,
       workerBase: WORKER_BASE,
-      scanWorker: SCAN_WORKER,
       ...(opts.recorder ? { recorder: opts.recorder } : {}),
-      ...(opts.scanShare ? { scanShare: opts.scanShare } : {}),
     });
     session = app.newSession();
     const server = createServer(app, session);
