@@ -1,5 +1,5 @@
 // Read's text branch: numbered lines from an offset within the output budget, the view recorded by line.
-import { digestInSlices } from '../fs/digest.js';
+import { digest } from '../fs/digest.js';
 import { pauseIfDue } from '../fs/yield-to-others.js';
 import { decodeTextSteps } from '../text/codec.js';
 import { countLinesSteps } from '../text/count-lines.js';
@@ -29,7 +29,7 @@ export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<To
   const doc = await runStepsWithPauses(toLineDocSteps(decoded.text), pauseIfDue);
   const text = doc.text;
   const total = await runStepsWithPauses(countLinesSteps(text), pauseIfDue);
-  const hash = await digestInSlices(bytes);
+  const hash = digest(bytes);
   return renderTextRead(
     {
       ...req,

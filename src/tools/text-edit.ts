@@ -24,8 +24,6 @@ export interface PreparedEdit {
  */
 export async function prepareTextEdit(current: CurrentFile, ctx: PlanContext, deps: ToolDeps, firstOld: string): Promise<PreparedEdit> {
   const display = current.target.input;
-  // Decoded in slices before anything reads the text: a 50 MB decode is not one long pause.
-  await current.textInSlices();
   if (current.exists) requireEditableText(current);
   if (!current.exists && firstOld !== '') throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   if (current.exists && firstOld === '' && current.doc().text.trim() !== '') {

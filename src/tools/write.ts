@@ -69,7 +69,6 @@ async function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output
   let oldText = '';
   let freshness: FreshnessDecision;
   if (current.exists) {
-    await current.textInSlices();
     encoding = requireEditableText(current).encoding;
     freshness = ctx.assertFresh({ fullView: true });
     oldText = current.doc().text;
