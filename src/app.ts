@@ -6,7 +6,7 @@ import { errnoCode } from './fs/errno.js';
 import { assertWritableDir } from './fs/writable-dir.js';
 import { createFileWatcher, type FileWatcher } from './fs/watcher.js';
 import { HistoryStore, daysToMs } from './history/history-store.js';
-import { WRITE_LOCK_LINGER_MS, stateDirWriteLocks } from './history/write-locks.js';
+import { stateDirWriteLocks } from './history/write-locks.js';
 import type { Logger } from './log.js';
 import { ChangeTracker, type ChangeDisk, type WatchStatus } from './notices/change-tracker.js';
 import { PathPolicy } from './policy/path-policy.js';
@@ -82,8 +82,7 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     fallbackEncoding: config.fallbackEncoding,
     recorder: env.recorder ?? (history && reportedAsUnavailable(history, env.stateDir)),
     // Without history nothing is kept in the state dir, not even locks: writers then serialise per process only.
-    // Kept a moment after each write: an agent's back-to-back writes of one file take the lock once.
-    fileLock: config.history.enabled ? stateDirWriteLocks(env.stateDir, env.log, { lingerMs: WRITE_LOCK_LINGER_MS }) : undefined,
+    fileLock: config.history.enabled ? stateDirWriteLocks(env.stateDir, env.log) : undefined,
     log: env.log,
   });
   history?.schedulePruning(config.history.pruneIntervalMinutes * 60_000);
@@ -169,7 +168,6 @@ function reportedAsUnavailable(history: WriteRecorder, stateDir: string): WriteR
         throw historyUnavailable(err, stateDir, realPath);
       }),
     commit: (event) => history.commit(event),
-    ...(history.hasCopy ? { hasCopy: (hash: string) => history.hasCopy!(hash) } : {}),
     ...(history.overwritten ? { overwritten: (event: WriteEvent, outside: { bytes: Buffer; hash: string }) => history.overwritten!(event, outside) } : {}),
   };
 }

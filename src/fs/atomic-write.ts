@@ -1,6 +1,6 @@
 // Crash-safe file replacement (DESIGN §5) in a verified directory, in steps the write pipeline puts
 // around its final re-check: temp written, chmod'ed and fdatasync'ed first; then publish (rename, or
-// link for a new file) right after the re-check; fsync of the directory last. Synchronous on purpose.
+// link for a new file) right after the re-check, synchronously; fsync of the directory last.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +13,9 @@ import { exchangeSync } from './rename-exchange.js';
 export interface AtomicWriteOps {
   openSync: typeof fs.openSync;
   writeSync: (fd: number, buf: Uint8Array, offset: number, length: number, position: number | null) => number;
+  /** The temp's sync, on the thread pool (the server's thread serves others meanwhile). */
+  fdatasync: (fd: number) => Promise<void>;
+  /** An in-place write's sync, inside the synchronous re-check-and-publish. */
   fdatasyncSync: typeof fs.fdatasyncSync;
   closeSync: typeof fs.closeSync;
   fchmodSync: typeof fs.fchmodSync;
@@ -29,6 +32,7 @@ export interface AtomicWriteOps {
 export const realOps: AtomicWriteOps = {
   openSync: fs.openSync,
   writeSync: (fd, buf, offset, length, position) => fs.writeSync(fd, buf, offset, length, position),
+  fdatasync: (fd) => new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve()))),
   fdatasyncSync: fs.fdatasyncSync,
   closeSync: fs.closeSync,
   fchmodSync: fs.fchmodSync,
@@ -78,69 +82,19 @@ export function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array, pos
 /**
  * Writes `bytes` to a new temp file in `dir` beside `name`: created exclusively (never through a
  * symlink), given `keep`'s mode and — as root — owner (a new file gets 0666 & ~umask), and
- * fdatasync'ed, so that publishing it is only a rename. Returns its name. On failure nothing is
+ * fdatasync'ed, so that publishing it is only a rename. Resolves its name. On failure nothing is
  * left behind and the errno error is thrown.
  */
-export function writeTempSync(dir: ConfinedDir, name: string, bytes: Uint8Array, keep: Ownership | undefined, ops: AtomicWriteOps = realOps, asRoot = false): string {
+export async function writeTemp(dir: ConfinedDir, name: string, bytes: Uint8Array, keep: Ownership | undefined, ops: AtomicWriteOps = realOps, asRoot = false): Promise<string> {
   const temp = tempNameFor(name);
   let file: Descriptor | undefined;
   try {
     file = openTemp(dir, temp, keep, ops);
-    writeAll(ops, file.fd, bytes, null);
+    writeAll(ops, file.fd, bytes, 0);
     keepOwnership(file, keep, ops, asRoot);
     // Data and size must be durable before the rename publishes them; fdatasync is enough for that.
-    ops.fdatasyncSync(file.fd);
+    await ops.fdatasync(file.fd);
     // A close that fails has still released the number: the catch below must not close it again.
-    file.close();
-    return temp;
-  } catch (err) {
-    throw tempFailed(err, file, dir, temp, ops);
-  }
-}
-
-/** Bytes written between two pause points of writeTempInSlices(). */
-const WRITE_SLICE = 4 * 1024 * 1024;
-
-/**
- * writeTempSync() with its fdatasync off the event loop (the thread pool) unless a test wrapped it,
- * and large files written a slice at a time with pauses between slices: writing and syncing 50 MB
- * is not one long pause for every other session, and while a small temp syncs, the history's
- * intent line — written when its pre-image is ready, which may be just now — syncs beside it
- * instead of after it. `beforeSync` runs once the temp's bytes are written and its fdatasync has
- * started (a throw there fails the temp like any write error). Same file, same errors, same cleanup.
- */
-export async function writeTempInSlices(
-  dir: ConfinedDir,
-  name: string,
-  bytes: Uint8Array,
-  keep: Ownership | undefined,
-  ops: AtomicWriteOps = realOps,
-  asRoot = false,
-  beforeSync?: () => void,
-): Promise<string> {
-  const temp = tempNameFor(name);
-  let file: Descriptor | undefined;
-  try {
-    file = openTemp(dir, temp, keep, ops);
-    for (let at = 0; at < bytes.length; at += WRITE_SLICE) {
-      writeAll(ops, file.fd, bytes.subarray(at, at + WRITE_SLICE), at);
-    }
-    keepOwnership(file, keep, ops, asRoot);
-    if (ops.fdatasyncSync === fs.fdatasyncSync) {
-      // The sync starts first; the caller's own writes (history's intent) go in while it runs.
-      const synced = fdatasyncAsync(file.fd);
-      try {
-        beforeSync?.();
-      } catch (err) {
-        // The descriptor is the pool's until its sync is done.
-        await synced.catch(() => {});
-        throw err;
-      }
-      await synced;
-    } else {
-      beforeSync?.();
-      ops.fdatasyncSync(file.fd);
-    }
     file.close();
     return temp;
   } catch (err) {
@@ -170,10 +124,6 @@ function tempFailed(err: unknown, file: Descriptor | undefined, dir: ConfinedDir
   file?.closeAfterError();
   removeQuietly(dir, temp, ops);
   return errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
-}
-
-function fdatasyncAsync(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
 /**

@@ -207,41 +207,28 @@ export class ConfinedDir {
     if (real !== this.realDir || st.ino !== this.#ino || st.dev !== this.#dev) throw swappedError(this.realDir);
   }
 
-  /** Makes new and renamed entries durable; filesystems that refuse fsync on directories are fine. */
-  fsync(): void {
-    if (this.#dir !== undefined) {
-      fsyncQuietly(this.#dir.fd);
-      return;
-    }
-    let own: Descriptor;
-    try {
-      own = new Descriptor(fs.openSync(this.realDir, O_RDONLY));
-    } catch {
-      return; /* not openable here: nothing to make durable by this route */
-    }
-    try {
-      fsyncQuietly(own.fd);
-    } finally {
-      own.close();
-    }
-  }
-
   /**
-   * fsync() on the thread pool, for a caller with other work meanwhile; never rejects but with EBADF
-   * (a bug). The directory must stay open until it settles: close() only after awaiting it.
+   * Makes new and renamed entries durable (fsync on the thread pool); filesystems that refuse fsync on
+   * directories are fine. @throws EBADF (a bug, never hidden) and, after close(), an Error.
    */
-  fsyncInBackground(): Promise<void> {
+  async fsync(): Promise<void> {
+    if (this.#closed) throw new Error(`ConfinedDir ${this.realDir} used after close()`);
+    let own: Descriptor | undefined;
     if (this.#dir === undefined) {
-      this.fsync();
-      return Promise.resolve();
+      try {
+        own = new Descriptor(fs.openSync(this.realDir, O_RDONLY));
+      } catch {
+        return; /* not openable here: nothing to make durable by this route */
+      }
     }
-    const fd = this.#dir.fd;
-    return new Promise((resolve, reject) =>
-      fs.fsync(fd, (err) => {
-        if (err && errnoCode(err) === 'EBADF') reject(err);
-        else resolve();
-      }),
-    );
+    const fd = (own ?? this.#dir)!.fd;
+    try {
+      await new Promise<void>((resolve, reject) =>
+        fs.fsync(fd, (err) => (err && errnoCode(err) === 'EBADF' ? reject(err) : resolve())),
+      );
+    } finally {
+      own?.close();
+    }
   }
 
   /** Idempotent: the descriptor is closed once, and path() refuses to hand out its number after. */
@@ -249,14 +236,5 @@ export class ConfinedDir {
     if (this.#closed) return;
     this.#closed = true;
     this.#dir?.close();
-  }
-}
-
-/** fsync(2) on a directory; filesystems that refuse it (EINVAL, …) are fine — EBADF is a bug, never hidden. */
-function fsyncQuietly(fd: number): void {
-  try {
-    fs.fsyncSync(fd);
-  } catch (err) {
-    if (errnoCode(err) === 'EBADF') throw err;
   }
 }

@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ConfinedDir, swappedError } from './confined-dir.js';
 import { Descriptor } from './descriptor.js';
-import { digestInSlices } from './digest.js';
+import { digest } from './digest.js';
 import { errnoCode, isGone } from './errno.js';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
@@ -81,8 +81,8 @@ export function largeFileMark(stat: fs.Stats): string {
 }
 
 /**
- * Files up to this size are read in one go in this thread (a write's load, a Read): a pread from the
- * page cache, about a millisecond for 8 MiB — cheaper than the thread pool's round trips.
+ * Read reads files up to this size in one go in this thread: a pread from the page cache, about a
+ * millisecond for 8 MiB — cheaper than the thread pool's round trips.
  */
 export const SYNC_READ_MAX = 8 * 1024 * 1024;
 
@@ -214,5 +214,5 @@ export async function readConfined(realPath: string): Promise<{ stat: fs.Stats; 
  */
 export async function digestFile(realPath: string): Promise<string | null> {
   const got = await readConfined(realPath);
-  return got === undefined ? null : digestInSlices(got.bytes);
+  return got === undefined ? null : digest(got.bytes);
 }

@@ -44,25 +44,6 @@ export class Descriptor {
   }
 
   /**
-   * Gives the number up now and closes it on the thread pool, not waiting: for a read-only
-   * descriptor whose close can take a while and whose failure loses nothing — closing the last
-   * reference to a replaced (unlinked) inode frees its blocks, a journal transaction that can wait
-   * milliseconds behind other fsyncs. With a closer of a test's own, it is closed here and now.
-   */
-  closeInBackground(): void {
-    const fd = this.#fd;
-    if (fd === undefined) return;
-    this.#fd = undefined;
-    if (this.#closeSync !== fs.closeSync) {
-      this.#closeSync(fd);
-      return;
-    }
-    fs.close(fd, () => {
-      /* read-only: a failed close loses nothing */
-    });
-  }
-
-  /**
    * close() while another error is already on its way out: that error is the one to report, so a
    * failing close(2) is dropped — except EBADF, which means someone else closed this number (a bug
    * that causes wrong-file reads) and must never stay hidden.

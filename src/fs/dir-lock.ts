@@ -1,7 +1,6 @@
 // Cross-process locks on a shared state dir, by proper-lockfile: an atomic mkdir whose mtime the
 // holder refreshes — unlike a pid file it holds across containers and hosts sharing one volume (pids
 // mean nothing there) and a kill -9'd holder's lock goes stale by itself.
-import fs from 'node:fs';
 import lockfile from 'proper-lockfile';
 import { errnoCode } from './errno.js';
 
@@ -14,49 +13,13 @@ export interface DirLockOptions {
   waitMs?: number;
   /** Called when the lock was lost (its directory removed or its mtime changed by another process). */
   onCompromised?: (err: Error) => void;
-  /** Called by acquireLock() each time it finds the lock held and is about to wait (a waiter can say so). */
-  onBusy?: () => void;
 }
 
 const STALE_MS = 5000;
 const WAIT_MS = 10_000;
 
-type Callback = (err: NodeJS.ErrnoException | null, result?: unknown) => void;
-
-/** A synchronous node:fs call in proper-lockfile's callback style: the callback runs before this returns. */
-function syncCall(call: (...args: never[]) => unknown): (...args: unknown[]) => void {
-  return (...args: unknown[]) => {
-    const callback = args.pop() as Callback;
-    let result: unknown;
-    try {
-      result = (call as (...a: unknown[]) => unknown)(...args);
-    } catch (err) {
-      callback(err as NodeJS.ErrnoException);
-      return;
-    }
-    callback(null, result);
-  };
-}
-
-/**
- * The calls proper-lockfile makes to take a lock (mkdir, stat, utimes: microseconds each) run in
- * this thread: taking a write's lock costs no thread-pool round trips (two of them, each a wait
- * behind whatever else the pool is doing). rmdir stays on the pool: removing a directory frees
- * its block and inode, which can wait a millisecond or more behind the journal's commit of other
- * fsyncs — on the pool, that wait holds up nobody. One object for the whole process, so
- * proper-lockfile's probe of the mtime precision (cached on it) runs once, not at every lock.
- */
-const syncFs = {
-  ...fs,
-  mkdir: syncCall(fs.mkdirSync),
-  stat: syncCall(fs.statSync),
-  utimes: syncCall(fs.utimesSync),
-  realpath: syncCall(fs.realpathSync),
-};
-
 function options(lockPath: string, opts: DirLockOptions): lockfile.LockOptions {
   return {
-    fs: syncFs,
     realpath: false,
     lockfilePath: lockPath,
     stale: opts.staleMs ?? STALE_MS,
@@ -82,7 +45,6 @@ export async function acquireLock(lockPath: string, opts: DirLockOptions = {}): 
     } catch (err) {
       if (!isLockHeld(err) || Date.now() >= deadline) throw err;
     }
-    opts.onBusy?.();
     await sleep(pause);
   }
 }
@@ -99,7 +61,7 @@ export async function tryLock(lockPath: string, opts: DirLockOptions = {}): Prom
 
 /** Whether a live (not stale) holder has the lock `lockPath`. */
 export async function isLocked(lockPath: string, opts: DirLockOptions = {}): Promise<boolean> {
-  return lockfile.check(lockPath, { fs: syncFs, realpath: false, lockfilePath: lockPath, stale: opts.staleMs ?? STALE_MS }).catch(() => false);
+  return lockfile.check(lockPath, { realpath: false, lockfilePath: lockPath, stale: opts.staleMs ?? STALE_MS }).catch(() => false);
 }
 
 /** True for the error acquireLock() throws when it gave up waiting. */

@@ -101,14 +101,12 @@ export class HistoryStore implements WriteRecorder {
   // ── WriteRecorder ────────────────────────────────────────────────────────────────────────
 
   /**
-   * Write-ahead, arranged so the pipeline's own temp write overlaps it: when the pre-image is
-   * already stored (the common case: it is the previous write's post-image), everything up to the
-   * intent's fsync happens before this returns, in this thread — the pre-image touched, the
-   * post-image written (not yet synced: the renamed file is the post-image until the background
-   * sync after commit() makes the copy durable) — as a delta against the pre-image when that is much
-   * smaller, so an Edit of a big file writes a few bytes here, not a second copy — the intent line
-   * written and its fsync started.
-   * A pre-image not stored yet is made durable (awaited) before the intent is written.
+   * Write-ahead (the pipeline runs it beside its temp write): the pre-image made durable — already
+   * stored (the common case: it is the previous write's post-image), or stored now — then the
+   * post-image written (not yet synced: the renamed file is the post-image until the background sync
+   * after commit() makes the copy durable), as a delta against the pre-image when that is much
+   * smaller, so an Edit of a big file writes a few bytes here, not a second copy; then the intent
+   * line appended and fsync'd.
    */
   backup(realPath: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void> {
     const id = randomBytes(8).toString('hex');
@@ -134,7 +132,7 @@ export class HistoryStore implements WriteRecorder {
           lines_added: pending.linesAdded,
           lines_removed: pending.linesRemoved,
         };
-        return this.manifests.appendNow(realPath, rec, this.#durable);
+        return this.manifests.append(realPath, rec, this.#durable);
       };
       done = ready ? ready.then(rest) : rest();
     } catch (err) {
@@ -150,11 +148,6 @@ export class HistoryStore implements WriteRecorder {
         throw err;
       },
     );
-  }
-
-  /** WriteRecorder.hasCopy: stored by this process (synced, syncing, or to be synced), as far as it knows. */
-  hasCopy(hash: string): boolean {
-    return this.#knownDurable.has(hash) || this.#unsynced.has(hash) || this.#syncs.has(hash);
   }
 
   /**
@@ -198,9 +191,7 @@ export class HistoryStore implements WriteRecorder {
     const id = this.#ids.get(event);
     if (id === undefined) throw new Error(`history: commit without a backup for ${event.path}`);
     // No fsync: a lost commit line is recovered from the intent and the bytes on disk (history()).
-    const line = this.manifests.appendNow(event.path, { t: 'c', id }, false);
-    // Written (no fsync to wait for): the manifest's descriptor is closed now, not kept while idle.
-    this.manifests.closeAfterWrite(event.path);
+    const line = this.manifests.append(event.path, { t: 'c', id }, false);
     // The post-image copy becomes durable off the reply path; the next write that replaces it waits for that.
     const after = event.after?.hash;
     if (after !== undefined && this.#unsynced.has(after)) {
@@ -327,7 +318,6 @@ export class HistoryStore implements WriteRecorder {
     for (const h of [...this.#unsynced]) void this.#syncBlob(h).catch(() => {});
     await Promise.allSettled([...this.#syncs.values()]);
     await this.#pruning?.catch(() => {});
-    this.manifests.close();
   }
 
   async #prune(): Promise<PruneReport> {

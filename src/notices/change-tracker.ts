@@ -1,6 +1,6 @@
 // ChangeTracker (DESIGN §7): watcher events and other sessions' writes become per-session notices with a
 // bounded diff, "deleted" notices, and resources/updated for subscribers. Notices never count as a Read.
-import { digestInSlices } from '../fs/digest.js';
+import { digest } from '../fs/digest.js';
 import { largeFileMark, openConfined } from '../fs/confined-read.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { FileWatcher, WatchEvent } from '../fs/watcher.js';
@@ -39,7 +39,7 @@ export const realDisk: ChangeDisk = {
       if (st.size > maxBytes) return { exists: true, hash: largeFileMark(st), bytes: undefined };
       const bytes = await file.readAll();
       // In slices: a 50 MB file's hash is not one long pause for every other session.
-      return { exists: true, hash: await digestInSlices(bytes), bytes };
+      return { exists: true, hash: digest(bytes), bytes };
     } finally {
       await file.close();
     }

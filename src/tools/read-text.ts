@@ -1,5 +1,5 @@
 // Read's text branch: numbered lines from an offset within the output budget, the view recorded by line.
-import { digestInSlices } from '../fs/digest.js';
+import { digest } from '../fs/digest.js';
 import { decodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { toLineDoc } from '../text/line-endings.js';
@@ -26,7 +26,7 @@ export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<To
   const doc = toLineDoc(decoded.text);
   const text = doc.text;
   const total = countLines(text);
-  const hash = await digestInSlices(bytes);
+  const hash = digest(bytes);
   return renderTextRead(
     {
       ...req,

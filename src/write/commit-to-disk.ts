@@ -1,9 +1,6 @@
-// The write pipeline's disk step (DESIGN §5, seed 001 "第二道防线"): temp written and synced, then the
-// final re-check and the publish back to back with no await, the replaced inode held open to catch a
-// write that lands on it after all. Every path goes through one verified directory descriptor.
-// A large file is written, synced, read back and compared before that section, in slices (issue 12:
-// 50 MB read and compared there held every other session up for most of a second); the section
-// then re-reads it only when its identity (inode, size, mtime, ctime) moved since.
+// The write pipeline's disk step (DESIGN §5, seed 001 "第二道防线"): the temp written and synced, then the
+// final re-check and the publish back to back in one synchronous call, the replaced inode held open to
+// catch a write that lands on it after all. Every path goes through one verified directory descriptor.
 import fs from 'node:fs';
 import { MESSAGES, ToolError } from '../errors.js';
 import {
@@ -13,7 +10,7 @@ import {
   renameOverSync,
   tempNameFor,
   writeInPlaceSync,
-  writeTempInSlices,
+  writeTemp,
   type AtomicWriteOps,
 } from '../fs/atomic-write.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
@@ -25,12 +22,6 @@ import type { CurrentFile } from './current-file.js';
 
 const { O_RDONLY, O_WRONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
 
-/**
- * File timestamps come from a coarse kernel clock (a jiffy, up to 10 ms): a change within one tick
- * of the previous one can leave mtime unchanged. A pre-image modified less than this long before
- * the re-check is therefore compared by content after the write, not by stat.
- */
-const COARSE_CLOCK_MS = 25;
 /** landed(): looks at a replaced inode someone is writing, this far apart, at most this many times. */
 const SETTLE_MS = 5;
 const SETTLE_LOOKS = 4;
@@ -47,12 +38,6 @@ export interface DiskCommitRequest {
   current: CurrentFile;
   change: DiskChange;
   ops?: AtomicWriteOps | undefined;
-  /** The temp already written by writeTempFor() (its name); commitToDisk then owns it (removed unless published). */
-  temp?: string | undefined;
-  /** writeTempFor(): called once the temp's bytes are written, before its fdatasync starts. */
-  beforeSync?: (() => void) | undefined;
-  /** The large file's read-back, started by readBackAhead() while the temp synced; commitToDisk starts it otherwise. */
-  ahead?: Promise<VerifiedAhead | undefined> | undefined;
 }
 
 export interface DiskCommit {
@@ -77,15 +62,12 @@ export interface DiskCommit {
  */
 export class ReplacedInode {
   readonly #file: Descriptor;
-  readonly #stat: fs.BigIntStats;
   readonly #verified: Buffer;
-  readonly #checkedAt: number;
 
-  constructor(file: Descriptor, stat: fs.BigIntStats, verified: Buffer, checkedAt: number) {
+  /** `verified`: the bytes the re-check found in the inode. */
+  constructor(file: Descriptor, verified: Buffer) {
     this.#file = file;
-    this.#stat = stat;
     this.#verified = verified;
-    this.#checkedAt = checkedAt;
   }
 
   /**
@@ -103,56 +85,48 @@ export class ReplacedInode {
       let bytes = this.#look();
       for (let n = 1; bytes !== undefined && n < SETTLE_LOOKS; n++) {
         await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-        const again = this.#look(true);
+        const again = this.#look();
         if (again !== undefined && again.equals(bytes)) break;
         bytes = again ?? bytes;
       }
       return bytes;
     } finally {
-      // Off the reply path: the last close of the replaced inode frees it (see closeInBackground).
-      this.#file.closeInBackground();
+      // Read-only: a failed close loses nothing.
+      this.#file.closeAfterError();
     }
   }
 
-  /** The bytes when they differ from the verified ones (`always`: read them whatever the stat says). */
-  #look(always = false): Buffer | undefined {
-    const now = fs.fstatSync(this.#file.fd, { bigint: true });
-    const recent = this.#checkedAt - Number(this.#stat.mtimeMs) < COARSE_CLOCK_MS;
-    // Unchanged size and mtime prove nothing was written only when mtime could have moved.
-    if (!always && !recent && now.size === this.#stat.size && now.mtimeNs === this.#stat.mtimeNs) return undefined;
-    const bytes = readAllAt(this.#file.fd, Number(now.size));
+  /** The inode's bytes when they differ from the verified ones (read whole: a stat can miss a same-tick write). */
+  #look(): Buffer | undefined {
+    const bytes = readAllAt(this.#file.fd, this.#verified.length);
     return bytes.equals(this.#verified) ? undefined : bytes;
   }
 
-  /** Closes the inode (in the background) unless landed() did; later calls do nothing. */
+  /** Closes the inode unless landed() did; later calls do nothing. */
   close(): void {
-    this.#file.closeInBackground();
+    this.#file.closeAfterError();
   }
 }
 
 /**
- * Temp → re-check → publish (see the file header). Nothing else runs from the re-check to the
- * publish (no await); the temp and a large file's read-back come before, in slices.
+ * Re-check → publish of `temp` (writeTempFor's; undefined for a delete or an in-place write), in one
+ * synchronous call: nothing else runs between the two. Owns the temp: removed unless published.
  * @throws ToolError STALE when the file is no longer the one the plan was made from (changed,
  *   created, deleted, or replaced meanwhile); ESWAPPED when a symlink took its place; errno errors.
  */
-export async function commitToDisk(req: DiskCommitRequest): Promise<DiskCommit> {
+export function commitToDisk(req: DiskCommitRequest, temp: string | undefined): DiskCommit {
   const ops = req.ops ?? realOps;
   const { dir, name, change } = req;
-  const temp = req.temp ?? (await writeTempFor(req));
   let published = false;
   try {
-    const ahead = await (req.ahead ?? readBackAhead(req));
-    // ── from here to the publish: no await, nothing but the re-check ──
-    const checkedAt = Date.now();
-    const held = recheck(req, ahead);
+    const held = recheck(req);
     try {
       // Portable mode works by path: the directory must still be the verified one (a no-op on Linux).
       dir.verify();
       if (change.kind === 'delete') {
         if (held === undefined) return { method: 'unlink', stat: undefined, replaced: undefined, grabbed: undefined };
         const grabbed = deleteChecked(req, held, ops);
-        return { method: 'unlink', stat: undefined, replaced: held.inode(held.bytes, checkedAt), grabbed };
+        return { method: 'unlink', stat: undefined, replaced: held.inode(), grabbed };
       }
       if (held === undefined) {
         try {
@@ -173,12 +147,12 @@ export async function commitToDisk(req: DiskCommitRequest): Promise<DiskCommit> 
         if (taken === 'exchanged') {
           published = true;
           const grabbed = settleTaken(req, held, temp, ops, () => ops.exchangeSync(dir.path(temp), dir.path(name)));
-          return { method: 'exchange', stat: statOf(dir, name), replaced: held.inode(held.bytes, checkedAt), grabbed };
+          return { method: 'exchange', stat: statOf(dir, name), replaced: held.inode(), grabbed };
         }
         // No exchange on this system: a plain rename (README "History": the window it leaves).
         if (renameOverSync(dir, temp, name, ops)) {
           published = true;
-          return { method: 'rename', stat: statOf(dir, name), replaced: held.inode(held.bytes, checkedAt), grabbed: undefined };
+          return { method: 'rename', stat: statOf(dir, name), replaced: held.inode(), grabbed: undefined };
         }
       }
       writeInPlace(req, held, change.bytes, ops);
@@ -197,16 +171,15 @@ export async function commitToDisk(req: DiskCommitRequest): Promise<DiskCommit> 
 
 /**
  * The temp file a write publishes by rename, written and synced (undefined: a delete, or a file with
- * several hard links, written in place). Can run before the history backup completes: nothing
- * is published until commitToDisk. @throws errno errors (nothing left behind).
+ * several hard links, written in place). Runs beside the history backup: nothing is published until
+ * commitToDisk. @throws errno errors (nothing left behind).
  */
 export async function writeTempFor(req: DiskCommitRequest): Promise<string | undefined> {
   const { current, change } = req;
   // Several hard links: a rename would split them, so the file is written in place (no temp).
   const inPlace = current.exists && current.stat.nlink > 1;
   if (change.kind !== 'write' || inPlace) return undefined;
-  // In slices above 4 MiB (synchronously below): a 50 MB temp is not one long pause for other sessions.
-  return writeTempInSlices(req.dir, req.name, change.bytes, current.exists ? current.stat : undefined, req.ops ?? realOps, AS_ROOT, req.beforeSync);
+  return writeTemp(req.dir, req.name, change.bytes, current.exists ? current.stat : undefined, req.ops ?? realOps, AS_ROOT);
 }
 
 /**
@@ -218,7 +191,8 @@ interface Held {
   stat: fs.BigIntStats;
   nlink: number;
   bytes: Buffer;
-  inode(verified: Buffer, checkedAt: number): ReplacedInode;
+  /** Hands the descriptor to a ReplacedInode that watches it after the publish. */
+  inode(): ReplacedInode;
 }
 
 /**
@@ -226,7 +200,7 @@ interface Held {
  * (or there must still be no file). Opened without following a symlink, inside the verified
  * directory. Returns the held file, or undefined when it (rightly) does not exist.
  */
-function recheck(req: DiskCommitRequest, ahead: VerifiedAhead | undefined): Held | undefined {
+function recheck(req: DiskCommitRequest): Held | undefined {
   const { dir, name, current } = req;
   let file: Descriptor;
   try {
@@ -240,87 +214,13 @@ function recheck(req: DiskCommitRequest, ahead: VerifiedAhead | undefined): Held
     if (!current.exists) throw stale(req);
     const stat = fs.fstatSync(file.fd, { bigint: true });
     if (!stat.isFile() || Number(stat.size) !== current.bytes.length) throw stale(req);
-    // Unchanged since it was read back and compared ahead: the same bytes, without reading them again here.
-    const bytes = ahead !== undefined && unchangedSince(ahead, stat) ? current.bytes : readAllAt(file.fd, current.bytes.length + 1);
-    if (bytes !== current.bytes && !bytes.equals(current.bytes)) throw stale(req);
-    return { file, stat, nlink: Number(stat.nlink), bytes, inode: (verified, at) => new ReplacedInode(file, stat, verified, at) };
+    const bytes = readAllAt(file.fd, current.bytes.length + 1);
+    if (!bytes.equals(current.bytes)) throw stale(req);
+    return { file, stat, nlink: Number(stat.nlink), bytes, inode: () => new ReplacedInode(file, bytes) };
   } catch (err) {
     file.closeAfterError();
     throw err;
   }
-}
-
-/** Files up to this size are only read at the re-check (a few milliseconds); larger ones are read back ahead. */
-const VERIFY_AHEAD_MIN = 1024 * 1024;
-/** Bytes read back and compared between two pause points. */
-const VERIFY_SLICE = 4 * 1024 * 1024;
-/**
- * The read-back buffer, kept for the next big write: 4 MiB less garbage each (external memory that
- * brings V8's full collections on sooner). Taken while in use, so a read-back running meanwhile
- * allocates its own.
- */
-let spareSlice: Buffer | undefined;
-
-/** The file's identity when its bytes were read back ahead and found equal to the plan's. */
-export interface VerifiedAhead {
-  stat: fs.BigIntStats;
-  /** Its last change was at least COARSE_CLOCK_MS before the read began: any later change moves ctime. */
-  settled: boolean;
-}
-
-/**
- * Reads a large file back before the synchronous section, a slice at a time, and compares it with
- * the bytes the plan was made from. Undefined — the re-check then reads it itself, as for a small
- * file — when it is small, missing, different, or anything goes wrong: this is only a shortcut, and
- * never rejects. Started any time before commitToDisk (the pipeline starts it while the temp syncs):
- * the re-check trusts it only if the file's identity has not moved since.
- */
-export async function readBackAhead(req: DiskCommitRequest): Promise<VerifiedAhead | undefined> {
-  const { dir, name, current } = req;
-  if (!current.exists || current.bytes.length <= VERIFY_AHEAD_MIN) return undefined;
-  let file: Descriptor;
-  try {
-    file = new Descriptor(dir.openFile(name, O_RDONLY | O_NONBLOCK));
-  } catch {
-    return undefined;
-  }
-  try {
-    const startedAt = Date.now();
-    const stat = fs.fstatSync(file.fd, { bigint: true });
-    if (!stat.isFile() || Number(stat.size) !== current.bytes.length) return undefined;
-    const buf = spareSlice ?? Buffer.allocUnsafeSlow(VERIFY_SLICE);
-    spareSlice = undefined;
-    try {
-      for (let at = 0; at < current.bytes.length; ) {
-        const n = await readAt(file.fd, buf, Math.min(buf.length, current.bytes.length - at), at);
-        if (n === 0 || buf.compare(current.bytes, at, at + n, 0, n) !== 0) return undefined;
-        at += n;
-      }
-    } finally {
-      // Every read into it has completed (each was awaited).
-      spareSlice = buf;
-    }
-    return { stat, settled: startedAt - Number(stat.ctimeNs / 1_000_000n) >= COARSE_CLOCK_MS };
-  } catch {
-    return undefined;
-  } finally {
-    // Read-only: a failed close loses nothing.
-    file.closeAfterError();
-  }
-}
-
-/**
- * Whether `now` is the file read back ahead, unchanged: same inode, size, mtime and ctime, and its
- * last change settled before the read-back began (a write after that would have moved ctime, which
- * no utimes call can set back).
- */
-function unchangedSince(ahead: VerifiedAhead, now: fs.BigIntStats): boolean {
-  const was = ahead.stat;
-  return ahead.settled && now.dev === was.dev && now.ino === was.ino && now.size === was.size && now.mtimeNs === was.mtimeNs && now.ctimeNs === was.ctimeNs;
-}
-
-function readAt(fd: number, buf: Buffer, length: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.read(fd, buf, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
 /** STALE unless `name` still is the inode the re-check read (lstat: a symlink there is not it). */

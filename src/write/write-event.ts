@@ -39,11 +39,6 @@ export interface WriteRecorder {
   backup(path: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void>;
   commit(event: WriteEvent): Promise<void>;
   /**
-   * Whether a backup() with this pre-image would find its bytes already kept (no copy of them to
-   * store first): a hint for the pipeline's order of work, never a promise — backup() still checks.
-   */
-  hasCopy?(hash: string): boolean;
-  /**
    * After `commit`: someone else wrote `outside` to the file between editguard's final re-check and
    * its write (it landed on the replaced inode, or was renamed in just before a delete). It must be
    * kept as a version of its own, "changed outside editguard", before the committed one.

@@ -1,14 +1,13 @@
-// The one write path (DESIGN §1, §5): lock (this process, then every process of the state dir) → load
-// through the verified directory → plan (tool logic, stale check) → permission → backup → temp written
-// and synced → synchronous re-check + publish → state update → history → the replaced inode checked.
+// The one write path (DESIGN §1, §5), top to bottom in #run(): lock (this process, then every process of
+// the state dir) → load through the verified directory → plan (tool logic, stale check) → permission →
+// history's backup beside the temp written and synced → re-check + publish in one synchronous call →
+// state update → directory fsync → history record → the replaced inode checked for an outside write.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolError, fsError } from '../errors.js';
 import { realOps, removeQuietly, type AtomicWriteOps } from '../fs/atomic-write.js';
 import { ConfinedDir } from '../fs/confined-dir.js';
-import { SYNC_READ_MAX } from '../fs/confined-read.js';
-import { digest, digestFrom, digestInSlices, digestWithPoints, type DigestPoints } from '../fs/digest.js';
-import { commonPrefix } from '../text/common-ends.js';
+import { digest } from '../fs/digest.js';
 import type { Release } from '../fs/dir-lock.js';
 import { errnoCode, isGone } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
@@ -18,10 +17,9 @@ import type { Session } from '../session/session.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
-import { commitToDisk, readBackAhead, writeTempFor, type DiskCommit, type DiskCommitRequest } from './commit-to-disk.js';
-import { HASH_POINTS_ABOVE, loadCurrentFile, type CurrentFile } from './current-file.js';
+import { commitToDisk, writeTempFor, type DiskCommit, type DiskCommitRequest } from './commit-to-disk.js';
+import { loadCurrentFile, type CurrentFile } from './current-file.js';
 import { assertFresh, FreshnessDecision } from './freshness.js';
-import { LastWrites } from './last-writes.js';
 import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
 
 export interface PlanContext {
@@ -108,12 +106,11 @@ export class WritePipeline {
   readonly locks = new PathLock();
   readonly #opts: WritePipelineOptions;
   readonly #listeners: Array<(e: WriteEvent) => void> = [];
-  /** The bytes last written to a few large files: the next write compares instead of hashing them again. */
-  readonly #lastWrites = new LastWrites({ maxBytes: LAST_WRITES_BYTES, maxFileBytes: SYNC_READ_MAX });
 
   constructor(opts: WritePipelineOptions) {
     // Relaxed durability: the temp is not fdatasync'd either (the fault-injection seam keeps its ops).
-    this.#opts = opts.durability === 'relaxed' && opts.ops === undefined ? { ...opts, ops: { ...realOps, fdatasyncSync: () => {} } } : opts;
+    const relaxed = { ...realOps, fdatasync: async () => {}, fdatasyncSync: () => {} };
+    this.#opts = opts.durability === 'relaxed' && opts.ops === undefined ? { ...opts, ops: relaxed } : opts;
   }
 
   /** Called synchronously after every committed write (the watcher marks it as ours). */
@@ -151,39 +148,32 @@ export class WritePipeline {
 
   async #run(req: WriteRequest, real: string): Promise<ToolOutput> {
     const name = path.basename(real);
+    const display = req.target.input;
     // Everything below goes through this descriptor, verified to be where policy resolved the file.
     let dir = openDirIfExists(path.dirname(real));
     let disk: DiskCommit | undefined;
-    let dirSynced: Promise<void> | undefined;
     try {
       req.progress?.('read');
-      const current = await loadCurrentFile(
-        req.target,
-        req.session.files.get(real),
-        { maxEditBytes: this.#opts.maxEditBytes, fallbackEncoding: this.#opts.fallbackEncoding, lastWritten: this.#lastWrites.get(real) },
-        dir,
-      );
-      const { ctx, made } = planContext(current, req.target.input);
+      const current = loadCurrentFile(req.target, req.session.files.get(real), this.#opts, dir);
+      const { ctx, made } = planContext(current, display);
       req.progress?.('plan');
       const plan = await req.plan(current, ctx);
       if (plan.change === 'write') this.#requireEditableSize(plan.bytes);
       if (plan.change === 'none' || req.dryRun) return plan.output;
       // The invariant that makes this the only write path: no existing content is replaced unseen.
       if (!made.has(plan.freshness)) throw new Error(`${req.tool} planned a write to ${real} without a freshness decision of its own`);
-      if (current.exists) assertWritable(dir!, name, current.stat, req.target.input);
+      if (current.exists) assertWritable(dir!, name, current.stat, display);
       dir ??= ConfinedDir.openCreating(path.dirname(real));
 
+      const event = writeEvent(req, real, plan, current, (this.#opts.clock ?? Date.now)());
       const change = plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
-      const commit: DiskCommitRequest = { dir, name, display: req.target.input, current, change, ops: this.#opts.ops };
+      const commit: DiskCommitRequest = { dir, name, display, current, change, ops: this.#opts.ops };
       req.progress?.('backup');
-      const { event, points } = await this.#backupBesideTemp(req, real, plan, current, commit);
+      const temp = await this.#backupBesideTemp(event, commit);
       req.progress?.('write');
-      disk = await commitToDisk(commit);
+      disk = commitToDisk(commit, temp);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
       dir.verify();
-      // The rename made durable on the thread pool while the session and listeners are told; history's
-      // commit line (and the reply) wait for it.
-      dirSynced = this.#opts.durability !== 'relaxed' ? dir.fsyncInBackground() : undefined;
       if (disk.stat) event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
       if (plan.change === 'write' && event.after && disk.stat) {
         rememberWrite(req.session, real, plan, event.after.hash, disk.stat);
@@ -191,10 +181,9 @@ export class WritePipeline {
       } else {
         req.session.files.delete(real);
       }
-      if (plan.change === 'write' && event.after && points) this.#lastWrites.remember(real, { bytes: plan.bytes, hash: event.after.hash, points });
-      else this.#lastWrites.forget(real);
       for (const l of this.#listeners) l(event);
-      await dirSynced;
+      // The rename made durable before history's commit line and the reply.
+      if (this.#opts.durability !== 'relaxed') await dir.fsync();
       try {
         req.progress?.('record');
         await this.#opts.recorder?.commit(event);
@@ -207,68 +196,27 @@ export class WritePipeline {
       const outside = [await disk.replaced?.landed(), disk.grabbed].filter((b) => b !== undefined);
       if (outside.length === 0) return plan.output;
       for (const bytes of outside) await this.#keepOutsideWrite(event, bytes);
-      return withOutsideWriteNote(plan.output, req.target.input, this.#opts.recorder !== undefined);
+      return withOutsideWriteNote(plan.output, display, this.#opts.recorder !== undefined);
     } finally {
       disk?.replaced?.close();
-      // The pool's fsync uses the directory's descriptor: closed only once that is done.
-      await dirSynced?.catch(() => {});
       dir?.close();
     }
   }
 
   /**
-   * History's backup and the temp (its name set on `commit`), side by side: the backup's fsyncs run on
-   * the thread pool while the temp syncs, and nothing is published before both are done. Returns the
-   * write's event, whose new bytes' hash is made before the temp — or, for large new bytes whose
-   * pre-image history already holds, while the temp syncs (the backup, which names that hash, starting
-   * once it is known, and the file read back meanwhile) — and, for large new bytes, the hash's kept states.
+   * History's backup and the temp, side by side: the backup's fsyncs and the temp's run on the thread
+   * pool together, and nothing is published before both are done. A temp whose backup failed is
+   * removed; a backup whose temp failed is let finish (an intent without its write stays unconfirmed).
+   * Resolves the temp's name (undefined: a delete, or a write in place).
    */
-  async #backupBesideTemp(
-    req: WriteRequest,
-    real: string,
-    plan: WritePlan | DeletePlan,
-    current: CurrentFile,
-    commit: DiskCommitRequest,
-  ): Promise<{ event: WriteEvent; points: DigestPoints | undefined }> {
-    const before = current.exists ? { bytes: current.bytes, hash: current.hash } : undefined;
-    const time = (this.#opts.clock ?? Date.now)();
-    const newBytes = plan.change === 'write' ? plan.bytes : undefined;
-    const eventWith = (hash: string | undefined): WriteEvent => ({
-      path: real,
-      tool: req.tool,
-      session: req.session,
-      before,
-      after: newBytes && hash !== undefined ? { bytes: newBytes, hash } : undefined,
-      linesAdded: plan.linesAdded,
-      linesRemoved: plan.linesRemoved,
-      time,
-    });
-    const recorder = this.#opts.recorder;
-    // A large pre-image history has no copy of yet is stored first, beside the temp's write; the
-    // backup then needs the new bytes' hash at once.
-    const backupFirst = before !== undefined && before.bytes.length > BACKUP_FIRST_BYTES && recorder !== undefined && recorder.hasCopy?.(before.hash) !== true;
-    // Otherwise large new bytes are hashed while their temp syncs (the disk's time, mostly idle here).
-    const hashWhileSyncing = !backupFirst && newBytes !== undefined && newBytes.length > HASH_WHILE_SYNCING_BYTES;
-    let points: DigestPoints | undefined;
-    const hashNew = async (bytes: Buffer) => {
-      const made = await digestOfNew(current, bytes);
-      points = made.points;
-      return made.hash;
-    };
-    let event: WriteEvent | undefined = hashWhileSyncing ? undefined : eventWith(newBytes && (await hashNew(newBytes)));
-    const startBackup = (): Promise<void> | undefined => {
-      if (event !== undefined) return recorder?.backup(real, before, event);
-      return hashNew(newBytes!).then((hash) => {
-        event = eventWith(hash);
-        return recorder?.backup(real, before, event);
-      });
-    };
-    const whileSyncing = () => {
-      commit.ahead = readBackAhead(commit);
-    };
-    commit.temp = await alongsideBackup(startBackup, (beforeSync) => writeTempFor({ ...commit, beforeSync }), backupFirst, commit.dir, this.#opts.ops, whileSyncing);
-    if (event === undefined) throw new Error(`the write of ${real} was hashed by no one`);
-    return { event, points };
+  async #backupBesideTemp(event: WriteEvent, commit: DiskCommitRequest): Promise<string | undefined> {
+    const [backup, temp] = await Promise.allSettled([this.#opts.recorder?.backup(event.path, event.before, event), writeTempFor(commit)]);
+    if (temp.status === 'rejected') throw temp.reason;
+    if (backup.status === 'rejected') {
+      if (temp.value !== undefined) removeQuietly(commit.dir, temp.value, commit.ops);
+      throw backup.reason;
+    }
+    return temp.value;
   }
 
   /** An outside write our write replaced: into history as a version of its own (DESIGN §5 "Nothing lost"). */
@@ -325,68 +273,18 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
   });
 }
 
-/** Above this size a pre-image history has no copy of is stored before the temp is written, beside it. */
-const BACKUP_FIRST_BYTES = 1024 * 1024;
-/** New bytes above this size are hashed while their temp syncs (below, before: a few hundred microseconds at most). */
-const HASH_WHILE_SYNCING_BYTES = 1024 * 1024;
-/** The last written contents kept for the next write's load: at most this much in all, each at most a one-pread file. */
-const LAST_WRITES_BYTES = 32 * 1024 * 1024;
-
-/**
- * Runs `write` (the temp) and the backup side by side, then waits for the backup; a temp whose
- * backup failed is removed, a backup whose temp failed is let finish (an intent without its write
- * stays unconfirmed). Returns the temp's name. Unless `backupFirst`, the backup starts when `write`
- * says its bytes are written and their fdatasync has started (`beforeSync`), after `whileSyncing`:
- * the backup's own work and its intent's fsync then overlap the temp's sync instead of following it.
- */
-async function alongsideBackup(
-  startBackup: () => Promise<void> | undefined,
-  write: (beforeSync: () => void) => Promise<string | undefined>,
-  backupFirst: boolean,
-  dir: ConfinedDir,
-  ops: AtomicWriteOps | undefined,
-  whileSyncing: () => void,
-): Promise<string | undefined> {
-  let backup: Promise<void> | undefined;
-  let started = false;
-  const start = () => {
-    if (started) return;
-    started = true;
-    backup = startBackup();
-    // The temp's sync takes a round trip: a backup failing meanwhile is handled below, not unhandled.
-    backup?.catch(() => {});
+/** A write's event: the pre-image as loaded, the new bytes with their hash. */
+function writeEvent(req: WriteRequest, real: string, plan: WritePlan | DeletePlan, current: CurrentFile, time: number): WriteEvent {
+  return {
+    path: real,
+    tool: req.tool,
+    session: req.session,
+    before: current.exists ? { bytes: current.bytes, hash: current.hash } : undefined,
+    after: plan.change === 'write' ? { bytes: plan.bytes, hash: digest(plan.bytes) } : undefined,
+    linesAdded: plan.linesAdded,
+    linesRemoved: plan.linesRemoved,
+    time,
   };
-  if (backupFirst) start();
-  let temp: string | undefined;
-  try {
-    temp = await write(() => {
-      whileSyncing();
-      start();
-    });
-  } catch (err) {
-    await backup?.catch(() => {});
-    throw err;
-  }
-  // No temp (written in place, or a delete): the backup starts now, before anything changes.
-  start();
-  try {
-    await backup;
-  } catch (err) {
-    if (temp !== undefined) removeQuietly(dir, temp, ops);
-    throw err;
-  }
-  return temp;
-}
-
-/**
- * sha256 of a plan's new bytes, and for more than HASH_POINTS_ABOVE bytes (as a loaded file) its kept states (the next write of
- * the file compares instead of hashing, then hashes from its change): a big file's from where they first
- * differ from the old (an Edit hashes its change and what follows).
- */
-async function digestOfNew(current: CurrentFile, bytes: Buffer): Promise<{ hash: string; points?: DigestPoints | undefined }> {
-  if (bytes.length <= HASH_POINTS_ABOVE) return { hash: await digestInSlices(bytes) };
-  if (!current.exists || current.hashPoints === undefined) return digestWithPoints(bytes);
-  return digestFrom(current.hashPoints, bytes, commonPrefix(current.bytes, bytes));
 }
 
 /** The verified directory `dir`, or undefined when it does not exist (yet). */

@@ -8,7 +8,7 @@ import {
   realOps,
   renameOverSync,
   writeInPlaceSync,
-  writeTempSync,
+  writeTemp,
   type AtomicWriteOps,
 } from '../../../src/fs/atomic-write.js';
 import { ConfinedDir } from '../../../src/fs/confined-dir.js';
@@ -42,10 +42,10 @@ afterEach(() => {
 const leftovers = () => fs.readdirSync(dir).filter(isTempPath);
 
 /** Replace (existing file) or create, as the write pipeline composes the steps. */
-function replace(name: string, bytes: string, ops: AtomicWriteOps = realOps): 'rename' | 'in-place' | 'link' {
+async function replace(name: string, bytes: string, ops: AtomicWriteOps = realOps): Promise<'rename' | 'in-place' | 'link'> {
   const p = path.join(dir, name);
   const existing = fs.existsSync(p) ? fs.statSync(p) : undefined;
-  const temp = writeTempSync(handle, name, Buffer.from(bytes), existing, ops);
+  const temp = await writeTemp(handle, name, Buffer.from(bytes), existing, ops);
   let published = false;
   try {
     if (!existing) {
@@ -70,51 +70,51 @@ function replace(name: string, bytes: string, ops: AtomicWriteOps = realOps): 'r
 }
 
 describe('atomic write steps', () => {
-  it('writeTempSync() + renameOverSync() replace the bytes and keep the mode', () => {
+  it('writeTemp() + renameOverSync() replace the bytes and keep the mode', async () => {
     const f = path.join(dir, 'a.sh');
     fs.writeFileSync(f, 'old');
     fs.chmodSync(f, 0o751);
-    expect(replace('a.sh', 'new')).toBe('rename');
+    expect(await replace('a.sh', 'new')).toBe('rename');
     expect(fs.readFileSync(f, 'utf8')).toBe('new');
     expect(fs.statSync(f).mode & 0o777).toBe(0o751);
     expect(leftovers()).toEqual([]);
   });
 
-  it('createFromTempSync() creates a new file honouring the umask, by link (never replacing)', () => {
+  it('createFromTempSync() creates a new file honouring the umask, by link (never replacing)', async () => {
     const f = path.join(dir, 'new.txt');
-    expect(replace('new.txt', 'x')).toBe('link');
+    expect(await replace('new.txt', 'x')).toBe('link');
     expect(fs.statSync(f).mode & 0o777).toBe(0o666 & ~process.umask());
     expect(fs.statSync(f).nlink).toBe(1);
     expect(leftovers()).toEqual([]);
   });
 
-  it('createFromTempSync() refuses (EEXIST) when the name appeared meanwhile, and keeps that file', () => {
-    const temp = writeTempSync(handle, 'late.txt', Buffer.from('ours'), undefined);
+  it('createFromTempSync() refuses (EEXIST) when the name appeared meanwhile, and keeps that file', async () => {
+    const temp = await writeTemp(handle, 'late.txt', Buffer.from('ours'), undefined);
     fs.writeFileSync(path.join(dir, 'late.txt'), 'theirs');
     expect(() => createFromTempSync(handle, temp, 'late.txt')).toThrow(expect.objectContaining({ code: 'EEXIST' }));
     expect(fs.readFileSync(path.join(dir, 'late.txt'), 'utf8')).toBe('theirs');
   });
 
-  it('createFromTempSync() falls back to rename on a filesystem without hard links', () => {
+  it('createFromTempSync() falls back to rename on a filesystem without hard links', async () => {
     const ops = { ...realOps, linkSync: () => { throw Object.assign(new Error('EPERM'), { code: 'EPERM' }); } };
-    expect(replace('nolinks.txt', 'x', ops)).toBe('link');
+    expect(await replace('nolinks.txt', 'x', ops)).toBe('link');
     expect(fs.readFileSync(path.join(dir, 'nolinks.txt'), 'utf8')).toBe('x');
     expect(leftovers()).toEqual([]);
   });
 
-  it.each(['EXDEV', 'EBUSY', 'EPERM'])('renameOverSync() reports %s as "write in place instead" and leaves the temp for the caller', (code) => {
+  it.each(['EXDEV', 'EBUSY', 'EPERM'])('renameOverSync() reports %s as "write in place instead" and leaves the temp for the caller', async (code) => {
     const f = path.join(dir, 'a');
     fs.writeFileSync(f, 'old');
     const ops = { ...realOps, renameSync: () => { throw Object.assign(new Error(code), { code }); } };
-    expect(replace('a', 'new!', ops)).toBe('in-place');
+    expect(await replace('a', 'new!', ops)).toBe('in-place');
     expect(fs.readFileSync(f, 'utf8')).toBe('new!');
     expect(leftovers()).toEqual([]);
   });
 
-  it('writeTempSync() creates the temp exclusively and without following a symlink (O_CREAT|O_EXCL|O_NOFOLLOW)', () => {
+  it('writeTemp() creates the temp exclusively and without following a symlink (O_CREAT|O_EXCL|O_NOFOLLOW)', async () => {
     const flags: number[] = [];
     const ops = { ...realOps, openSync: ((p: fs.PathLike, f: number, m?: number) => (flags.push(f), realOps.openSync(p, f, m))) as typeof fs.openSync };
-    const temp = writeTempSync(handle, 't', Buffer.from('x'), undefined, ops);
+    const temp = await writeTemp(handle, 't', Buffer.from('x'), undefined, ops);
     const { O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
     expect(flags[0]! & (O_CREAT | O_EXCL | O_NOFOLLOW)).toBe(O_CREAT | O_EXCL | O_NOFOLLOW);
     expect(isTempPath(temp)).toBe(true);
@@ -124,25 +124,25 @@ describe('atomic write steps', () => {
     ['openSync', 1],
     ['writeSync', 1],
     ['fchmodSync', 1],
-    ['fdatasyncSync', 1],
+    ['fdatasync', 1],
     ['closeSync', 1],
     ['renameSync', 1],
   ];
-  it.each(steps)('a fault in %s leaves the old bytes and no temp file', (step, nth) => {
+  it.each(steps)('a fault in %s leaves the old bytes and no temp file', async (step, nth) => {
     const f = path.join(dir, 'target.txt');
     fs.writeFileSync(f, 'old bytes');
-    expect(() => replace('target.txt', 'new bytes, longer', faultAt(step, nth))).toThrow(/injected fault/);
+    await expect(replace('target.txt', 'new bytes, longer', faultAt(step, nth))).rejects.toThrow(/injected fault/);
     expect(fs.readFileSync(f, 'utf8')).toBe('old bytes');
     expect(leftovers()).toEqual([]);
     expect(fs.readdirSync(dir)).toEqual(['target.txt']);
   });
 
-  it.each(steps.filter(([s]) => s !== 'openSync' && s !== 'renameSync'))('the temp descriptor is closed exactly once, also after a fault in %s', (step, nth) => {
+  it.each(steps.filter(([s]) => s !== 'openSync' && s !== 'renameSync'))('the temp descriptor is closed exactly once, also after a fault in %s', async (step, nth) => {
     // Closing a number twice can close a file another request opened meanwhile (the number is reused).
     const closed: number[] = [];
     const faulty = faultAt(step, nth);
     const ops = { ...faulty, closeSync: ((fd: number) => (closed.push(fd), faulty.closeSync(fd))) as typeof fs.closeSync };
-    expect(() => writeTempSync(handle, 'target.txt', Buffer.from('new'), fs.statSync(dir), ops)).toThrow(/injected fault/);
+    await expect(writeTemp(handle, 'target.txt', Buffer.from('new'), fs.statSync(dir), ops)).rejects.toThrow(/injected fault/);
     expect(closed).toHaveLength(1);
     expect(leftovers()).toEqual([]);
   });
@@ -150,8 +150,8 @@ describe('atomic write steps', () => {
   // New files are not chmod-ed, so there is no fchmod fault to inject when creating.
   it.each([...steps.filter(([s]) => s !== 'fchmodSync' && s !== 'renameSync'), ['linkSync', 1] as [Step, number]])(
     'a fault in %s while creating leaves no file at all',
-    (step, nth) => {
-      expect(() => replace('fresh.txt', 'new', faultAt(step, nth))).toThrow(/injected fault/);
+    async (step, nth) => {
+      await expect(replace('fresh.txt', 'new', faultAt(step, nth))).rejects.toThrow(/injected fault/);
       expect(fs.readdirSync(dir)).toEqual([]);
     },
   );

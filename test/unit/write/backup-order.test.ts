@@ -1,8 +1,5 @@
-// Where history's backup starts relative to the temp (issue 13): for a small file, once the temp's bytes
-// are written and before its fdatasync is done (the real path issues that sync first and writes the
-// intent while it runs; this synchronous seam runs the backup's start, then the sync) — and
-// always durable before the publish; for a large one, before the temp when history has no copy of the
-// pre-image yet (it may need storing), else — like its hash and the file's read-back — while the temp syncs.
+// History's backup runs beside the temp's write and sync (issue 13), and nothing is published before
+// both are done: the backup sees the old file, a failed backup publishes nothing and leaves no temp.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,8 +15,6 @@ import { tempDir } from '../../helpers/harness.js';
 
 interface RunOptions {
   failBackup?: boolean;
-  /** What the recorder's hasCopy() says (undefined: it has none). */
-  hasCopy?: boolean;
   /** No history at all. */
   noRecorder?: boolean;
   /** Called as the temp's fdatasync starts. */
@@ -37,10 +32,10 @@ async function run(size: number, opts: RunOptions = {}) {
       if (!steps.includes('temp written')) steps.push('temp written');
       return realOps.writeSync(fd, buf, off, len, pos);
     },
-    fdatasyncSync: (fd) => {
+    fdatasync: async (fd) => {
       opts.duringSync?.(file);
+      await realOps.fdatasync(fd);
       steps.push('temp synced');
-      realOps.fdatasyncSync(fd);
     },
     exchangeSync: (a, b) => {
       steps.push('published');
@@ -65,7 +60,6 @@ async function run(size: number, opts: RunOptions = {}) {
       );
     },
     commit: async () => void steps.push('committed'),
-    ...(opts.hasCopy !== undefined ? { hasCopy: () => opts.hasCopy! } : {}),
   };
   const root = await tempDir('eg-border-');
   const policy = await PathPolicy.create({ roots: [root], home: os.homedir() });
@@ -92,46 +86,44 @@ async function run(size: number, opts: RunOptions = {}) {
   return { steps, result, left, content, events, recorded: session.files.get(file), bytes };
 }
 
-describe('the backup beside the temp', () => {
-  it('small file: the backup starts after the temp is written, before its fdatasync; the publish waits for the backup', async () => {
-    const { steps, content } = await run(10_000);
-    expect(steps).toEqual(['temp written', 'backup started (file: aa)', 'temp synced', 'backup durable', 'published', 'committed']);
-    expect(content).toBe('bb');
-  });
+/** Published only once the backup is durable and the temp synced; committed last. */
+function expectPublishedAfterBoth(steps: string[]): void {
+  expect(steps).toContain('temp synced');
+  expect(steps.indexOf('published')).toBeGreaterThan(steps.indexOf('backup durable'));
+  expect(steps.indexOf('published')).toBeGreaterThan(steps.indexOf('temp synced'));
+  expect(steps.at(-1)).toBe('committed');
+}
 
-  it('large file: the backup starts first (its pre-image may take a while to store)', async () => {
-    const { steps } = await run(2 * 1024 * 1024);
-    expect(steps.indexOf('backup started (file: aa)')).toBe(0);
-    expect(steps.indexOf('published')).toBeGreaterThan(steps.indexOf('backup durable'));
-  });
-
-  it('large file history has a copy of: hashed while the temp syncs, the backup starting then, with that hash', async () => {
-    const { steps, events, bytes, recorded, content } = await run(2 * 1024 * 1024, { hasCopy: true });
-    // This synchronous seam syncs before the hash (async) is done; the real fdatasync runs in the pool meanwhile.
-    expect(steps).toEqual(['temp written', 'temp synced', 'backup started (file: aa)', 'backup durable', 'published', 'committed']);
+describe.each([
+  ['small', 10_000],
+  ['large', 2 * 1024 * 1024],
+])('the backup beside the temp (%s file)', (_kind, size) => {
+  it('the backup sees the old file; the publish waits for the backup and the temp sync', async () => {
+    const { steps, events, bytes, recorded, content } = await run(size);
+    expect(steps).toContain('backup started (file: aa)');
+    expectPublishedAfterBoth(steps);
     expect(events[0]!.after!.hash).toBe(digest(bytes));
     expect(recorded?.hash).toBe(digest(bytes));
     expect(content).toBe('bb');
   });
 
-  it('large file without history: the hash made while the temp syncs is what the session records', async () => {
-    const { steps, recorded, bytes, content } = await run(2 * 1024 * 1024, { noRecorder: true });
+  it('without history: written, and the session records the new bytes\' hash', async () => {
+    const { steps, recorded, bytes, content } = await run(size, { noRecorder: true });
     expect(steps).toEqual(['temp written', 'temp synced', 'published']);
     expect(recorded?.hash).toBe(digest(bytes));
     expect(content).toBe('bb');
   });
 
-  it('large file: a failed backup started while the temp synced publishes nothing and leaves no temp', async () => {
-    const { steps, result, left, content } = await run(2 * 1024 * 1024, { hasCopy: true, failBackup: true });
+  it('a failed backup publishes nothing and leaves no temp', async () => {
+    const { steps, result, left, content } = await run(size, { failBackup: true });
     expect(result).toBeInstanceOf(Error);
     expect(steps).not.toContain('published');
     expect(left).toEqual(['f.txt']);
     expect(content).toBe('aa');
   });
 
-  it('large file changed (same size, same inode) while its temp synced and its read-back began: STALE, the change kept', async () => {
-    const { result, left, content } = await run(2 * 1024 * 1024, {
-      hasCopy: true,
+  it('the file changed in place (same size, same inode) while its temp synced: STALE, the change kept', async () => {
+    const { result, left, content } = await run(size, {
       duringSync: (f) => {
         const fd = fs.openSync(f, 'r+');
         fs.writeSync(fd, Buffer.from('zz'), 0, 2, 0);
@@ -141,13 +133,5 @@ describe('the backup beside the temp', () => {
     expect((result as { code?: string }).code).toBe('STALE');
     expect(left).toEqual(['f.txt']);
     expect(content).toBe('zz');
-  });
-
-  it('a failed backup publishes nothing and leaves no temp', async () => {
-    const { steps, result, left, content } = await run(10_000, { failBackup: true });
-    expect(result).toBeInstanceOf(Error);
-    expect(steps).not.toContain('published');
-    expect(left).toEqual(['f.txt']);
-    expect(content).toBe('aa');
   });
 });

@@ -290,7 +290,7 @@ describe('nothing lost at the publish', () => {
   it('an editor-style rename before the temp is written is caught by the re-check: STALE, theirs kept, no temp', async () => {
     let file = '';
     const { session, writes, target, ...rest } = await setup(
-      onceBefore('fdatasyncSync', () => {
+      onceBefore('fdatasync', () => {
         fs.writeFileSync(`${file}.editor`, 'EDITOR\n');
         fs.renameSync(`${file}.editor`, file);
       }),

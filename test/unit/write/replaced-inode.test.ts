@@ -16,16 +16,22 @@ async function replaced(content: string) {
   dirs.push(dir);
   const file = path.join(dir, 'f.txt');
   fs.writeFileSync(file, content);
-  // Old enough that an unchanged size and mtime mean unchanged.
-  fs.utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
   const fd = fs.openSync(file, 'r');
-  return { file, inode: new ReplacedInode(new Descriptor(fd), fs.fstatSync(fd, { bigint: true }), Buffer.from(content), Date.now()) };
+  return { file, inode: new ReplacedInode(new Descriptor(fd), Buffer.from(content)) };
 }
 
 describe('ReplacedInode.landed()', () => {
   it('is undefined when nobody wrote to the inode', async () => {
     const { inode } = await replaced('ours\n');
     expect(await inode.landed()).toBeUndefined();
+  });
+
+  it('returns what an outside write of the same size left there within the same clock tick', async () => {
+    const { file, inode } = await replaced('ours\n');
+    const mtime = fs.statSync(file).mtime;
+    fs.writeFileSync(file, 'them\n');
+    fs.utimesSync(file, mtime, mtime);
+    expect((await inode.landed())?.toString()).toBe('them\n');
   });
 
   it('returns what an outside write left there', async () => {
