@@ -74,7 +74,7 @@ export function isTempPath(p: string): boolean {
   return /^\..*\.editguard-[0-9a-f]{12}\.tmp$/.test(path.basename(p));
 }
 
-export function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array, position: number | null): void {
+function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array, position: number | null): void {
   let off = 0;
   while (off < bytes.length) off += ops.writeSync(fd, bytes, off, bytes.length - off, position === null ? null : position + off);
 }

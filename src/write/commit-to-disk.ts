@@ -183,14 +183,13 @@ export async function writeTempFor(req: DiskCommitRequest): Promise<string | und
 }
 
 /**
- * The file as found at the re-check: its descriptor (read-only), identity and bytes. The descriptor
+ * The file as found at the re-check: its descriptor (read-only) and identity. The descriptor
  * has one owner at a time: commitToDisk until it hands it to the ReplacedInode it returns.
  */
 interface Held {
   file: Descriptor;
   stat: fs.BigIntStats;
   nlink: number;
-  bytes: Buffer;
   /** Hands the descriptor to a ReplacedInode that watches it after the publish. */
   inode(): ReplacedInode;
 }
@@ -216,7 +215,7 @@ function recheck(req: DiskCommitRequest): Held | undefined {
     if (!stat.isFile() || Number(stat.size) !== current.bytes.length) throw stale(req);
     const bytes = readAllAt(file.fd, current.bytes.length + 1);
     if (!bytes.equals(current.bytes)) throw stale(req);
-    return { file, stat, nlink: Number(stat.nlink), bytes, inode: () => new ReplacedInode(file, bytes) };
+    return { file, stat, nlink: Number(stat.nlink), inode: () => new ReplacedInode(file, bytes) };
   } catch (err) {
     file.closeAfterError();
     throw err;

@@ -56,14 +56,13 @@ describe.each(['memory', 'stdio'] as const)('history deltas over %s', (kind) => 
     expect(await fs.readFile(file, 'utf8')).toBe(versions[20]);
   });
 
-  it('6 Edits of a 2.4 MB file (hashed while its temp syncs once history holds the old bytes): every version listed by its hash and given back exactly', async () => {
+  it('6 Edits of a 2.4 MB file: every version listed by its hash and given back exactly', async () => {
     const big = original.repeat(6);
     const h = await open({ files: { 'big2.txt': big } });
     const file = h.path('big2.txt');
     okOf(await h.call('Read', { file_path: file, limit: 1 }));
     const versions = [big];
     for (let k = 0; k < 6; k++) {
-      // The first Edit stores the pre-image first; the others find it kept and hash while the temp syncs.
       const mark = `MARK_${String(k * 700).padStart(5, '0')}_`;
       const edited = okOf(await h.call('Edit', { file_path: file, old_string: mark, new_string: `EDITED_${k}_`, replace_all: true }));
       expect(edited.replacements).toBe(6);
