@@ -44,6 +44,9 @@ export const MESSAGES = {
     'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.',
   STALE_IN_WRITE: 'File has been unexpectedly modified. Read it again before attempting to write it.',
   NO_MATCH: 'String to replace not found in file.',
+  INTERNAL:
+    'Internal error in editguard; nothing was written by this call. Retry once; if it persists, report it with the server log.',
+  SHUTTING_DOWN: 'The server is shutting down; retry on a new connection.',
 } as const;
 
 /** A failure the model can act on: a stable code, a message, and structured details. */

@@ -1,6 +1,6 @@
 // Tool outcomes as MCP results: ToolOutput or ToolError → CallToolResult, with the session's notices riding along.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ToolError } from '../errors.js';
+import { MESSAGES, ToolError } from '../errors.js';
 import { withContext, type Logger } from '../log.js';
 import type { Session } from '../session/session.js';
 import type { ToolOutput } from '../tool-output.js';
@@ -21,10 +21,7 @@ export function errorResult(err: unknown, log: Logger): CallToolResult {
 export function asToolError(err: unknown, log: Logger): ToolError {
   if (err instanceof ToolError) return err;
   log.error('internal error', err);
-  return new ToolError(
-    'INTERNAL',
-    'Internal error in editguard; nothing was written by this call. Retry once; if it persists, report it with the server log.',
-  );
+  return new ToolError('INTERNAL', MESSAGES.INTERNAL);
 }
 
 /** Who is calling, for the log: the tool's wire name and the session. */

@@ -1,7 +1,7 @@
 // The one worker pool (piscina): heavy work runs here, the same plain function as in-thread, so other sessions go on.
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { ToolError } from '../errors.js';
+import { MESSAGES, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { TaskCall, TaskOutcome } from './run-task.js';
 
@@ -26,9 +26,6 @@ export class WorkerCancelled extends Error {
 
 // A warm worker saves its start-up (loading the task's modules) on the next task; idle ones never keep the process up.
 const IDLE_MS = 60_000;
-// As tool-result's for any unexpected error: the client sees no cause, the log has it.
-const INTERNAL_MESSAGE =
-  'Internal error in editguard; nothing was written by this call. Retry once; if it persists, report it with the server log.';
 
 /** Runs exported functions of compiled task modules in up to `size` worker threads. */
 export class WorkerPool {
@@ -62,7 +59,7 @@ export class WorkerPool {
     opts: { signal?: AbortSignal | undefined; transferList?: TransferListItem[] | undefined } = {},
   ): Promise<T> {
     if (opts.signal?.aborted) throw new WorkerCancelled();
-    if (this.closed) throw new ToolError('INTERNAL', 'The server is shutting down; retry on a new connection.');
+    if (this.closed) throw new ToolError('INTERNAL', MESSAGES.SHUTTING_DOWN);
     const call: TaskCall = { module: new URL(module, this.base).href, name, input };
     let outcome: TaskOutcome;
     try {
@@ -72,9 +69,10 @@ export class WorkerPool {
       });
     } catch (err) {
       if (opts.signal?.aborted) throw new WorkerCancelled();
-      if (this.closed) throw new ToolError('INTERNAL', 'The server is shutting down; retry on a new connection.');
+      if (this.closed) throw new ToolError('INTERNAL', MESSAGES.SHUTTING_DOWN);
       this.opts.log.error(`worker task ${module}#${name} failed`, err);
-      throw new ToolError('INTERNAL', INTERNAL_MESSAGE);
+      // As for any unexpected error: the client sees no cause, the log has it.
+      throw new ToolError('INTERNAL', MESSAGES.INTERNAL);
     }
     if (outcome.ok) return outcome.value as T;
     throw new ToolError(outcome.error.code, outcome.error.message, outcome.error.details);
