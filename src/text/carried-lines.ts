@@ -11,9 +11,10 @@ export interface NewString {
   carried: CarriedLines;
 }
 
-// Above this many differing lines the line diff gives up (its cost grows with the number of differences) and a
-// line counts as carried when old_string has the same line anywhere: never slower than one pass over each side.
-const MAX_DIFF_EDITS = 2_000;
+// The line diff costs up to (lines of both) × (differing lines): past either bound it is not run, and a line counts
+// as carried when old_string has the same line anywhere (one pass over each side), so a 50 MB edit stays linear.
+const MAX_DIFF_EDITS = 1_000;
+const MAX_DIFF_LINES = 10_000;
 
 /**
  * The seed's trailing-whitespace rule (000 "输入预处理管线"), applied only to what the edit changes: each line of
@@ -43,7 +44,10 @@ export function stripAddedTrailingWhitespace(oldLf: string, newLf: string, keepW
 function carriedLines(oldLines: string[], newLines: string[]): CarriedLines {
   if (oldLines.length === 0) return [];
   const out: Array<[number, number]> = [];
-  const changes = diffArrays(oldLines, newLines, { maxEditLength: MAX_DIFF_EDITS });
+  const changes =
+    oldLines.length + newLines.length > MAX_DIFF_LINES
+      ? undefined
+      : diffArrays(oldLines, newLines, { maxEditLength: MAX_DIFF_EDITS });
   if (changes === undefined) {
     const firstAt = new Map<string, number>();
     oldLines.forEach((line, i) => firstAt.has(line) || firstAt.set(line, i));

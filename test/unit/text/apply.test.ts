@@ -83,3 +83,15 @@ describe('normalizeEditSpec()', () => {
     expect(normalizeEditSpec({ old_string: 'a\r\nb', new_string: 'c\r\nd' }, 'f.md')).toMatchObject({ old_string: 'a\nb', new_string: 'c\nd' });
   });
 });
+
+describe('normalizeEditSpec() on large inputs (issue 32)', () => {
+  it('past the line diff bound, a line old_string holds anywhere is carried, the others stripped', () => {
+    const old_string = Array.from({ length: 15_000 }, (_, i) => `o${i} `).join('\n');
+    const new_string = Array.from({ length: 15_000 }, (_, i) => (i % 2 ? `o${i} ` : `n${i} `)).join('\n');
+    const spec = normalizeEditSpec({ old_string, new_string }, '/p/f.ts');
+    const lines = spec.new_string.split('\n');
+    expect(lines[0]).toBe('n0');
+    expect(lines[1]).toBe('o1 ');
+    expect(spec.carried).toHaveLength(7_500);
+  });
+});
