@@ -298,10 +298,20 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     const started = Date.now();
     let restartedAt: number | undefined;
     let failure: unknown;
+    // Each shared file acknowledged as written by both replicas: the run goes on until the cross-process
+    // serialisation was surely exercised (with the victim out of the proxy's rotation for its
+    // fail_timeout after the kill, a fixed number of edits sometimes gave one shared file only one writer).
+    const bothWroteShared = () =>
+      Array.from({ length: SHARED_FILES }, (_, i) => sharedName(i)).every((file) =>
+        INSTANCES.every((instance) => tally.acks.some((a) => a.file === file && a.instance === instance)),
+      );
     const done = () =>
       failure !== undefined ||
       Date.now() - started > RUN_BUDGET_MS ||
-      (restartedAt !== undefined && tally.acks.length >= TARGET_ACKS && tally.acks.filter((a) => a.afterRestart && a.instance === VICTIM).length >= REJOINED_ACKS);
+      (restartedAt !== undefined &&
+        tally.acks.length >= TARGET_ACKS &&
+        tally.acks.filter((a) => a.afterRestart && a.instance === VICTIM).length >= REJOINED_ACKS &&
+        bothWroteShared());
     // A few clients of the victim are parked between two calls at the kill: their next call goes to a
     // session whose replica is gone, and the proxy answers 404 — the MCP spec's "initialize again".
     // (The others have calls in flight when it dies: their streams break and they start over at once.)
