@@ -31,7 +31,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const MAXBUF = 1024 * 1024 * 1024;
 
 const firstExisting = (...ps) => ps.find((p) => p && fs.existsSync(p));
 

@@ -149,6 +149,7 @@ async function assertStateDir(stateDir: string): Promise<void> {
       `The state dir ${stateDir} cannot be used: ${why}${code ? ` (${code}${pathOf(err) && pathOf(err) !== stateDir ? ` on ${pathOf(err)}` : ''})` : ''}. ` +
         `editguard keeps file history there. Make it writable for the server's user, pass --state-dir with a writable directory, ` +
         `or set "history": {"enabled": false} in a --config file to run without history.`,
+      { cause: err },
     );
   }
 }

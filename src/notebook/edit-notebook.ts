@@ -199,7 +199,7 @@ function verify(nb: ParsedNotebook, newText: string, mode: EditMode, index: numb
   try {
     value = JSON.parse(newText);
   } catch (err) {
-    throw new Error(`notebook splice produced invalid JSON: ${(err as Error).message}`);
+    throw new Error(`notebook splice produced invalid JSON: ${(err as Error).message}`, { cause: err });
   }
   const top = notebookProblems(value);
   if (top.length > 0) throw notWellFormed(top.join('; '));

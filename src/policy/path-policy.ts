@@ -110,7 +110,9 @@ export class PathPolicy {
         real = await fs.realpath(lexical);
       } catch (err) {
         const code = errnoCode(err) ?? 'error';
-        throw new Error(`Root ${given} (${lexical}) cannot be used: ${code === 'ENOENT' ? 'it does not exist' : code}.`);
+        throw new Error(`Root ${given} (${lexical}) cannot be used: ${code === 'ENOENT' ? 'it does not exist' : code}.`, {
+          cause: err,
+        });
       }
       if (!(await fs.stat(real)).isDirectory()) {
         throw new Error(`Root ${given} (${lexical}) is not a directory.`);

@@ -187,7 +187,6 @@ async function longLine(file: ConfinedFile, index: LineIndex, pos: number, maxCh
     const chunk = buf.subarray(0, got);
     const nl = chunk.indexOf(10);
     if (heldCr && nl !== 0) take(decode(Buffer.from([13]), true));
-    heldCr = false;
     if (nl !== -1) {
       take(decode(chunk.subarray(0, nl > 0 && chunk[nl - 1] === 13 ? nl - 1 : nl), false));
       return { body: truncatedBody(head, length, maxChars), next: at + nl + 1 };

@@ -20,7 +20,7 @@ import { isAlreadyExists, isNotFound } from '../fs/errno.js';
 import { exchangeUnsupported } from '../fs/rename-exchange.js';
 import type { CurrentFile } from './current-file.js';
 
-const { O_RDONLY, O_WRONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+const { O_RDONLY, O_WRONLY, O_NONBLOCK = 0 } = fs.constants;
 
 /** landed(): looks at a replaced inode someone is writing, this far apart, at most this many times. */
 const SETTLE_MS = 5;

@@ -254,7 +254,7 @@ async function race(open: (root: string) => Promise<Harness>, scenario: Scenario
   const deadline = Date.now() + seconds * 1000;
   // At least MIN_CALLS calls however loaded the machine is, within a hard bound.
   const hardDeadline = deadline + 15_000;
-  let swaps = 0;
+  let swaps: number;
   try {
     for (let i = 0; (Date.now() < deadline || tally.calls < MIN_CALLS) && Date.now() < hardDeadline; i++) {
       if (scenario.mirror) {

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, REPO, tempDir } from '../helpers/harness.js';
+import { CLI, tempDir } from '../helpers/harness.js';
 import { startHttpServer, waitForHealth, type HttpServerProcess } from '../helpers/http-server.js';
 import { readmeBlock } from '../helpers/readme.js';
 

@@ -50,7 +50,7 @@ async function npm(args: string[], cwd: string, timeout = 240_000): Promise<{ st
     return await exec('npm', args, { cwd, env: npmEnv(), timeout, maxBuffer: 64 * 1024 * 1024 });
   } catch (err) {
     const e = err as { message: string; stdout?: string; stderr?: string };
-    throw new Error(`npm ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+    throw new Error(`npm ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, { cause: err });
   }
 }
 
@@ -245,13 +245,23 @@ describe('npm start', () => {
   }, 120_000);
 });
 
+/** What these tests read of server.json (the schema checks the rest). */
+interface ServerJson {
+  $schema: string;
+  name: string;
+  version: string;
+  description: string;
+  repository: unknown;
+  packages: Array<{ version: string; transport?: unknown; packageArguments: unknown; [key: string]: unknown }>;
+}
+
 describe('MCP registry: server.json', () => {
   // The registry's own schema is not on npm and CI reaches nothing else, so this is our own
   // schema of the rules the registry documents for the fields we use (name, lengths, no
   // "latest", package and transport shapes); the registry's checks beyond it are asserted below.
   const SCHEMA = path.join(REPO, 'test/fixtures/mcp-registry/server-json.schema.json');
   const REGISTRY_SCHEMA_URL = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
-  let server: Record<string, any>;
+  let server: ServerJson;
   let validate: (doc: unknown) => string[];
 
   beforeAll(async () => {
@@ -269,15 +279,15 @@ describe('MCP registry: server.json', () => {
   });
 
   it('the validator does reject broken documents', () => {
-    const broken = (patch: (d: any) => void) => {
+    const broken = (patch: (d: ServerJson) => void) => {
       const d = structuredClone(server);
       patch(d);
       return validate(d);
     };
     expect(broken((d) => (d.description = 'x'.repeat(101)))).not.toEqual([]);
     expect(broken((d) => (d.name = 'editguard'))).not.toEqual([]);
-    expect(broken((d) => (d.packages[0].version = 'latest'))).not.toEqual([]);
-    expect(broken((d) => delete d.packages[0].transport)).not.toEqual([]);
+    expect(broken((d) => (d.packages[0]!.version = 'latest'))).not.toEqual([]);
+    expect(broken((d) => delete d.packages[0]!.transport)).not.toEqual([]);
   });
 
   it('agrees with package.json: name = mcpName (the registry checks it on npm), versions, package, repository', () => {
@@ -294,7 +304,7 @@ describe('MCP registry: server.json', () => {
 
   it('every package argument is a flag the CLI accepts', async () => {
     const { stderr } = await exec(process.execPath, [CLI, '--help']);
-    for (const arg of server.packages[0].packageArguments as { type: string; name: string }[]) {
+    for (const arg of server.packages[0]!.packageArguments as { type: string; name: string }[]) {
       expect(arg.type).toBe('named');
       expect(stderr).toContain(`${arg.name} `);
     }

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorOf, harnessPool, okOf, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
+import { errorOf, harnessPool, okOf, textOf, TRANSPORTS } from '../helpers/harness.js';
 
 /** Every file under `dir` with its size and content: any write, backup or history record changes it. */
 async function tree(dir: string): Promise<Map<string, string>> {
