@@ -86,12 +86,12 @@ describe('HTTP server basics', () => {
     expect(await names(a)).toEqual(expect.arrayContaining(['Edit', 'Read', 'Write']));
   });
 
-  it('answers a POST whose only message is its answer with one JSON object by default, with SSE under --sse-response, JSON under --json-response', async () => {
+  it('answers a POST with an event stream by default (the SDK\'s) and under --sse-response, with one JSON object under --json-response', async () => {
     const auto = await start();
     const r1 = await rawRequest(auto.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
     expect(r1.status).toBe(200);
-    expect(r1.headers['content-type']).toMatch(/^application\/json/);
-    expect(r1.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'editguard' } } });
+    expect(r1.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(messageOf(r1)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'editguard' } } });
 
     const sse = await start({ args: ['--sse-response'] });
     const r2 = await rawRequest(sse.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
