@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { Logger } from '../log.js';
 import { createServer } from '../server.js';
@@ -68,7 +68,10 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     const messages = post.json ? (Array.isArray(post.body) ? (post.body as unknown[]) : [post.body]) : undefined;
     // While draining, only answers to the server's own requests (elicitation) still get in.
     if (late && (!live || !messages || messages.some((m) => isJSONRPCRequest(m)))) return refuseWhileDraining(res, live !== undefined);
-    if (live) return toTransport(live.transport, req, res, post.body);
+    if (live) {
+      await toTransport(live.transport, req, res, post.body);
+      return endCancelled(live.transport, messages);
+    }
     if (messages && !messages.some((m) => isInitializeRequest(m))) {
       return sendError(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required. Send initialize first.');
     }
@@ -122,6 +125,20 @@ async function readPost(req: IncomingMessage, res: ServerResponse, deps: McpEndp
 function toTransport(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
   if (res.shouldKeepAlive) res.setHeader('Keep-Alive', `timeout=${KEEP_ALIVE_MS / 1000}`);
   return transport.handleRequest(req, res, body);
+}
+
+/**
+ * A cancelled request gets no answer (the SDK's server drops it), and the SDK's transport keeps its event
+ * stream open until the client leaves: it would stay in flight, keeping the session from idle expiry and
+ * a drain waiting for its timeout. Ended here by the transport's own closeSSEStream, a tick after the
+ * cancellation reached the server (a batch's stream ends with it, its other answers unsent).
+ */
+function endCancelled(transport: StreamableHTTPServerTransport, messages: unknown[] | undefined): void {
+  for (const m of messages ?? []) {
+    if (!isJSONRPCNotification(m) || m.method !== 'notifications/cancelled') continue;
+    const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
+    if (typeof id === 'string' || typeof id === 'number') setImmediate(() => transport.closeSSEStream(id));
+  }
 }
 
 /** Opens a session and lets its transport answer the initialize request. */

@@ -310,6 +310,20 @@ describe('session lifecycle and limits', () => {
     expect(del.status).toBe(404);
   });
 
+  it('a cancelled call\'s event stream ends at once, so it is no longer in flight (the session can be reaped, a drain need not wait)', async () => {
+    const { server, p } = await start({ files: { 'redos.txt': `${'a'.repeat(40)}!\n` }, config: { search: { workers: 1 } } });
+    const sid = await openRawSession(server.port);
+    const headers = { ...MCP_HEADERS, 'Mcp-Session-Id': sid };
+    const stuck = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Grep', arguments: { pattern: '(a+)+$', path: p('redos.txt') } } }) });
+    expect(stuck.headers.get('content-type')).toBe('text/event-stream');
+    await waitForHealth(server.port, (h) => h.inflight === 1);
+    const cancel = await rawRequest(server.port, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'test' } }) });
+    expect(cancel.status).toBe(202);
+    // No answer comes for a cancelled request: the stream ends empty.
+    expect(await stuck.text()).not.toMatch(/"id":7/);
+    expect((await waitForHealth(server.port, (h) => h.inflight === 0)).inflight).toBe(0);
+  });
+
   it('DELETE ends a session: its id then gets 404 and /healthz counts it gone', async () => {
     const { server } = await start();
     const sid = await openRawSession(server.port);
