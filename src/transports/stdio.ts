@@ -8,7 +8,7 @@ import { defaultMessageLimit } from './message-limit.js';
 import { LineLimit } from './stdio-limit.js';
 
 /** JSON-RPC "server error", as the HTTP transport answers a body over its limit. */
-export const MESSAGE_TOO_LARGE = -32000;
+const MESSAGE_TOO_LARGE = -32000;
 
 export async function serveStdio(app: App, stdin: Readable, stdout: Writable): Promise<{ closed: Promise<void> }> {
   const session = app.newSession();
