@@ -1,8 +1,8 @@
 // HTTP per-call overhead (DESIGN §9: ≤ 1 ms over stdio), part `http` of `npm run bench -- --only read`:
 // the same Edit of a 1,000-line file and the same 1-line Read over stdio and Streamable HTTP (JSON, SSE
-// and, in builds that have it, the adaptive default: JSON unless progress comes first), calls interleaved
+// and, in older builds that have it, the adaptive default: JSON unless progress comes first), calls interleaved
 // (each round in another order); EG_BENCH_BASELINE=/other/dist/cli.js adds that build's HTTP as more rows (before/after
-// from one run; a build without --sse-response answers in SSE by default); EG_BENCH_HTTP_N sets the
+// from one run; a build without the adaptive default answers in SSE by default); EG_BENCH_HTTP_N sets the
 // rounds (default 100; more on a loaded machine). Interleaved with them, the floor: a no-op server
 // (bench/noop-mcp-server.mjs) pinged over stdio and plain node:http by the same SDK client — the
 // client's fetch and the socket — beside editguard's own ping.
@@ -77,7 +77,7 @@ async function interleave(variants, works, n) {
   const rows = [];
   const signed = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`;
   const overStdio = (label, v) => median(t.get(key(label, v))) - median(t.get(key(label, variants.find((x) => x.group === v.group && x.name === 'stdio'))));
-  // The floor's own cost over stdio for the same answer form (the adaptive default answers a call without progress in JSON).
+  // The floor's own cost over stdio for the same answer form (an older build's adaptive default answers a call without progress in JSON).
   const floorOver = (name) => {
     const form = /SSE/.test(name) ? 'http (SSE response)' : 'http (JSON response)';
     const noop = variants.find((x) => x.group === 'noop' && x.name === form);
@@ -99,7 +99,8 @@ async function interleave(variants, works, n) {
 function responseModes(cli) {
   const run = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
   const help = run.stdout + run.stderr;
-  if (!help.includes('--sse-response')) return [['JSON', ['--json-response']], ['SSE', []]];
+  // Builds with the adaptive default (editguard's own transport, before issue 28) say so in --help.
+  if (!help.includes('JSON unless progress')) return [['JSON', ['--json-response']], ['SSE', []]];
   return [['JSON', ['--json-response']], ['SSE', ['--sse-response']], ['adaptive', []]];
 }
 

@@ -35,7 +35,7 @@ Server options:
   --port PORT       HTTP port (default 3333; 0 picks a free one)
   --token TOKEN     bearer token for HTTP (or EDITGUARD_TOKEN)
   --json-response   HTTP: answer every POST with one JSON object (progress is dropped)
-  --sse-response    HTTP: answer every POST with an SSE stream (default: JSON unless progress comes first)
+  --sse-response    HTTP: answer every POST with an SSE stream (the default)
   --allowed-host H  HTTP: also accept this Host header (repeatable; loopback names always pass)
   --allowed-origin O  HTTP: also accept this Origin (repeatable; loopback origins always pass)
   --instance-id ID  names this process in session ids (ID.<uuid>) and history, for routing by a proxy

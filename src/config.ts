@@ -93,9 +93,9 @@ export const ConfigSchema = z
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(3333),
         token: z.string().min(1).optional(),
-        /** Every POST answered with one JSON body (progress dropped); default: JSON unless something comes before the answer. */
+        /** Every POST answered with one JSON body (progress dropped): the SDK transport's enableJsonResponse. */
         jsonResponse: z.boolean().default(false),
-        /** Every POST answered with an event stream (the SDK's default). */
+        /** Every POST answered with an event stream: the default (the SDK's); kept so configs that name it still load. */
         sseResponse: z.boolean().default(false),
         /** Host header values accepted besides loopback names: `name` (any port) or `name:port`; `*` accepts any. */
         allowedHosts: z.array(z.string().min(1)).default([]),
@@ -147,7 +147,7 @@ export const ConfigSchema = z
       });
     }
     if (c.http.jsonResponse && c.http.sseResponse) {
-      ctx.addIssue({ code: 'custom', path: ['http', 'sseResponse'], message: 'cannot be combined with http.jsonResponse (--json-response): pick one, or neither for the adaptive default' });
+      ctx.addIssue({ code: 'custom', path: ['http', 'sseResponse'], message: 'cannot be combined with http.jsonResponse (--json-response): pick one (event streams are the default)' });
     }
   });
 

@@ -14,12 +14,6 @@ export function isLoopbackAddress(host: string): boolean {
   return false;
 }
 
-/** Whether binding to `host` listens on every interface. */
-export function isWildcardAddress(host: string): boolean {
-  const h = stripBrackets(host);
-  return h === '0.0.0.0' || h === '::' || h === '';
-}
-
 /**
  * Bearer check. Both sides are hashed first so the comparison is constant-time whatever their
  * lengths. Returns true when no token is configured.

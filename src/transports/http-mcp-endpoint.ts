@@ -1,7 +1,9 @@
 // The /mcp endpoint: routes each request to its session's SDK transport, or opens a session on initialize.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { Logger } from '../log.js';
 import { createServer } from '../server.js';
@@ -9,8 +11,7 @@ import type { Session } from '../session/session.js';
 import { shortSessionId } from '../session/session-id.js';
 import { readJsonBody } from './http-body.js';
 import type { InflightTracker } from './http-inflight.js';
-import { NodeStreamableHttpTransport, type ResponseMode } from './http-mcp-transport.js';
-import { PARSE_ERROR, RETRY_AFTER_S, SERVER_ERROR, SESSION_NOT_FOUND, header, isJsonContentType, sendError } from './http-response.js';
+import { KEEP_ALIVE_MS, PARSE_ERROR, RETRY_AFTER_S, SERVER_ERROR, SESSION_NOT_FOUND, header, sendError } from './http-response.js';
 import type { HttpSessionRegistry } from './http-sessions.js';
 
 /** One Mcp-Session-Id: its own McpServer, Session and Streamable HTTP transport. */
@@ -18,7 +19,7 @@ export interface LiveSession {
   readonly id: string;
   readonly session: Session;
   readonly server: McpServer;
-  readonly transport: NodeStreamableHttpTransport;
+  readonly transport: StreamableHTTPServerTransport;
   close(): Promise<void>;
 }
 
@@ -27,7 +28,8 @@ export interface McpEndpointDeps {
   registry: HttpSessionRegistry<LiveSession>;
   inflight: InflightTracker;
   bodyLimit: number;
-  responseMode: ResponseMode;
+  /** Answer every POST with one JSON body instead of an event stream (the SDK's enableJsonResponse). */
+  jsonResponse: boolean;
   log: Logger;
 }
 
@@ -35,9 +37,11 @@ export interface McpEndpointDeps {
 export type McpEndpoint = (req: IncomingMessage, res: ServerResponse, late: boolean) => Promise<void>;
 
 /**
- * The handler of /mcp: POST/GET/DELETE with a live Mcp-Session-Id go to that session's transport;
- * a POST initialize without one opens a session (up to http.maxSessions). Answers 404/400/405/413/
- * 415/503 itself, as JSON-RPC errors.
+ * The handler of /mcp: POST/GET/DELETE with a live Mcp-Session-Id go to that session's SDK transport
+ * (which checks Accept, Content-Type, MCP-Protocol-Version and the JSON-RPC messages itself); a POST
+ * initialize without one opens a session (up to http.maxSessions). Answers itself only what routing and
+ * the guard decide, as JSON-RPC errors: 404 (unknown session), 400 (no session, or a body that is not
+ * JSON: it must be parsed to route it), 405, 413 (body limit), 503 (session cap, drain).
  */
 export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   const { registry, log } = deps;
@@ -56,15 +60,19 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       if (late) return refuseWhileDraining(res, true);
       // An open GET event stream is not work in flight: it neither delays shutdown nor keeps a session alive.
       if (method === 'DELETE') deps.inflight.track(res, registry.begin(live.id));
-      return live.transport.handleRequest(req, res);
+      return toTransport(live.transport, req, res);
     }
-    const body = await readPost(req, res, deps, live);
-    if (body === undefined) return;
-    const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+    const post = await readPost(req, res, deps, live);
+    if (post === undefined) return;
+    // Not JSON (wrong Content-Type): the SDK's transport answers it (415), before reading the body.
+    const messages = post.json ? (Array.isArray(post.body) ? (post.body as unknown[]) : [post.body]) : undefined;
     // While draining, only answers to the server's own requests (elicitation) still get in.
-    if (late && (!live || messages.some((m) => isJSONRPCRequest(m)))) return refuseWhileDraining(res, live !== undefined);
-    if (live) return live.transport.handleRequest(req, res, body);
-    if (!messages.some((m) => isInitializeRequest(m))) {
+    if (late && (!live || !messages || messages.some((m) => isJSONRPCRequest(m)))) return refuseWhileDraining(res, live !== undefined);
+    if (live) {
+      await toTransport(live.transport, req, res, post.body);
+      return endCancelled(live.transport, messages);
+    }
+    if (messages && !messages.some((m) => isInitializeRequest(m))) {
       return sendError(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required. Send initialize first.');
     }
     if (registry.full) {
@@ -72,7 +80,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       const message = `Too many sessions: ${registry.maxSessions} are open (http.maxSessions). End one with DELETE /mcp, wait for idle ones to expire, or retry later.`;
       return sendError(res, 503, SERVER_ERROR, message, { 'Retry-After': '5' });
     }
-    return initialize(req, res, body, deps);
+    return initialize(req, res, post.body, deps);
   };
 }
 
@@ -88,15 +96,13 @@ function refuseWhileDraining(res: ServerResponse, inSession: boolean): void {
 }
 
 /**
- * The JSON body of a POST, counted in flight; undefined when an error was already sent (wrong
- * content type, too large, invalid JSON) or the client went away.
+ * The parsed body of a POST, read under the body limit (the SDK takes it parsed) and counted in flight;
+ * `json: false` (body unread) when the Content-Type is not JSON; undefined when an error was already sent
+ * (too large, invalid JSON) or the client went away.
  */
-async function readPost(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, live: LiveSession | undefined): Promise<unknown> {
-  if (!isJsonContentType(header(req, 'content-type'))) {
-    sendError(res, 415, SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
-    return undefined;
-  }
+async function readPost(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, live: LiveSession | undefined): Promise<{ json: boolean; body: unknown } | undefined> {
   deps.inflight.track(res, live ? deps.registry.begin(live.id) : undefined);
+  if (!isJsonContentType(header(req, 'content-type') ?? null)) return { json: false, body: undefined };
   const tooLarge = `Request body too large: the limit is ${deps.bodyLimit} bytes (http.maxBodyBytes).`;
   const expectsContinue = req.headers.expect?.toLowerCase() === '100-continue';
   if (Number(header(req, 'content-length')) > deps.bodyLimit) {
@@ -108,7 +114,31 @@ async function readPost(req: IncomingMessage, res: ServerResponse, deps: McpEndp
   const body = await readJsonBody(req, deps.bodyLimit);
   if (body.kind === 'too-large') sendError(res, 413, SERVER_ERROR, tooLarge);
   if (body.kind === 'invalid-json') sendError(res, 400, PARSE_ERROR, 'Parse error: Invalid JSON');
-  return body.kind === 'ok' ? body.value : undefined;
+  return body.kind === 'ok' ? { json: true, body: body.value } : undefined;
+}
+
+/**
+ * Hands a request to a session's SDK transport. The SDK writes `Connection: keep-alive` on its event
+ * streams itself, and node then leaves out the `Keep-Alive: timeout=…` a client reads to keep an idle
+ * connection as long as the server does (without it, clients drop it after their own 4-5 s): set here.
+ */
+function toTransport(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
+  if (res.shouldKeepAlive) res.setHeader('Keep-Alive', `timeout=${KEEP_ALIVE_MS / 1000}`);
+  return transport.handleRequest(req, res, body);
+}
+
+/**
+ * A cancelled request gets no answer (the SDK's server drops it), and the SDK's transport keeps its event
+ * stream open until the client leaves: it would stay in flight, keeping the session from idle expiry and
+ * a drain waiting for its timeout. Ended here by the transport's own closeSSEStream, a tick after the
+ * cancellation reached the server (a batch's stream ends with it, its other answers unsent).
+ */
+function endCancelled(transport: StreamableHTTPServerTransport, messages: unknown[] | undefined): void {
+  for (const m of messages ?? []) {
+    if (!isJSONRPCNotification(m) || m.method !== 'notifications/cancelled') continue;
+    const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
+    if (typeof id === 'string' || typeof id === 'number') setImmediate(() => transport.closeSSEStream(id));
+  }
 }
 
 /** Opens a session and lets its transport answer the initialize request. */
@@ -117,19 +147,20 @@ async function initialize(req: IncomingMessage, res: ServerResponse, body: unkno
   deps.registry.add(fresh.id, fresh);
   try {
     await fresh.server.connect(fresh.transport);
-    await fresh.transport.handleRequest(req, res, body);
+    await toTransport(fresh.transport, req, res, body);
   } finally {
     // A rejected initialize (bad params, batch) leaves no session behind.
     if (fresh.transport.sessionId === undefined) await fresh.close();
   }
 }
 
-function openSession({ app, registry, responseMode, log }: McpEndpointDeps): LiveSession {
+function openSession({ app, registry, jsonResponse, log }: McpEndpointDeps): LiveSession {
   // `instance.<uuid>`: a proxy routes every later request of the session to this process by the prefix.
   const session = app.newSession();
   const id = session.id;
   const server = createServer(app, session);
-  const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => id, responseMode });
+  // Host/Origin are checked by editguard's guard before any transport (its rules: loopback names, ports, `*`).
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, enableJsonResponse: jsonResponse });
   let released = false;
   const release = () => {
     if (released) return;

@@ -1,10 +1,13 @@
-// HTTP answers outside the SDK's own: JSON bodies, JSON-RPC error bodies, and header reading.
+// HTTP answers of editguard's guard, outside the SDK transport's own: JSON bodies, JSON-RPC error bodies, and header reading.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** JSON-RPC error codes the SDK uses on this transport. */
 export const SERVER_ERROR = -32000;
 export const SESSION_NOT_FOUND = -32001;
 export const PARSE_ERROR = -32700;
+
+/** How long an idle keep-alive connection stays open. */
+export const KEEP_ALIVE_MS = 60_000;
 
 /** Seconds a client refused during a drain is told to wait (behind a proxy, the retry reaches another replica). */
 export const RETRY_AFTER_S = 2;
@@ -16,11 +19,6 @@ const DISCARD_MAX_MS = 15_000;
 export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** Content-Type is application/json (parameters such as charset aside). */
-export function isJsonContentType(ct: string | undefined): boolean {
-  return ct !== undefined && ct.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 /** A JSON answer with Content-Length; `close` ends the connection after it. */

@@ -1,5 +1,6 @@
-// Streamable HTTP transport (DESIGN §1, §8): wiring of the guards (http-guard), the /mcp endpoint (one
-// McpServer + Session per Mcp-Session-Id), in-flight tracking, /healthz, /readyz and graceful drain.
+// Streamable HTTP (DESIGN §1, §8): the SDK's StreamableHTTPServerTransport inside editguard's guard —
+// Host/Origin/token checks (http-guard), the /mcp endpoint (one McpServer + Session + SDK transport per
+// Mcp-Session-Id, the body limit), in-flight tracking, /healthz, /readyz and graceful drain.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../app.js';
@@ -12,7 +13,7 @@ import { defaultBodyLimit } from './http-body.js';
 import { accessRefusal, BearerToken, isLoopbackAddress, type OriginPolicy } from './http-guard.js';
 import { InflightTracker } from './http-inflight.js';
 import { createMcpEndpoint, type LiveSession } from './http-mcp-endpoint.js';
-import { RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
+import { KEEP_ALIVE_MS, RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
 import { HttpSessionRegistry } from './http-sessions.js';
 
 export const MCP_PATH = '/mcp';
@@ -80,8 +81,7 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   });
   const inflight = new InflightTracker();
   const bodyLimit = cfg.maxBodyBytes ?? defaultBodyLimit(app.config.maxEditBytes);
-  const responseMode = cfg.jsonResponse ? 'json' : cfg.sseResponse ? 'sse' : 'adaptive';
-  const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, responseMode, log });
+  const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, jsonResponse: cfg.jsonResponse, log });
   const token = cfg.token === undefined ? undefined : new BearerToken(cfg.token);
   let stopping = false;
 
@@ -131,9 +131,6 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
     },
   };
 }
-
-/** How long an idle keep-alive connection stays open. */
-export const KEEP_ALIVE_MS = 60_000;
 
 /**
  * The path of a request target, as `new URL(target, base).pathname` gives it: a plain origin-form

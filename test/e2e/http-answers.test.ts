@@ -1,5 +1,5 @@
-// How a POST is answered over HTTP (issue 13): by default one JSON object when a request's only message is
-// its answer, an SSE stream when progress comes first or the client accepts only text/event-stream; the
+// How a POST is answered over HTTP (issue 13, then issue 28: the SDK's transport answers): an SSE stream by
+// default, progress first and the answer last; one JSON object under --json-response (progress dropped); the
 // real CLI, a real SDK Client (its fetch watched) and raw requests.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -31,26 +31,28 @@ const toolCall = (id: number, name: string, args: Record<string, unknown>, meta?
   params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
 });
 
-describe('HTTP answers: JSON when only the answer comes, SSE when more does (the default)', () => {
-  it('through the SDK Client: a call without a progress token is answered in JSON; a Write with one streams its progress over SSE', async () => {
-    const { server, p } = await start();
-    const types: string[] = [];
-    const watched: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
-      if (init?.method === 'POST') types.push(res.headers.get('content-type') ?? `(none, ${res.status})`);
-      return res;
-    };
-    const client = new Client({ name: 'answers-e2e', version: '0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: watched }));
-    clients.push(client);
-    types.length = 0;
-    expect(textOf((await client.callTool({ name: 'Read', arguments: { file_path: p('a.txt') } })) as CallToolResult)).toBe('1\talpha');
-    expect(types).toEqual(['application/json']);
-    const progress: number[] = [];
-    const w = (await client.callTool({ name: 'Write', arguments: { file_path: p('new.txt'), content: 'fresh\n' } }, undefined, { onprogress: (x) => progress.push(x.progress) })) as CallToolResult;
-    expect(w.isError).toBeFalsy();
-    expect(types[1]).toBe('text/event-stream');
-    expect(await fs.readFile(p('new.txt'), 'utf8')).toBe('fresh\n');
+describe('HTTP answers: SSE by default, JSON under --json-response', () => {
+  it('through the SDK Client: every POST with a request gets an event stream by default, one JSON object under --json-response (progress dropped, the call still done)', async () => {
+    for (const [args, type] of [[[], 'text/event-stream'], [['--json-response'], 'application/json']] as const) {
+      const { server, p } = await start([...args]);
+      const types: string[] = [];
+      const watched: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        if (init?.method === 'POST') types.push(res.headers.get('content-type') ?? `(none, ${res.status})`);
+        return res;
+      };
+      const client = new Client({ name: 'answers-e2e', version: '0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: watched }));
+      clients.push(client);
+      types.length = 0;
+      expect(textOf((await client.callTool({ name: 'Read', arguments: { file_path: p('a.txt') } })) as CallToolResult)).toBe('1\talpha');
+      const progress: number[] = [];
+      const w = (await client.callTool({ name: 'Write', arguments: { file_path: p('new.txt'), content: 'fresh\n' } }, undefined, { onprogress: (x) => progress.push(x.progress) })) as CallToolResult;
+      expect(w.isError).toBeFalsy();
+      expect(types).toEqual([type, type]);
+      if (args.length > 0) expect(progress).toEqual([]);
+      expect(await fs.readFile(p('new.txt'), 'utf8')).toBe('fresh\n');
+    }
   });
 
   it('on the wire: a Write with a progress token gets an event stream, progress notifications first, the answer last', async () => {
@@ -67,27 +69,21 @@ describe('HTTP answers: JSON when only the answer comes, SSE when more does (the
     expect(messages.at(-1)).toMatchObject({ id: 5, result: { content: expect.any(Array) } });
     expect(messages.at(-1)!.result!.isError).toBeFalsy();
     const plain = await rawRequest(server.port, { headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid }, body: JSON.stringify(toolCall(6, 'Read', { file_path: p('new.txt') })) });
-    expect([plain.status, plain.headers['content-type']]).toEqual([200, 'application/json']);
-    expect(textOf((plain.json as Msg).result!)).toBe('1\tx');
+    expect([plain.status, plain.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    expect(sseData(plain.text).map((m) => textOf(m.result!))).toEqual(['1\tx']);
   });
 
-  it('a client that accepts only text/event-stream gets an event stream (and 406 under --json-response)', async () => {
-    const { server, p } = await start();
-    const sid = await openRawSession(server.port);
-    const r = await rawRequest(server.port, {
-      headers: { ...MCP_HEADERS, Accept: 'text/event-stream', 'Mcp-Session-Id': sid },
-      body: JSON.stringify(toolCall(7, 'Read', { file_path: p('a.txt') })),
-    });
-    expect([r.status, r.headers['content-type']]).toEqual([200, 'text/event-stream']);
-    expect(textOf(sseData(r.text)[0]!.result!)).toBe('1\talpha');
-
-    const json = await start(['--json-response']);
-    const jsid = await openRawSession(json.server.port);
-    const refused = await rawRequest(json.server.port, {
-      headers: { ...MCP_HEADERS, Accept: 'text/event-stream', 'Mcp-Session-Id': jsid },
-      body: JSON.stringify(toolCall(8, 'Read', { file_path: json.p('a.txt') })),
-    });
-    expect(refused.status).toBe(406);
+  it('a client that does not accept both application/json and text/event-stream gets 406 (the SDK\'s rule), in either mode', async () => {
+    for (const args of [[], ['--json-response']]) {
+      const { server, p } = await start(args);
+      const sid = await openRawSession(server.port);
+      const refused = await rawRequest(server.port, {
+        headers: { ...MCP_HEADERS, Accept: 'text/event-stream', 'Mcp-Session-Id': sid },
+        body: JSON.stringify(toolCall(7, 'Read', { file_path: p('a.txt') })),
+      });
+      expect(refused.status).toBe(406);
+      expect(refused.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Not Acceptable') }, id: null });
+    }
   });
 
   it('answers keep an idle connection open for 60 s (Keep-Alive: timeout=60), not node\'s 5 s: calls seconds apart reuse it', async () => {
@@ -95,7 +91,7 @@ describe('HTTP answers: JSON when only the answer comes, SSE when more does (the
     const sid = await openRawSession(server.port);
     const r = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Connection: 'keep-alive', 'Mcp-Session-Id': sid }, body: JSON.stringify(toolCall(9, 'Read', { file_path: p('a.txt') })) });
     expect([r.status, r.headers['keep-alive']]).toEqual([200, 'timeout=60']);
-    // An event stream too (a call with progress), or the client's next call after 4 s opens a new connection.
+    // An event stream with progress too, or the client's next call after 4 s opens a new connection.
     const sse = await rawRequest(server.port, {
       headers: { ...MCP_HEADERS, Connection: 'keep-alive', 'Mcp-Session-Id': sid },
       body: JSON.stringify(toolCall(10, 'Write', { file_path: p('k.txt'), content: 'k\n' }, { progressToken: 'k' })),
@@ -103,25 +99,33 @@ describe('HTTP answers: JSON when only the answer comes, SSE when more does (the
     expect([sse.headers['content-type'], sse.headers.connection, sse.headers['keep-alive']]).toEqual(['text/event-stream', 'keep-alive', 'timeout=60']);
   });
 
-  it('a batch POST of two Reads gets one JSON array with both answers', async () => {
+  it('a batch POST of two Reads gets both answers: on one event stream, or as one JSON array under --json-response', async () => {
     const { server, p } = await start();
     const sid = await openRawSession(server.port);
     const r = await rawRequest(server.port, {
       headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid },
       body: JSON.stringify([toolCall(11, 'Read', { file_path: p('a.txt') }), toolCall(12, 'Read', { file_path: p('b.txt') })]),
     });
-    expect([r.status, r.headers['content-type']]).toEqual([200, 'application/json']);
-    const answers = (r.json as Msg[]).sort((x, y) => x.id! - y.id!);
+    expect([r.status, r.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    const answers = sseData(r.text).sort((x, y) => x.id! - y.id!);
     expect(answers.map((m) => [m.id, textOf(m.result!)])).toEqual([
       [11, '1\talpha'],
       [12, '1\tbeta'],
     ]);
+    const json = await start(['--json-response']);
+    const jsid = await openRawSession(json.server.port);
+    const j = await rawRequest(json.server.port, {
+      headers: { ...MCP_HEADERS, 'Mcp-Session-Id': jsid },
+      body: JSON.stringify([toolCall(11, 'Read', { file_path: json.p('a.txt') }), toolCall(12, 'Read', { file_path: json.p('b.txt') })]),
+    });
+    expect([j.status, j.headers['content-type']]).toEqual([200, 'application/json']);
+    expect((j.json as Msg[]).map((m) => m.id).sort()).toEqual([11, 12]);
     // The Reads count: an Edit after them is allowed.
     const edit = await rawRequest(server.port, {
       headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid },
       body: JSON.stringify(toolCall(13, 'Edit', { file_path: p('b.txt'), old_string: 'beta', new_string: 'gamma' })),
     });
-    expect(okOf((edit.json as Msg).result!)).toBeDefined();
+    expect(okOf((sseData(edit.text)[0] as Msg).result!)).toBeDefined();
     expect(await fs.readFile(p('b.txt'), 'utf8')).toBe('gamma\n');
   });
 });

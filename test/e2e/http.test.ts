@@ -86,12 +86,12 @@ describe('HTTP server basics', () => {
     expect(await names(a)).toEqual(expect.arrayContaining(['Edit', 'Read', 'Write']));
   });
 
-  it('answers a POST whose only message is its answer with one JSON object by default, with SSE under --sse-response, JSON under --json-response', async () => {
+  it('answers a POST with an event stream by default (the SDK\'s) and under --sse-response, with one JSON object under --json-response', async () => {
     const auto = await start();
     const r1 = await rawRequest(auto.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
     expect(r1.status).toBe(200);
-    expect(r1.headers['content-type']).toMatch(/^application\/json/);
-    expect(r1.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'editguard' } } });
+    expect(r1.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(messageOf(r1)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'editguard' } } });
 
     const sse = await start({ args: ['--sse-response'] });
     const r2 = await rawRequest(sse.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
@@ -308,6 +308,20 @@ describe('session lifecycle and limits', () => {
     expect(get.status).toBe(404);
     const del = await rawRequest(server.port, { method: 'DELETE', headers: { 'Mcp-Session-Id': unknown } });
     expect(del.status).toBe(404);
+  });
+
+  it('a cancelled call\'s event stream ends at once, so it is no longer in flight (the session can be reaped, a drain need not wait)', async () => {
+    const { server, p } = await start({ files: { 'redos.txt': `${'a'.repeat(40)}!\n` }, config: { search: { workers: 1 } } });
+    const sid = await openRawSession(server.port);
+    const headers = { ...MCP_HEADERS, 'Mcp-Session-Id': sid };
+    const stuck = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Grep', arguments: { pattern: '(a+)+$', path: p('redos.txt') } } }) });
+    expect(stuck.headers.get('content-type')).toBe('text/event-stream');
+    await waitForHealth(server.port, (h) => h.inflight === 1);
+    const cancel = await rawRequest(server.port, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'test' } }) });
+    expect(cancel.status).toBe(202);
+    // No answer comes for a cancelled request: the stream ends empty.
+    expect(await stuck.text()).not.toMatch(/"id":7/);
+    expect((await waitForHealth(server.port, (h) => h.inflight === 0)).inflight).toBe(0);
   });
 
   it('DELETE ends a session: its id then gets 404 and /healthz counts it gone', async () => {

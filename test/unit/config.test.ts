@@ -32,7 +32,7 @@ describe('parseConfig()', () => {
 });
 
 describe('http.jsonResponse / http.sseResponse (issue 13)', () => {
-  it('default to neither (answers adaptive); either alone is kept; both together are refused, naming the key', () => {
+  it('default to neither (event streams, as the SDK answers); either alone is kept; both together are refused, naming the key', () => {
     expect(parseConfig({}).http).toMatchObject({ jsonResponse: false, sseResponse: false });
     expect(parseConfig({ http: { sseResponse: true } }).http.sseResponse).toBe(true);
     expect(() => parseConfig({ http: { jsonResponse: true, sseResponse: true } })).toThrow(/"http\.sseResponse".*cannot be combined with http\.jsonResponse/);

@@ -1,49 +1,67 @@
-// LineTransport: newline-delimited JSON-RPC with a size limit that answers and skips, never closes (issue 12).
+// LineLimit in front of the SDK's StdioServerTransport: lines up to the limit pass whole, a longer one is
+// reported (with its id when one can be read) and skipped, and the transport never closes (issue 12).
 import { PassThrough } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { LineTransport, requestId } from '../../../src/transports/line-transport.js';
 import { defaultMessageLimit } from '../../../src/transports/message-limit.js';
+import { LineLimit, requestId } from '../../../src/transports/stdio-limit.js';
 
-function wire(maxMessageBytes: number) {
+function wire(limit: number) {
   const input = new PassThrough();
-  const output = new PassThrough();
-  const transport = new LineTransport(input, output, { maxMessageBytes });
+  const oversized: Array<[number, string | number | undefined]> = [];
+  const lines = new LineLimit(input, limit, (bytes, id) => oversized.push([bytes, id]));
+  const transport = new StdioServerTransport(lines.output, new PassThrough(), { maxBufferSize: Number.MAX_SAFE_INTEGER });
   const received: JSONRPCMessage[] = [];
   const errors: Error[] = [];
-  const sent: string[] = [];
   let closed = false;
   transport.onmessage = (m) => received.push(m);
   transport.onerror = (e) => errors.push(e);
   transport.onclose = () => (closed = true);
-  output.on('data', (d: Buffer) => sent.push(...d.toString('utf8').split('\n').filter(Boolean)));
-  return { input, transport, received, errors, sent, isClosed: () => closed };
+  return { input, transport, received, errors, oversized, isClosed: () => closed };
 }
 
 const flush = () => new Promise((r) => setImmediate(r));
 
-describe('LineTransport', () => {
-  it('reads messages split anywhere across chunks, several per chunk, with CRLF line ends', async () => {
+describe('LineLimit', () => {
+  it('passes messages split anywhere across chunks, several per chunk, with CRLF line ends', async () => {
     const w = wire(1024);
     await w.transport.start();
     const text = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\r\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n\n`;
     for (const ch of text) w.input.write(ch);
+    w.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`);
     await flush();
-    expect(w.received).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    expect(w.received).toEqual([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+    ]);
   });
 
-  it('answers an oversized request with -32000 and its id, keeps reading, and never closes', async () => {
+  it('reports an oversized request with its size and id, keeps reading, and the transport never closes', async () => {
     const w = wire(100);
     await w.transport.start();
     w.input.write(`{"jsonrpc":"2.0","id":"req-1","method":"tools/call","params":{"x":"${'a'.repeat(500)}"}}\n`);
     w.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
     await flush();
-    expect(w.sent.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-      { jsonrpc: '2.0', id: 'req-1', error: { code: -32000, message: expect.stringMatching(/^Message too large: 5\d\d bytes, over the limit of 100 bytes/) } },
-    ]);
+    expect(w.oversized).toEqual([[expect.any(Number), 'req-1']]);
+    expect(w.oversized[0]![0]).toBeGreaterThan(500);
     expect(w.received).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
     expect(w.isClosed()).toBe(false);
-    expect(w.errors).toHaveLength(1);
+  });
+
+  it('a line of exactly the limit passes; one byte more does not', async () => {
+    const msg = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' });
+    const at = wire(msg.length);
+    await at.transport.start();
+    at.input.write(`${msg}\n`);
+    const over = wire(msg.length - 1);
+    await over.transport.start();
+    over.input.write(`${msg}\n`);
+    await flush();
+    expect(at.received).toHaveLength(1);
+    expect([over.received, over.oversized]).toEqual([[], [[msg.length, 4]]]);
   });
 
   it('keeps only the two ends of a huge line: memory stays bounded while 64 MiB stream through', async () => {
@@ -57,28 +75,17 @@ describe('LineTransport', () => {
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
     w.input.write('"},"jsonrpc":"2.0","id":42}\n');
     await flush();
-    expect(JSON.parse(w.sent[0]!)).toMatchObject({ id: 42, error: { code: -32000 } });
+    expect(w.oversized).toEqual([[64 * 1024 * 1024 + 71, 42]]);
   });
 
-  it('reports a line that is not JSON-RPC without answering it, as the SDK transport does', async () => {
+  it('a line that is not JSON-RPC reaches the SDK transport, which reports it without closing', async () => {
     const w = wire(1024);
     await w.transport.start();
     w.input.write('not json\n{"hello":1}\n');
     await flush();
     expect(w.errors).toHaveLength(2);
-    expect(w.sent).toEqual([]);
     expect(w.received).toEqual([]);
-  });
-
-  it('close() stops reading and fires onclose once', async () => {
-    const w = wire(1024);
-    await w.transport.start();
-    await w.transport.close();
-    await w.transport.close();
-    w.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`);
-    await flush();
-    expect(w.received).toEqual([]);
-    expect(w.isClosed()).toBe(true);
+    expect(w.isClosed()).toBe(false);
   });
 });
 
