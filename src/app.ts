@@ -65,17 +65,20 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** The history store in the state dir, or undefined with history.enabled: false (nothing of a file's content is copied there). */
+async function openHistory(config: Config, env: AppEnv, instanceId: string): Promise<HistoryStore | undefined> {
+  if (!config.history.enabled) return undefined;
+  // A state dir that cannot be written would fail every write later, blamed on the user's file.
+  await assertStateDir(env.stateDir);
+  return new HistoryStore({ stateDir: env.stateDir, instance: instanceId, durability: config.durability, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log });
+}
+
 export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
   const protect = protectedGlobs({ configured: config.protected, stateDir: env.stateDir, configFile: env.configFile, cwd: env.cwd });
   const instanceId = config.http.instanceId ?? randomInstanceId();
   const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protect, hidden: [env.stateDir], home: env.home });
-  // A state dir that cannot be written would fail every write later, blamed on the user's file.
-  if (config.history.enabled) await assertStateDir(env.stateDir);
-  // history.enabled: false means nothing of a file's content is copied into the state dir.
-  const history = config.history.enabled
-    ? new HistoryStore({ stateDir: env.stateDir, instance: instanceId, durability: config.durability, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log })
-    : undefined;
+  const history = await openHistory(config, env, instanceId);
   const writes = new WritePipeline({
     maxEditBytes: config.maxEditBytes,
     durability: config.durability,

@@ -77,7 +77,7 @@ export function locateCell(nb: ParsedNotebook, cellId: string, mode: EditMode): 
  * no cell_type for insert) or NOTEBOOK_INVALID (the result would not be well-formed).
  */
 export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId: () => string): NotebookEditResult {
-  const { cells, layout, format, text } = nb;
+  const { cells, layout, text } = nb;
   let mode = req.mode;
   let index: number;
   if (req.cellId === undefined) {
@@ -93,48 +93,13 @@ export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId
 
   const notes: string[] = [];
   const splices: Splice[] = [];
-  const separator = (): string => {
-    const [a, b] = layout.cells;
-    if (a && b) return text.slice(a.end, b.start);
-    return format.unit === null ? `,${format.itemSep}` : `,\n${layout.cellIndent}`;
-  };
   let touched: Record<string, JsonValue> | undefined;
-
   if (mode === 'delete') {
     splices.push(deleteSplice(layout, index));
-  } else if (mode === 'replace') {
-    const original = cells[index]!;
-    const cell: Record<string, JsonValue> = { ...original };
-    cell.source = Array.isArray(original.source) ? splitSource(req.newSource) : req.newSource;
-    cell.cell_type = cellType;
-    retype(cell, original.cell_type, notes);
-    touched = cell;
-    const span = layout.cells[index]!;
-    const indent = indentBefore(text, span.start) ?? layout.cellIndent;
-    splices.push({ start: span.start, end: span.end, replacement: serializeCell(cell, format, indent, { value: original, text, members: span.members }) });
   } else {
-    const cell: Record<string, JsonValue> = { cell_type: cellType };
-    if (hasCellIds(nb)) cell.id = uniqueId(cells, newId);
-    cell.metadata = {};
-    cell.source = format.sourceAsList ? splitSource(req.newSource) : req.newSource;
-    if (cellType === 'code') {
-      cell.execution_count = null;
-      cell.outputs = [];
-    }
-    touched = cell;
-    const neighbour = layout.cells[Math.max(0, index - 1)];
-    const cellText = serializeCell(cell, format, layout.cellIndent, undefined, neighbour?.members.map((m) => m.key));
-    const n = layout.cells.length;
-    if (n === 0) {
-      const replacement = format.unit === null ? cellText : `\n${layout.cellIndent}${cellText}\n${layout.cellsKeyIndent}`;
-      splices.push({ start: layout.cellsArray.start + 1, end: layout.cellsArray.end - 1, replacement });
-    } else if (index < n) {
-      const at = layout.cells[index]!.start;
-      splices.push({ start: at, end: at, replacement: cellText + separator() });
-    } else {
-      const at = layout.cells[n - 1]!.end;
-      splices.push({ start: at, end: at, replacement: separator() + cellText });
-    }
+    const made = mode === 'replace' ? replaceCell(nb, index, req.newSource, cellType, notes) : insertCell(nb, index, req.newSource, cellType, newId);
+    touched = made.cell;
+    splices.push(made.splice);
   }
 
   const newText = spliceText(text, splices);
@@ -152,6 +117,50 @@ export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId
     changed,
     notes,
   };
+}
+
+/** The cell at `index` with new source (and maybe a new type), serialised where it stood. */
+function replaceCell(nb: ParsedNotebook, index: number, newSource: string, cellType: string, notes: string[]): { cell: Record<string, JsonValue>; splice: Splice } {
+  const { cells, layout, format, text } = nb;
+  const original = cells[index]!;
+  const cell: Record<string, JsonValue> = { ...original };
+  cell.source = Array.isArray(original.source) ? splitSource(newSource) : newSource;
+  cell.cell_type = cellType;
+  retype(cell, original.cell_type, notes);
+  const span = layout.cells[index]!;
+  const indent = indentBefore(text, span.start) ?? layout.cellIndent;
+  return { cell, splice: { start: span.start, end: span.end, replacement: serializeCell(cell, format, indent, { value: original, text, members: span.members }) } };
+}
+
+/** A new cell before the one at `index` (after the last when `index` is the count), with the notebook's separators. */
+function insertCell(nb: ParsedNotebook, index: number, newSource: string, cellType: string, newId: () => string): { cell: Record<string, JsonValue>; splice: Splice } {
+  const { cells, layout, format, text } = nb;
+  const cell: Record<string, JsonValue> = { cell_type: cellType };
+  if (hasCellIds(nb)) cell.id = uniqueId(cells, newId);
+  cell.metadata = {};
+  cell.source = format.sourceAsList ? splitSource(newSource) : newSource;
+  if (cellType === 'code') {
+    cell.execution_count = null;
+    cell.outputs = [];
+  }
+  const neighbour = layout.cells[Math.max(0, index - 1)];
+  const cellText = serializeCell(cell, format, layout.cellIndent, undefined, neighbour?.members.map((m) => m.key));
+  const separator = (): string => {
+    const [a, b] = layout.cells;
+    if (a && b) return text.slice(a.end, b.start);
+    return format.unit === null ? `,${format.itemSep}` : `,\n${layout.cellIndent}`;
+  };
+  const n = layout.cells.length;
+  if (n === 0) {
+    const replacement = format.unit === null ? cellText : `\n${layout.cellIndent}${cellText}\n${layout.cellsKeyIndent}`;
+    return { cell, splice: { start: layout.cellsArray.start + 1, end: layout.cellsArray.end - 1, replacement } };
+  }
+  if (index < n) {
+    const at = layout.cells[index]!.start;
+    return { cell, splice: { start: at, end: at, replacement: cellText + separator() } };
+  }
+  const at = layout.cells[n - 1]!.end;
+  return { cell, splice: { start: at, end: at, replacement: separator() + cellText } };
 }
 
 /** The splice removing cell `index` with one separator (the following one, or for the last cell the preceding one). */

@@ -124,15 +124,9 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
       const pieces = outputPieces(outputs[k]!);
       const cost = pieces.reduce((c, p) => c + (p.kind === 'text' ? bytes(p.text) + 1 : 0), 0);
       if (used + cost > cellBudget) {
-        const rest = outputs.slice(k).reduce<number>((c, o) => c + outputPieces(o).reduce((s, p) => s + (p.kind === 'text' ? bytes(p.text) : p.data.length), 0), 0);
-        const what = `${outputs.length - k} of ${outputs.length} outputs (${formatBytes(rest)})`;
-        if (singleCell) {
-          // Nothing narrower than a single-cell Read exists: this is all Read can show, so it counts as seen.
-          text += `\n[${what} elided: too large to show even for this cell alone (budget ${formatBytes(cellBudget)}). Inspect them in Jupyter; they do not block NotebookEdit.]`;
-        } else {
-          complete = false;
-          text += `\n[${what} elided: over the ${formatBytes(cellBudget)} output budget per cell. To see them call Read with offset=${n} and limit=1 (this cell alone); NotebookEdit needs them seen first.]`;
-        }
+        // Nothing narrower than a single-cell Read exists: there, this is all Read can show, so it counts as seen.
+        complete = singleCell;
+        text += elidedNote(outputs, k, cellBudget, singleCell, n);
         break;
       }
       used += cost;
@@ -175,4 +169,12 @@ function toRanges(ns: readonly number[]): LineRange[] {
     else out.push([n, n]);
   }
   return out;
+}
+
+/** The line that says outputs k… of a cell (its 1-based number n) were left out, and how to see them. */
+function elidedNote(outputs: readonly JsonValue[], k: number, cellBudget: number, singleCell: boolean, n: number): string {
+  const rest = outputs.slice(k).reduce<number>((c, o) => c + outputPieces(o).reduce((s, p) => s + (p.kind === 'text' ? bytes(p.text) : p.data.length), 0), 0);
+  const what = `${outputs.length - k} of ${outputs.length} outputs (${formatBytes(rest)})`;
+  if (singleCell) return `\n[${what} elided: too large to show even for this cell alone (budget ${formatBytes(cellBudget)}). Inspect them in Jupyter; they do not block NotebookEdit.]`;
+  return `\n[${what} elided: over the ${formatBytes(cellBudget)} output budget per cell. To see them call Read with offset=${n} and limit=1 (this cell alone); NotebookEdit needs them seen first.]`;
 }

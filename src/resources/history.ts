@@ -74,35 +74,38 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
       title: 'File version',
       description: 'The content of one recorded version of a file. {path} is the URL-encoded absolute path, {version} a number from its history.',
     },
-    async (uri, vars): Promise<ReadResourceResult> => {
-      const target = await authorize(deps, variable(vars, 'path'));
-      const number = Number(variable(vars, 'version'));
-      const h = await history.history(target.realPath);
-      if (!h) throw invalidParams(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
-      const v = h.versions.find((x) => x.version === number);
-      if (!v) throw invalidParams(`${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`);
-      if (v.hash === null) throw invalidParams(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
-      let bytes: Buffer;
-      try {
-        bytes = await history.content(v.hash);
-      } catch {
-        throw invalidParams(`The content of version ${v.version} of ${target.absPath} is missing from the history store.`);
-      }
-      let text: string | undefined;
-      if (!isLikelyBinary(bytes)) {
-        try {
-          text = UTF8.decode(bytes);
-        } catch {
-          text = undefined;
-        }
-      }
-      return {
-        contents: [
-          text === undefined
-            ? { uri: uri.href, mimeType: 'application/octet-stream', blob: bytes.toString('base64') }
-            : { uri: uri.href, mimeType: 'text/plain', text },
-        ],
-      };
-    },
+    (uri, vars) => readVersion(deps, history, uri, vars),
   );
+}
+
+/** history://{path}/{version}: one recorded version's bytes, as text when they are UTF-8 text, else base64. */
+async function readVersion(deps: ToolDeps, history: HistoryStore, uri: URL, vars: Record<string, string | string[]>): Promise<ReadResourceResult> {
+  const target = await authorize(deps, variable(vars, 'path'));
+  const number = Number(variable(vars, 'version'));
+  const h = await history.history(target.realPath);
+  if (!h) throw invalidParams(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
+  const v = h.versions.find((x) => x.version === number);
+  if (!v) throw invalidParams(`${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`);
+  if (v.hash === null) throw invalidParams(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
+  let bytes: Buffer;
+  try {
+    bytes = await history.content(v.hash);
+  } catch {
+    throw invalidParams(`The content of version ${v.version} of ${target.absPath} is missing from the history store.`);
+  }
+  let text: string | undefined;
+  if (!isLikelyBinary(bytes)) {
+    try {
+      text = UTF8.decode(bytes);
+    } catch {
+      text = undefined;
+    }
+  }
+  return {
+    contents: [
+      text === undefined
+        ? { uri: uri.href, mimeType: 'application/octet-stream', blob: bytes.toString('base64') }
+        : { uri: uri.href, mimeType: 'text/plain', text },
+    ],
+  };
 }
