@@ -30,6 +30,8 @@ const RANKS: Readonly<Record<string, number>> = {
   'history/': 3,
   'notices/': 3,
   'search/': 3,
+  'read/': 3,
+  'edit/': 3,
   // L4 MCP adapters.
   'tools/': 4,
   'resources/': 4,
