@@ -12,9 +12,9 @@ import type { PlanContext } from '../write/write-pipeline.js';
 import type { ComputedEdit } from './edit-compute.js';
 import { editTaskSize, runEditTask, type EditTask } from './edit-task.js';
 import { requireEditableText } from './editable-text.js';
-import { describeText } from '../text/describe-text.js';
-import { fileNotFound } from '../policy/file-not-found.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
+import { fileNotFound } from '../policy/file-not-found.js';
+import { describeText } from '../text/describe-text.js';
 
 /** What the edit engine takes from a tool's deps: the config, the session, the worker pool for a large edit. */
 export interface EditDeps {

@@ -2,13 +2,13 @@
 import { ToolError } from '../errors.js';
 import { digest } from '../fs/digest.js';
 import { MAX_NOTEBOOK_BYTES, parseNotebook } from '../notebook/parse-notebook.js';
-import { formatBytes } from '../text/format-bytes.js';
 import { renderNotebook } from '../notebook/render-notebook.js';
 import { decodeText } from '../text/codec.js';
+import { describeText } from '../text/describe-text.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
 import type { LineRange } from '../text/line-ranges.js';
 import type { ToolOutput } from '../tool-output.js';
-import { describeText } from '../text/describe-text.js';
 import { recordRead, type ReadRequest, type ReadView, type ReadDeps } from './read-record.js';
 
 /** For notebooks offset and limit count cells: offset 1 is the first cell. */

@@ -2,11 +2,11 @@
 import { digest } from '../fs/digest.js';
 import { decodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
+import { describeText } from '../text/describe-text.js';
 import { toLineDoc } from '../text/line-endings.js';
 import type { LineRange } from '../text/line-ranges.js';
 import { numberLine } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
-import { describeText } from '../text/describe-text.js';
 import { recordRead, type ReadRequest, type ReadDeps } from './read-record.js';
 
 export interface TextReadRequest extends ReadRequest {

@@ -1,11 +1,11 @@
 // Edit: replace one unique string (or every occurrence) in a file this session has read.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { planEdit } from '../edit/edit-plan.js';
 import { MESSAGES, ToolError } from '../errors.js';
 import { digestTexts } from '../fs/digest.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import type { ToolOutput } from '../tool-output.js';
-import { planEdit } from '../edit/edit-plan.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';

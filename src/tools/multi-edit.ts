@@ -1,10 +1,10 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { checkEditList, planMultiEdit } from '../edit/multi-edit-plan.js';
 import { digestTexts } from '../fs/digest.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import type { ToolOutput } from '../tool-output.js';
-import { checkEditList, planMultiEdit } from '../edit/multi-edit-plan.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
