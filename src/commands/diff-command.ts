@@ -4,7 +4,7 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { isNotFound } from '../fs/errno.js';
 import type { HistoryVersion } from '../history/manifest.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { textOf } from '../tools/history.js';
+import { textOf } from '../history/restore-plan.js';
 import { CommandFailure, resolveTarget, type CommandContext, type CommandTarget } from './command-context.js';
 import { colorDiff } from './color-diff.js';
 import { currentHashOf, findVersion, loadFileHistory, openHistoryStore, versionBytes } from './file-versions.js';

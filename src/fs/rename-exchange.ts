@@ -7,6 +7,7 @@
 // README "History" describes).
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { IS_LINUX } from './host.js';
 
 /** Swaps the files (or any entries) at the two paths; neither is followed if it is a symlink. */
 export type Exchange = (a: string, b: string) => void;
@@ -47,7 +48,7 @@ export function exchangeUnsupported(err: unknown): boolean {
 }
 
 function load(): Exchange | null {
-  if (process.platform !== 'linux') return null;
+  if (!IS_LINUX) return null;
   try {
     const ffi = createRequire(import.meta.url)('ffi-rs') as FfiRs;
     // The process's own symbols (dlopen(NULL)): libc's renameat2 wrapper (glibc ≥ 2.28).

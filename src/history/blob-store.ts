@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { digest } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
@@ -23,7 +24,7 @@ const DELTA_MIN_BYTES = 64 * 1024;
 const MAX_DEPTH = 32;
 /** A delta is stored only when its middle is at most this share of the content ("much smaller"). */
 const DELTA_MAX_SHARE = 0.25;
-/** Depths remembered (a full blob is 0); past this many the memo starts over. */
+/** Depths remembered (a full blob is 0); past this many the least recently used go. */
 const DEPTH_MEMO = 4096;
 
 /** A blob that is there but whose content does not hash to its name (torn, damaged, or a broken chain). */
@@ -36,7 +37,7 @@ export class BlobStore {
   readonly #minDelta: number;
   readonly #maxDepth: number;
   /** Chain depth by hash, for blobs this process stored or checked (0: full). */
-  readonly #depths = new Map<string, number>();
+  readonly #depths = new LRUCache<string, number>({ max: DEPTH_MEMO });
 
   constructor(stateDir: string, opts: BlobStoreOptions = {}) {
     this.dir = path.join(stateDir, 'blobs');
@@ -171,7 +172,6 @@ export class BlobStore {
   }
 
   #remember(hash: string, depth: number): void {
-    if (this.#depths.size >= DEPTH_MEMO) this.#depths.clear();
     this.#depths.set(hash, depth);
   }
 

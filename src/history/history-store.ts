@@ -3,6 +3,7 @@
 // changes; the commit line follows the write. Shared by every session and process of a state dir.
 // This file orchestrates; the record format is manifest.ts, the retention plan retention.ts.
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { digest } from '../fs/digest.js';
 import { digestFile, readConfined } from '../fs/confined-read.js';
 import type { Logger } from '../log.js';
@@ -74,7 +75,7 @@ export class HistoryStore implements WriteRecorder {
   /** Background syncs of post-images, by hash. */
   readonly #syncs = new Map<string, Promise<void>>();
   /** Blobs this process stored durably or synced: the bases a delta may be written against. */
-  readonly #knownDurable = new Set<string>();
+  readonly #knownDurable = new LRUCache<string, true>({ max: KNOWN_DURABLE_MAX });
   /** durability "full": blobs and intents are fsync'd; "relaxed": left to the OS. */
   readonly #durable: boolean;
   /** Hashes between `put` and their intent line (no manifest references them yet). */
@@ -167,10 +168,9 @@ export class HistoryStore implements WriteRecorder {
     return this.blobs.put(before.bytes, before.hash).then(() => this.#madeDurable(before.hash));
   }
 
-  /** Remembers a blob this process stored durably or synced (bounded: past the limit it starts over). */
+  /** Remembers a blob this process stored durably or synced (bounded: past the limit the least recently used go). */
   #madeDurable(hash: string): void {
-    if (this.#knownDurable.size >= KNOWN_DURABLE_MAX) this.#knownDurable.clear();
-    this.#knownDurable.add(hash);
+    this.#knownDurable.set(hash, true);
   }
 
   /** Starts (or joins) the background sync of a blob put without one. */

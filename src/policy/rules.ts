@@ -1,5 +1,6 @@
 // Deny and protected globs: which absolute paths they cover, and by which glob (for messages).
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import picomatch from 'picomatch';
 import { isWithin } from './paths.js';
 
@@ -105,7 +106,7 @@ export class PathRules {
   private readonly protectedRules: Rule[];
   private readonly home: string;
   private readonly roots: string[];
-  readonly #protectedMemo = new Map<string, string>();
+  readonly #protectedMemo = new LRUCache<string, string>({ max: PROTECTED_MEMO_MAX });
 
   constructor(opts: PathRulesOptions) {
     this.home = opts.home;
@@ -176,7 +177,6 @@ export class PathRules {
     const known = this.#protectedMemo.get(absPath);
     if (known !== undefined) return known === NOT_PROTECTED ? undefined : known;
     const glob = this.firstMatch(this.protectedRules, absPath);
-    if (this.#protectedMemo.size >= PROTECTED_MEMO_MAX) this.#protectedMemo.clear();
     this.#protectedMemo.set(absPath, glob ?? NOT_PROTECTED);
     return glob;
   }

@@ -6,7 +6,16 @@ import { errnoCode } from '../fs/errno.js';
 import { isWithin } from '../policy/paths.js';
 import type { EntryPolicy } from './entry-policy.js';
 import { IGNORE_FILES, ignoredIn, ignoreLevel, stackInside, type IgnoreStack } from './ignore-rules.js';
-import type { WalkedDir } from './walk.js';
+
+/** A directory the walk holds open while its entries are handled. */
+export interface WalkedDir {
+  /** The directory itself (proc-fd mode: its descriptor); open its entries through `handle.path(name)`. */
+  handle: ConfinedDir;
+  /** Its real path with a trailing separator. */
+  abs: string;
+  /** Its path relative to the walk's start, "/"-separated: "" for the start, else ending in "/". */
+  rel: string;
+}
 
 /** Ignore files bigger than this are not read (a generated monster is not a real ignore file). */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;

@@ -1,6 +1,7 @@
 // .gitignore / .ignore / .git/info/exclude rules, nested per directory, as ripgrep applies them.
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { FOLDS_CASE } from '../fs/host.js';
 
 /** The ignore files of one directory, highest precedence first. */
 export interface IgnoreLevel {
@@ -30,8 +31,6 @@ export type IgnoreStack = readonly IgnoreLevel[];
 /** Ignore-file names in one directory, highest precedence first (ripgrep: .ignore beats .gitignore). */
 export const IGNORE_FILES = ['.ignore', '.gitignore'] as const;
 
-// git matches case-sensitively unless core.ignorecase, which is on by default where the filesystem folds case.
-const FOLD_CASE = process.platform === 'darwin' || process.platform === 'win32';
 const WINDOWS = path.sep === '\\';
 
 /** The texts of one directory's ignore files (highest precedence first) as a level, or undefined when all are absent or empty. */
@@ -40,7 +39,8 @@ export function ignoreLevel(base: string, texts: ReadonlyArray<string | undefine
   let byName = true;
   for (const text of texts) {
     if (text === undefined || text.trim() === '') continue;
-    matchers.push(ignore({ ignorecase: FOLD_CASE }).add(text));
+    // git matches case-sensitively unless core.ignorecase, which is on by default where the filesystem folds case.
+    matchers.push(ignore({ ignorecase: FOLDS_CASE }).add(text));
     if (text.split(/\r?\n/).some(isAnchored)) byName = false;
   }
   if (matchers.length === 0) return undefined;

@@ -1,9 +1,6 @@
-// A search as plain data in and out (it runs in the worker pool), and the one function that runs it.
+// A search as plain data in and out (it runs in the worker pool; run-search-job.ts runs it).
 import type { WalkRules } from '../policy/path-policy.js';
-import { runGlobJob } from './glob-job.js';
 import type { GrepPattern } from './grep-pattern.js';
-import { runGrepJob } from './grep-job.js';
-import { runLsJob } from './ls-job.js';
 
 interface JobBase {
   rules: WalkRules;
@@ -138,19 +135,4 @@ export interface GrepHit {
 export interface JobHooks {
   /** Called often; callers throttle. */
   progress(p: SearchProgress): void;
-}
-
-/**
- * Runs a search (in the worker pool, search-task.ts: the server's event loop never waits on it).
- * @throws ToolError INVALID_INPUT for a pattern or glob that cannot be compiled.
- */
-export function runSearchJob(job: SearchJob, hooks: JobHooks): SearchResult {
-  switch (job.kind) {
-    case 'glob':
-      return runGlobJob(job, hooks);
-    case 'grep':
-      return runGrepJob(job, hooks);
-    case 'ls':
-      return runLsJob(job, hooks);
-  }
 }

@@ -1,5 +1,6 @@
 // Glob, Grep and LS as a worker-pool task: one search per worker, its progress sent through a MessagePort.
-import { runSearchJob, type SearchJob, type SearchProgress, type SearchResult } from './search-job.js';
+import { runSearchJob } from './run-search-job.js';
+import type { SearchJob, SearchProgress, SearchResult } from './search-job.js';
 
 /** The search task's module, relative to the pool's base (dist/). */
 export const SEARCH_TASK = 'search/search-task.js';

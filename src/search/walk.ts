@@ -3,17 +3,7 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { ConfinedDir } from '../fs/confined-dir.js';
-import type { DirLister } from './dir-lister.js';
-
-/** A directory the walk holds open while its entries are handled. */
-export interface WalkedDir {
-  /** The directory itself (proc-fd mode: its descriptor); open its entries through `handle.path(name)`. */
-  handle: ConfinedDir;
-  /** Its real path with a trailing separator. */
-  abs: string;
-  /** Its path relative to the walk's start, "/"-separated: "" for the start, else ending in "/". */
-  rel: string;
-}
+import type { DirLister, WalkedDir } from './dir-lister.js';
 
 /** Called once per directory with the files and symlinks the lister kept there (never followed). */
 export type VisitFiles = (dir: WalkedDir, files: readonly Dirent[]) => void;

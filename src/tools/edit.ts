@@ -1,18 +1,11 @@
 // Edit: replace one unique string (or every occurrence) in a file this session has read.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { planEdit } from '../edit/edit-plan.js';
 import { MESSAGES, ToolError } from '../errors.js';
-import type { FileState } from '../session/file-state-store.js';
 import { digestTexts } from '../fs/digest.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import type { TextEncodingName } from '../text/codec.js';
 import type { ToolOutput } from '../tool-output.js';
-import type { CurrentFile } from '../write/current-file.js';
-import type { FreshnessDecision } from '../write/freshness.js';
-import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import type { ComputedEdit, EditComputeOptions } from './edit-compute.js';
-import { describeText, requireEncodable } from './editable-text.js';
-import { alreadyAppliedOutput, computeEditTask, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
@@ -63,54 +56,6 @@ export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ProgressContext
   if (spec.old_string === spec.new_string) throw new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE);
   const key = await inputKey(spec);
   return authorizedWrite(deps, 'Edit', input.file_path, input.dry_run, (current, plan) => planEdit(current, plan, spec, key, input, deps), ctx);
-}
-
-async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, key: string, input: z.output<typeof EditInput>, deps: ToolDeps): Promise<Plan> {
-  // The seeds' order: prepareTextEdit's checks and freshness, new_string's encodability, the retry rule, the match.
-  const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
-  requireEncodable(spec.new_string, prepared.encoding, input.file_path);
-  if (spec.old_string !== '' && isAlreadyApplied(current, deps.session, key)) {
-    return { change: 'none', output: alreadyAppliedOutput(current, 'this edit', input.dry_run, {}) };
-  }
-  const opts = editComputeOptions(current, prepared, input, deps);
-  const outcome = await computeEditTask({ tool: 'Edit', doc: prepared.doc, spec, opts }, deps);
-  return editPlan(outcome, prepared.freshness, rememberEdit(deps.session, current.target.realPath, key), spec.old_string === '' || current.state?.isPartialView === false);
-}
-
-/** The options computeEdit() needs, from the file as found and the input. */
-export function editComputeOptions(current: CurrentFile, prepared: { create: boolean; encoding: TextEncodingName }, input: z.output<typeof EditInput>, deps: ToolDeps): EditComputeOptions {
-  return {
-    display: input.file_path,
-    encoding: prepared.encoding,
-    factsBefore: current.exists ? describeText(current.decoded(), current.doc()) : undefined,
-    create: prepared.create,
-    replaceAll: input.replace_all,
-    dryRun: input.dry_run,
-    maxEditBytes: deps.config.maxEditBytes,
-    lineNumbers: deps.config.read.lineNumbers,
-    linesBefore: knownLines(current),
-  };
-}
-
-/** The file's line count as this session knows it, when that knowledge is of these very bytes. */
-function knownLines(current: { readonly state: FileState | undefined; readonly hash?: string }): number | undefined {
-  return current.state && current.state.hash === current.hash ? current.state.totalLines : undefined;
-}
-
-/** The write plan of a computed edit; fullView: the model wrote all of a new or empty file, otherwise a ranged view stays partial. */
-export function editPlan(outcome: Omit<ComputedEdit, 'text'> & { text: string | undefined }, freshness: FreshnessDecision, onCommitted: (hash: string) => void, fullView: boolean): Plan {
-  return {
-    change: 'write',
-    bytes: outcome.bytes,
-    freshness,
-    text: outcome.text,
-    totalLines: outcome.totalLines,
-    fullView,
-    onCommitted,
-    linesAdded: outcome.added,
-    linesRemoved: outcome.removed,
-    output: outcome.output,
-  };
 }
 
 export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

@@ -2,10 +2,11 @@
 import fs from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { ToolOutput } from '../tool-output.js';
 import { splitGlobPattern } from '../search/glob-filter.js';
 import type { GlobResult } from '../search/search-job.js';
-import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
+import { resolveTargets } from '../search/search-targets.js';
+import type { ToolOutput } from '../tool-output.js';
+import { runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
 import { registerStrictTool, semanticBoolean } from './strict-input.js';

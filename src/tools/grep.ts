@@ -1,13 +1,14 @@
 // Grep: a regular expression over file contents — Claude Code's Grep (ripgrep's output shapes) over MCP.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { ToolOutput } from '../tool-output.js';
 import { fileTypeGlobs } from '../search/file-types.js';
 import { splitGlobs } from '../search/glob-filter.js';
 import { compileGrepPattern } from '../search/grep-pattern.js';
 import { formatGrepText } from '../search/grep-text.js';
 import type { GrepMode, GrepResult } from '../search/search-job.js';
-import { resolveTargets, runSearch, type SearchCallContext } from './search-call.js';
+import { resolveTargets } from '../search/search-targets.js';
+import type { ToolOutput } from '../tool-output.js';
+import { runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
 import { registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';

@@ -1,18 +1,10 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { MESSAGES, ToolError } from '../errors.js';
+import { checkEditList, planMultiEdit } from '../edit/multi-edit-plan.js';
 import { digestTexts } from '../fs/digest.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
-import type { TextEncodingName } from '../text/codec.js';
-import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { ToolOutput } from '../tool-output.js';
-import type { CurrentFile } from '../write/current-file.js';
-import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import { editPlan } from './edit.js';
-import { describeText } from './editable-text.js';
-import { atEdit, type MultiEditComputeOptions } from './multi-edit-compute.js';
-import { alreadyAppliedOutput, computeEditTask, isAlreadyApplied, prepareTextEdit, rememberEdit } from './text-edit.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
@@ -66,37 +58,6 @@ export const MultiEditOutput = z.strictObject({
   ...OUTSIDE_WRITE,
 });
 
-
-/**
- * Input-only checks, before any I/O: NO_CHANGE for an edit that changes nothing, INVALID_INPUT for
- * an empty old_string after the first edit, CASCADE when an old_string (trailing newlines ignored)
- * lies inside an earlier edit's new_string (seed 000 "级联编辑保护"). The first failing edit wins.
- * Each old_string is searched for in the new_strings before it: MAX_EDITS bounds the pairs.
- */
-export function checkEditList(specs: readonly EditSpec[]): void {
-  for (let i = 0; i < specs.length; i++) {
-    const spec = specs[i]!;
-    if (spec.old_string === spec.new_string) throw atEdit(new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE), i, specs.length);
-    if (i > 0 && spec.old_string === '') {
-      throw atEdit(
-        new ToolError('INVALID_INPUT', 'Only the first edit may have an empty old_string (it creates the file or fills an empty one). Give this edit the exact text to replace.'),
-        i,
-        specs.length,
-      );
-    }
-    const probe = trimTrailingNewlines(spec.old_string);
-    const j = probe === '' ? -1 : specs.findIndex((earlier, k) => k < i && earlier.new_string.includes(probe));
-    if (j !== -1 && j < i) {
-      throw new ToolError(
-        'CASCADE',
-        `Cannot edit file: old_string of edits[${i}] is a substring of the new_string of edits[${j}], so edits[${i}] would edit text that edits[${j}] inserted. ` +
-          `Merge the two into one edit (change edits[${j}]'s new_string directly), or give edits[${i}] an old_string that only matches the original text. Nothing was written.`,
-        { edit_index: i, earlier_edit_index: j },
-      );
-    }
-  }
-}
-
 /** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
 export async function multiEdit(raw: MultiEditInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
   return runMultiEdit(parseToolInput(MultiEditInput, raw), deps, ctx);
@@ -111,36 +72,6 @@ async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDe
 
 /** The retry rule's key: a digest of every edit's inputs. */
 const inputKey = (specs: readonly EditSpec[]) => digestTexts(['MultiEdit', ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
-
-async function planMultiEdit(
-  current: CurrentFile,
-  ctx: PlanContext,
-  specs: readonly EditSpec[],
-  key: string,
-  input: z.output<typeof MultiEditInput>,
-  deps: ToolDeps,
-): Promise<Plan> {
-  // The seeds' order: prepareTextEdit's checks and freshness, the retry rule, then each edit in turn.
-  const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
-  if (isAlreadyApplied(current, deps.session, key)) {
-    return { change: 'none', output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }) };
-  }
-  const opts = multiEditComputeOptions(current, prepared, input, deps);
-  const outcome = await computeEditTask({ tool: 'MultiEdit', doc: prepared.doc, specs, opts }, deps);
-  return editPlan(outcome, prepared.freshness, rememberEdit(deps.session, current.target.realPath, key), specs[0]!.old_string === '' || current.state?.isPartialView === false);
-}
-
-/** The options computeMultiEdit() needs, from the file as found and the input. */
-export function multiEditComputeOptions(current: CurrentFile, prepared: { create: boolean; encoding: TextEncodingName }, input: z.output<typeof MultiEditInput>, deps: ToolDeps): MultiEditComputeOptions {
-  return {
-    display: input.file_path,
-    encoding: prepared.encoding,
-    factsBefore: current.exists ? describeText(current.decoded(), current.doc()) : undefined,
-    create: prepared.create,
-    dryRun: input.dry_run,
-    maxEditBytes: deps.config.maxEditBytes,
-  };
-}
 
 export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
   registerStrictTool(

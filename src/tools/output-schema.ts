@@ -35,7 +35,7 @@ export const PATCH = {
   patch_truncated: z.boolean().optional().describe('true when the hunks were cut to keep the answer small'),
 };
 
-/** Encoding facts of a text file (editable-text.ts describeText). */
+/** Encoding facts of a text file (text/describe-text.ts describeText). */
 export const TEXT_FACTS = {
   encoding: z.enum(['utf-8', 'utf-16le', 'utf-16be', 'latin1']),
   bom: z.boolean(),

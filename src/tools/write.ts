@@ -1,17 +1,10 @@
 // Write: create a file, or overwrite one this session has read in full; content is written as given.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { planWrite } from '../edit/write-plan.js';
 import { ToolError } from '../errors.js';
-import { encodeText, type TextEncodingName } from '../text/codec.js';
-import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { toLineDoc } from '../text/line-endings.js';
-import { wholeTextPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
-import type { CurrentFile } from '../write/current-file.js';
-import type { FreshnessDecision } from '../write/freshness.js';
-import type { PlanContext, WritePlan } from '../write/write-pipeline.js';
-import { describeText, requireEditableText, requireEncodable } from './editable-text.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
@@ -59,43 +52,6 @@ export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ProgressConte
     throw new ToolError('TOO_LARGE', `Content is too large to write (${surely ? 'at least ' : ''}${formatBytes(size)}). Maximum file size is ${formatBytes(max)}.`);
   }
   return authorizedWrite(deps, 'Write', input.file_path, input.dry_run, (current, plan) => planWrite(current, plan, input), ctx);
-}
-
-async function planWrite(current: CurrentFile, ctx: PlanContext, input: z.output<typeof WriteInput>): Promise<WritePlan> {
-  const display = input.file_path;
-  let encoding: TextEncodingName = 'utf8';
-  let oldText = '';
-  let freshness: FreshnessDecision;
-  if (current.exists) {
-    encoding = requireEditableText(current).encoding;
-    freshness = ctx.assertFresh({ fullView: true });
-    oldText = current.doc().text;
-  } else {
-    freshness = ctx.assertFresh(); // a new file: nothing to be stale against
-  }
-  requireEncodable(input.content, encoding, display);
-  const newDoc = toLineDoc(input.content);
-  const totalLines = countLines(newDoc.text);
-  // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
-  const { hunks, added, removed, truncated } = current.exists
-    ? wholeTextPatch(oldText, newDoc.text)
-    : { hunks: [], added: totalLines, removed: 0, truncated: false };
-  const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
-  const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
-  return {
-    change: 'write',
-    bytes: encodeText(input.content, encoding),
-    freshness,
-    text: newDoc.text,
-    totalLines,
-    fullView: true,
-    linesAdded: added,
-    linesRemoved: removed,
-    output: {
-      text: input.dry_run ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated').replace('File created', 'File would be created')}` : headline,
-      structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: hunks, ...(truncated ? { patch_truncated: true } : {}), dry_run: input.dry_run, ...facts },
-    },
-  };
 }
 
 export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

@@ -17,6 +17,7 @@ import type { ConfinedDir } from '../fs/confined-dir.js';
 import { readAllAt } from '../fs/confined-read.js';
 import { Descriptor } from '../fs/descriptor.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
+import { AS_ROOT } from '../fs/host.js';
 import { exchangeUnsupported } from '../fs/rename-exchange.js';
 import type { CurrentFile } from './current-file.js';
 
@@ -25,8 +26,6 @@ const { O_RDONLY, O_WRONLY, O_NONBLOCK = 0 } = fs.constants;
 /** landed(): looks at a replaced inode someone is writing, this far apart, at most this many times. */
 const SETTLE_MS = 5;
 const SETTLE_LOOKS = 4;
-
-const AS_ROOT = process.getuid?.() === 0;
 
 export type DiskChange = { kind: 'write'; bytes: Buffer } | { kind: 'delete' };
 

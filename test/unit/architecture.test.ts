@@ -1,5 +1,6 @@
-// The layer map (STYLE.md) as a test: every import in src/ goes to its own layer or one below, and
-// the directories import each other without cycles (in the spirit of deno std's dependency lint).
+// The layer map (STYLE.md) as a test: every import in src/ goes to its own layer or one below, no two
+// files import each other even through others (in the spirit of deno std's dependency lint), only
+// cli.ts touches `process`, and only workers/ touches threads.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,8 @@ const RANKS: Readonly<Record<string, number>> = {
   'history/': 3,
   'notices/': 3,
   'search/': 3,
+  'read/': 3,
+  'edit/': 3,
   // L4 MCP adapters.
   'tools/': 4,
   'resources/': 4,
@@ -48,6 +51,19 @@ const PROTOCOL_MIN_RANK = 4;
 /** Pure layers: no filesystem, process or network modules. */
 const PURE_UNITS = ['text/', 'notebook/'];
 const IMPURE_MODULES = /^(node:)?(fs|fs\/promises|child_process|net|http|https|os|worker_threads)$|^chokidar$/;
+/** Threads are the worker pool's business: everyone else hands it a task. */
+const THREAD_MODULES = /^(node:)?worker_threads$|^piscina$/;
+const THREAD_UNIT = 'workers/';
+/**
+ * Members of the global `process` a file other than cli.ts may read, and why; keep it short. Anything
+ * else cli.ts reads and hands in (config, AppEnv, a CommandContext).
+ */
+const PROCESS_ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  // Facts of the host (rename-exchange needs Linux, ignore files fold case on macOS and Windows,
+  // root passes every permission bit), fixed for the process's life and the same in every worker
+  // thread, where cli.ts could not hand them in: read once, in this one leaf.
+  'fs/host.ts': ['platform', 'getuid'],
+};
 
 interface ImportEdge {
   /** Importing file, relative to src/ with '/' separators. */
@@ -142,6 +158,114 @@ function cycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   return [...found.values()];
 }
 
+/** Import cycles between files (every relative import, type-only ones too), one line each, shortest cycle through the SCC's smallest file. */
+function fileCycles(edges: readonly ImportEdge[]): string[] {
+  const graph = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (e.to === undefined || e.to.endsWith('.json')) continue;
+    if (!graph.has(e.from)) graph.set(e.from, new Set());
+    graph.get(e.from)!.add(e.to);
+  }
+  const out: string[] = [];
+  for (const scc of stronglyConnected(graph)) {
+    const start = [...scc].sort()[0]!;
+    if (scc.size === 1 && !graph.get(start)?.has(start)) continue;
+    // Breadth first from start, inside the component, back to start: the shortest cycle through it.
+    const previous = new Map<string, string>();
+    const queue = [start];
+    let last: string | undefined;
+    for (let i = 0; i < queue.length && last === undefined; i++) {
+      for (const next of graph.get(queue[i]!) ?? []) {
+        if (next === start) {
+          last = queue[i]!;
+          break;
+        }
+        if (scc.has(next) && !previous.has(next)) {
+          previous.set(next, queue[i]!);
+          queue.push(next);
+        }
+      }
+    }
+    const cycle = [start];
+    for (let at = last!; at !== start; at = previous.get(at)!) cycle.splice(1, 0, at);
+    out.push(`import cycle between files: ${[...cycle, start].join(' → ')} (move the shared piece down, or into its own file)`);
+  }
+  return out.sort();
+}
+
+/** Tarjan's strongly connected components of a directed graph. */
+function stronglyConnected(graph: ReadonlyMap<string, ReadonlySet<string>>): Array<Set<string>> {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: Array<Set<string>> = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc = new Set<string>();
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      scc.add(w);
+    } while (w !== v);
+    out.push(scc);
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+/** Imports of worker_threads or piscina outside workers/. */
+function threadImports(edges: readonly ImportEdge[]): string[] {
+  return edges
+    .filter((e) => e.to === undefined && THREAD_MODULES.test(e.spec) && unitOf(e.from) !== THREAD_UNIT)
+    .map((e) => `${e.from} imports ${e.spec}: only ${THREAD_UNIT} may (the one worker pool); hand the pool a task instead`);
+}
+
+/** Uses of the global `process` (and imports of node:process) outside cli.ts that `allowed` does not list. */
+function processUses(files: ReadonlyArray<{ file: string; text: string }>, allowed: Readonly<Record<string, readonly string[]>>): string[] {
+  const out: string[] = [];
+  const fix = 'pass it in from cli.ts (config, AppEnv), or list it in PROCESS_ALLOWED with the reason';
+  for (const { file, text } of files) {
+    if (file === 'cli.ts') continue;
+    for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
+      if (/^(node:)?process$/.test(ref.fileName)) out.push(`${file} imports ${ref.fileName}: only cli.ts may; ${fix}`);
+    }
+    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isIdentifier(node) && node.text === 'process' && !isPropertyName(node)) {
+        const parent = node.parent;
+        const member = ts.isPropertyAccessExpression(parent) && parent.expression === node ? parent.name.text : undefined;
+        if (member === undefined || !allowed[file]?.includes(member)) {
+          const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+          out.push(`${file}:${line}: process${member === undefined ? '' : `.${member}`} outside cli.ts; ${fix}`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return out;
+}
+
+/** `x.process`, `{ process: … }`, a member or parameter named process: a name, not the global. */
+function isPropertyName(node: ts.Identifier): boolean {
+  const p = node.parent;
+  if (ts.isPropertyAccessExpression(p)) return p.name === node;
+  if (ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p) || ts.isMethodSignature(p)) return p.name === node;
+  return (ts.isParameter(p) || ts.isVariableDeclaration(p) || ts.isBindingElement(p)) && p.name === node;
+}
+
 const MAX_FILE_LINES = 450;
 const MAX_FUNCTION_LINES = 80;
 
@@ -186,9 +310,6 @@ function readmeRanks(readme: string): Record<string, number> {
   return out;
 }
 
-/** Process-wide state only cli.ts may read (the rest get it handed in). */
-const PROCESS_GLOBALS = /\bprocess\.(env|argv|cwd|stdin|stdout|stderr|exit|exitCode|on|once)\b/;
-
 function sourceFiles(dir: string, prefix = ''): Array<{ file: string; text: string }> {
   const out: Array<{ file: string; text: string }> = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -221,8 +342,16 @@ describe('architecture: layers of src/', () => {
     expect(readmeRanks(fs.readFileSync(README, 'utf8'))).toEqual(RANKS);
   });
 
-  it('only cli.ts reads process.env, argv, cwd or the standard streams, or exits', () => {
-    expect(files.filter((f) => f.file !== 'cli.ts' && PROCESS_GLOBALS.test(f.text)).map((f) => f.file)).toEqual([]);
+  it('no import cycle between files, even through others', () => {
+    expect(fileCycles(edges)).toEqual([]);
+  });
+
+  it('only cli.ts uses process (PROCESS_ALLOWED lists the exceptions and why)', () => {
+    expect(processUses(files, PROCESS_ALLOWED)).toEqual([]);
+  });
+
+  it(`only ${THREAD_UNIT} imports worker_threads or piscina`, () => {
+    expect(threadImports(edges)).toEqual([]);
   });
 
   it('no utils.ts or helpers.ts: files are named after what they hold', () => {
@@ -248,6 +377,58 @@ describe('architecture: layers of src/', () => {
       'errors.ts (L0) imports @modelcontextprotocol/sdk/types.js: only L4+ (tools, resources, wiring) may depend on the MCP SDK',
       'text/codec.ts imports node:fs: text/ is pure (L0); do I/O in fs/ and pass the result in',
       'import cycle between units: policy/ → session/ → policy/',
+    ]);
+  });
+
+  it('fileCycles() reports a cycle between files, through others too, and not an acyclic diamond', () => {
+    const edge = (from: string, spec: string): ImportEdge => importEdges([{ file: from, text: `import type { X } from '${spec}';` }])[0]!;
+    const report = fileCycles([
+      edge('search/walk.ts', './dir-lister.js'),
+      edge('search/dir-lister.ts', './walk.js'),
+      edge('edit/a.ts', './b.js'),
+      edge('edit/b.ts', '../text/c.js'),
+      edge('text/c.ts', '../edit/a.js'),
+      edge('read/d.ts', './e.js'),
+      edge('read/d.ts', './f.js'),
+      edge('read/e.ts', './g.js'),
+      edge('read/f.ts', './g.js'),
+      edge('read/g.ts', 'node:fs'),
+    ]);
+    expect(report).toEqual([
+      'import cycle between files: edit/a.ts → edit/b.ts → text/c.ts → edit/a.ts (move the shared piece down, or into its own file)',
+      'import cycle between files: search/dir-lister.ts → search/walk.ts → search/dir-lister.ts (move the shared piece down, or into its own file)',
+    ]);
+  });
+
+  it('processUses() reports process outside cli.ts unless allowed, and not a name that only looks like it', () => {
+    const report = processUses(
+      [
+        { file: 'cli.ts', text: 'process.exit(process.argv.length);' },
+        { file: 'log.ts', text: 'const t = process.hrtime.bigint();\n// a live process.\nconst o = { process: 1 }; o.process;' },
+        { file: 'app.ts', text: "import { env } from 'node:process';\nconst p = process;\nconst home = process.env.HOME;" },
+        { file: 'fs/host.ts', text: "export const IS_LINUX = process.platform === 'linux';" },
+      ],
+      { 'fs/host.ts': ['platform'] },
+    );
+    const fix = 'pass it in from cli.ts (config, AppEnv), or list it in PROCESS_ALLOWED with the reason';
+    expect(report).toEqual([
+      `log.ts:1: process.hrtime outside cli.ts; ${fix}`,
+      `app.ts imports node:process: only cli.ts may; ${fix}`,
+      `app.ts:2: process outside cli.ts; ${fix}`,
+      `app.ts:3: process.env outside cli.ts; ${fix}`,
+    ]);
+  });
+
+  it('threadImports() reports worker_threads or piscina outside workers/', () => {
+    const edges = importEdges([
+      { file: 'tools/grep.ts', text: "import { Worker } from 'node:worker_threads';" },
+      { file: 'search/search-task.ts', text: "import type { MessagePort } from 'worker_threads';\nimport { Piscina } from 'piscina';" },
+      { file: 'workers/worker-pool.ts', text: "import type { TransferListItem } from 'node:worker_threads';\nimport { Piscina } from 'piscina';" },
+    ]);
+    expect(threadImports(edges)).toEqual([
+      'tools/grep.ts imports node:worker_threads: only workers/ may (the one worker pool); hand the pool a task instead',
+      'search/search-task.ts imports worker_threads: only workers/ may (the one worker pool); hand the pool a task instead',
+      'search/search-task.ts imports piscina: only workers/ may (the one worker pool); hand the pool a task instead',
     ]);
   });
 });

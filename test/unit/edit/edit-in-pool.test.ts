@@ -5,9 +5,9 @@ import { ToolError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
 import { normalizeEditSpec } from '../../../src/text/apply.js';
 import { toLineDoc } from '../../../src/text/line-endings.js';
-import type { EditComputeOptions } from '../../../src/tools/edit-compute.js';
-import { runEditTask, type EditTask } from '../../../src/tools/edit-task.js';
-import { computeEditTask, EDIT_IN_POOL_FROM } from '../../../src/tools/text-edit.js';
+import type { EditComputeOptions } from '../../../src/edit/edit-compute.js';
+import { runEditTask, type EditTask } from '../../../src/edit/edit-task.js';
+import { computeEditTask, EDIT_IN_POOL_FROM } from '../../../src/edit/text-edit.js';
 import { WorkerPool } from '../../../src/workers/worker-pool.js';
 
 const DIST = new URL('../../../dist/', import.meta.url);

@@ -5,11 +5,11 @@ import type fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { largeFileMark, type ConfinedFile } from '../fs/confined-read.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
 import type { FileIdentity, ScannedFile } from '../text/line-index-cache.js';
+import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
 import type { ToolOutput } from '../tool-output.js';
+import type { ReadDeps } from './read-record.js';
 import { numberedBody, renderTextRead, truncatedBody } from './read-text.js';
-import type { ToolDeps } from './tool-deps.js';
 
 /** Bytes read at a time while showing lines; a longer line is streamed on its own. */
 const WINDOW = 64 * 1024;
@@ -40,7 +40,7 @@ class ChangedWhileReading extends Error {}
  * Numbered lines as readText() gives them, at memory independent of the file's size.
  * @throws ToolError IO_ERROR when the file keeps changing under the read; errno errors as they come.
  */
-export async function readStreamed(req: StreamedReadRequest, deps: ToolDeps): Promise<ToolOutput> {
+export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Promise<ToolOutput> {
   const stat = req.file.stat;
   const id = identityOf(stat);
   const cache = deps.lineIndexes;

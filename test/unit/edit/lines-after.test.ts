@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countLines } from '../../../src/text/count-lines.js';
 import { spliceLineDoc, toLineDoc } from '../../../src/text/line-endings.js';
-import { linesAfter } from '../../../src/tools/edit-compute.js';
+import { linesAfter } from '../../../src/edit/edit-compute.js';
 
 describe('linesAfter()', () => {
   it('equals a recount of the new text for any splice (property)', () => {

@@ -1,7 +1,17 @@
 // What a Read leaves in the session: the view of these exact bytes, ranges of the same bytes adding up.
+import type { Config } from '../config.js';
 import type { FileState } from '../session/file-state-store.js';
 import type { Session } from '../session/session.js';
+import type { LineIndexCache } from '../text/line-index-cache.js';
 import { coversAll, mergeRanges, type LineRange } from '../text/line-ranges.js';
+
+/** What the read engine takes from a tool's deps: the config, the session, the line indexes shared by every session. */
+export interface ReadDeps {
+  config: Config;
+  session: Session;
+  /** Line indexes of the big files Read streamed (none: each Read scans). */
+  lineIndexes?: LineIndexCache | undefined;
+}
 
 /** The file as Read found it, handed to the reader for its kind. */
 export interface ReadRequest {

@@ -1,16 +1,27 @@
 // What Edit and MultiEdit share: validation up to the freshness check, the already-applied retry rule, the output.
+import type { Config } from '../config.js';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { TextEncodingName } from '../text/codec.js';
 import { toLineDoc, type LineDoc } from '../text/line-endings.js';
 import type { ToolOutput } from '../tool-output.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import type { PlanContext } from '../write/write-pipeline.js';
 import type { ComputedEdit } from './edit-compute.js';
 import { editTaskSize, runEditTask, type EditTask } from './edit-task.js';
-import { describeText, fileNotFound, isNotebookPath, requireEditableText } from './editable-text.js';
-import type { ToolDeps } from './tool-deps.js';
+import { requireEditableText } from './editable-text.js';
+import { isNotebookPath } from '../notebook/notebook-path.js';
+import { fileNotFound } from '../policy/file-not-found.js';
+import { describeText } from '../text/describe-text.js';
+
+/** What the edit engine takes from a tool's deps: the config, the session, the worker pool for a large edit. */
+export interface EditDeps {
+  config: Config;
+  session: Session;
+  workers: WorkerPool;
+}
 
 /** The text an edit applies to: an existing file's, or empty for a file the edit creates. */
 export interface PreparedEdit {
@@ -24,7 +35,7 @@ export interface PreparedEdit {
  * Validation in the seeds' order up to the freshness check (seed 000).
  * @throws ToolError BINARY_FILE, ENCODING_UNSUPPORTED, FILE_NOT_FOUND, FILE_EXISTS, NOTEBOOK_FILE, NOT_READ, STALE.
  */
-export async function prepareTextEdit(current: CurrentFile, ctx: PlanContext, deps: ToolDeps, firstOld: string): Promise<PreparedEdit> {
+export async function prepareTextEdit(current: CurrentFile, ctx: PlanContext, deps: Pick<EditDeps, 'session'>, firstOld: string): Promise<PreparedEdit> {
   const display = current.target.input;
   if (current.exists) requireEditableText(current);
   if (!current.exists && firstOld !== '') throw await fileNotFound(display, current.target.absPath, deps.session.policy);
@@ -78,9 +89,9 @@ export const EDIT_IN_POOL_FROM = 1024 * 1024;
  * Computes an edit after its validation: runEditTask, in the server's thread, or for a large one the very same
  * function in a worker of the pool (DESIGN §1 "one way to do heavy work"). Throws what runEditTask throws.
  */
-export async function computeEditTask(task: EditTask, deps: Pick<ToolDeps, 'workers'>): Promise<ComputedEdit> {
+export async function computeEditTask(task: EditTask, deps: Pick<EditDeps, 'workers'>): Promise<ComputedEdit> {
   if (editTaskSize(task) < EDIT_IN_POOL_FROM) return runEditTask(task);
-  const done = await deps.workers.run<ComputedEdit>('tools/edit-task.js', 'runEditTask', task);
+  const done = await deps.workers.run<ComputedEdit>('edit/edit-task.js', 'runEditTask', task);
   // Structured cloning turns a Buffer into a plain Uint8Array over the same bytes.
   return { ...done, bytes: Buffer.from(done.bytes.buffer, done.bytes.byteOffset, done.bytes.byteLength) };
 }

@@ -2,15 +2,14 @@
 import { ToolError } from '../errors.js';
 import { digest } from '../fs/digest.js';
 import { MAX_NOTEBOOK_BYTES, parseNotebook } from '../notebook/parse-notebook.js';
-import { formatBytes } from '../text/format-bytes.js';
 import { renderNotebook } from '../notebook/render-notebook.js';
 import { decodeText } from '../text/codec.js';
+import { describeText } from '../text/describe-text.js';
+import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
 import type { LineRange } from '../text/line-ranges.js';
 import type { ToolOutput } from '../tool-output.js';
-import { describeText } from './editable-text.js';
-import { recordRead, type ReadRequest, type ReadView } from './read-record.js';
-import type { ToolDeps } from './tool-deps.js';
+import { recordRead, type ReadRequest, type ReadView, type ReadDeps } from './read-record.js';
 
 /** For notebooks offset and limit count cells: offset 1 is the first cell. */
 export type NotebookReadRequest = ReadRequest;
@@ -21,7 +20,7 @@ export type NotebookReadRequest = ReadRequest;
  * and seen cells of the same bytes add up across reads. Returns `{ notice }` instead when the file
  * is not a well-formed notebook, so Read can show it as text.
  */
-export function readNotebook(req: NotebookReadRequest, deps: ToolDeps): { output: ToolOutput } | { notice: string } {
+export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output: ToolOutput } | { notice: string } {
   const { config } = deps;
   if (req.bytes.length > MAX_NOTEBOOK_BYTES) {
     return { notice: `Note: ${req.display} is ${formatBytes(req.bytes.length)}, over the ${formatBytes(MAX_NOTEBOOK_BYTES)} editguard renders as a notebook, so it is shown as plain text (NotebookEdit refuses it too).` };

@@ -2,13 +2,12 @@
 import { digest } from '../fs/digest.js';
 import { decodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
+import { describeText } from '../text/describe-text.js';
 import { toLineDoc } from '../text/line-endings.js';
 import type { LineRange } from '../text/line-ranges.js';
 import { numberLine } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
-import { describeText } from './editable-text.js';
-import { recordRead, type ReadRequest } from './read-record.js';
-import type { ToolDeps } from './tool-deps.js';
+import { recordRead, type ReadRequest, type ReadDeps } from './read-record.js';
 
 export interface TextReadRequest extends ReadRequest {
   /** Notes to append (e.g. why a notebook is shown as text). */
@@ -19,7 +18,7 @@ export interface TextReadRequest extends ReadRequest {
 const FOOTER_RESERVE = 160;
 
 /** Numbered lines of a text file from `offset` (1-based), at most `limit` or what the output budget allows. */
-export async function readText(req: TextReadRequest, deps: ToolDeps): Promise<ToolOutput> {
+export async function readText(req: TextReadRequest, deps: ReadDeps): Promise<ToolOutput> {
   const { config } = deps;
   const { bytes } = req;
   const decoded = decodeText(bytes, config.fallbackEncoding);
@@ -69,7 +68,7 @@ export function truncatedBody(head: string, length: number, maxChars: number): s
 }
 
 /** The answer to a text Read: warnings, numbered lines within the output budget, footer and notes; the view recorded. */
-export async function renderTextRead(t: TextLines, deps: ToolDeps): Promise<ToolOutput> {
+export async function renderTextRead(t: TextLines, deps: ReadDeps): Promise<ToolOutput> {
   const { config } = deps;
   const { display, total } = t;
   const start = Math.max(1, t.offset ?? 1);
@@ -122,7 +121,7 @@ async function numberedLines(
   start: number,
   total: number,
   limit: number,
-  config: ToolDeps['config'],
+  config: ReadDeps['config'],
   notices: readonly string[],
 ): Promise<string[]> {
   const out: string[] = [];
