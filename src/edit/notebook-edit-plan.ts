@@ -1,8 +1,8 @@
 // NotebookEdit's plan inside the write pipeline: one cell replaced, inserted or deleted in the notebook's
 // JSON text (only that region changes), after a Read that showed every cell and output.
 import { MESSAGES, ToolError } from '../errors.js';
-import { editNotebook, type CellType, type EditMode } from '../notebook/edit-notebook.js';
-import { hasCellIds, MAX_EDIT_CELLS, MAX_NOTEBOOK_BYTES, parseNotebook } from '../notebook/parse-notebook.js';
+import { editNotebook, type CellType, type EditMode, type NotebookEditResult } from '../notebook/edit-notebook.js';
+import { hasCellIds, MAX_EDIT_CELLS, MAX_NOTEBOOK_BYTES, parseNotebook, type ParsedNotebook } from '../notebook/parse-notebook.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import { encodeText } from '../text/codec.js';
 import { describeText } from '../text/describe-text.js';
@@ -50,15 +50,7 @@ export async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, i
   if (result.mode !== 'delete') requireEncodable(input.new_source, decoded.encoding, display);
   const newDoc = spliceLineDoc(doc, result.splices);
 
-  const verb = { replace: 'Updated', insert: 'Inserted', delete: 'Deleted' }[result.mode];
-  let text = result.mode === 'delete' ? `Deleted cell ${result.name}` : `${verb} cell ${result.name} with ${echo(input.new_source)}`;
-  if (input.dry_run) text = `Dry run: nothing was written. ${text}`;
-  else if (!result.changed) text += '\n(The notebook already had this content; nothing was written.)';
-  const notes = [...result.notes];
-  if (result.mode !== 'replace' && !hasCellIds(nb)) {
-    notes.push(`This notebook (nbformat 4.${nb.nbformatMinor}) has no cell ids, so cell-N names follow positions: the cells after this one were renumbered.`);
-  }
-  if (notes.length > 0) text += `\n${notes.join('\n')}`;
+  const text = answerText(result, input, nb);
   // A diff of the edited region of the JSON text: what history and the watcher report as lines changed.
   const { hunks, added, removed, truncated } = regionPatch(doc.text, newDoc.text, result.splices);
   const output: ToolOutput = {
@@ -106,6 +98,20 @@ function requireFullNotebookView(current: CurrentFile, display: string): void {
       `of ${entry.totalLines} were not shown in full (cut by the read budget, or outputs elided). Read them first: for notebooks Read's offset and limit count cells, and offset=N limit=1 shows cell N with all its outputs.`,
     { path: display, partial: true, unseen_cells: unseen.slice(0, 20) },
   );
+}
+
+/** The answer's text: what was done to which cell, and the notes a model should know (renumbered cells). */
+function answerText(result: NotebookEditResult, input: NotebookPlanRequest, nb: ParsedNotebook): string {
+  const verb = { replace: 'Updated', insert: 'Inserted', delete: 'Deleted' }[result.mode];
+  let text = result.mode === 'delete' ? `Deleted cell ${result.name}` : `${verb} cell ${result.name} with ${echo(input.new_source)}`;
+  if (input.dry_run) text = `Dry run: nothing was written. ${text}`;
+  else if (!result.changed) text += '\n(The notebook already had this content; nothing was written.)';
+  const notes = [...result.notes];
+  if (result.mode !== 'replace' && !hasCellIds(nb)) {
+    notes.push(`This notebook (nbformat 4.${nb.nbformatMinor}) has no cell ids, so cell-N names follow positions: the cells after this one were renumbered.`);
+  }
+  if (notes.length > 0) text += `\n${notes.join('\n')}`;
+  return text;
 }
 
 function echo(s: string): string {

@@ -47,19 +47,7 @@ export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output
     ...facts,
   };
   const start = Math.max(1, req.offset ?? 1);
-  if (total === 0) {
-    const entry = recordRead(deps.session, req.realPath, viewOf(req, doc.text, hash, total, []));
-    return { output: { text: 'Warning: the notebook exists but has no cells.', structured: { ...base, start_cell: 1, num_cells: 0, truncated: false, elided_cells: [], partial: entry.isPartialView } } };
-  }
-  if (start > total) {
-    return {
-      output: {
-        text: `Warning: the notebook is shorter than the provided offset (${start}). It has ${total} cells; for notebooks offset and limit count cells.`,
-        structured: { ...base, start_cell: start, num_cells: 0, truncated: false, elided_cells: [] },
-      },
-    };
-  }
-
+  if (total === 0 || start > total) return { output: nothingToShow(req, deps, { doc, hash, start, base }) };
   const rendered = renderNotebook(nb, {
     offset: start,
     limit: req.limit,
@@ -83,6 +71,20 @@ export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output
       },
       extra: (first?.type === 'text' ? rest : rendered.blocks).map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, data: b.data, mimeType: b.mimeType })),
     },
+  };
+}
+
+/** The answer when no cell is in range: an empty notebook (recorded as read whole), or an offset past the end. */
+function nothingToShow(req: NotebookReadRequest, deps: ReadDeps, p: { doc: { text: string }; hash: string; start: number; base: Record<string, unknown> & { cell_count: number } }): ToolOutput {
+  const { doc, hash, start, base } = p;
+  const total = base.cell_count;
+  if (total === 0) {
+    const entry = recordRead(deps.session, req.realPath, viewOf(req, doc.text, hash, 0, []));
+    return { text: 'Warning: the notebook exists but has no cells.', structured: { ...base, start_cell: 1, num_cells: 0, truncated: false, elided_cells: [], partial: entry.isPartialView } };
+  }
+  return {
+    text: `Warning: the notebook is shorter than the provided offset (${start}). It has ${total} cells; for notebooks offset and limit count cells.`,
+    structured: { ...base, start_cell: start, num_cells: 0, truncated: false, elided_cells: [] },
   };
 }
 

@@ -88,18 +88,7 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const late = stopping;
     const pathname = pathOf(req.url);
-    const probe = req.method === 'GET' || req.method === 'HEAD';
-    // Probes are unauthenticated on purpose (Kubernetes, Docker HEALTHCHECK): they reveal only liveness, version and counts.
-    if (pathname === HEALTH_PATH && probe) {
-      // Liveness: a draining process is alive (restarting it would cut its in-flight calls short).
-      const status = stopping ? 'draining' : 'ok';
-      return sendJson(res, 200, { status, instance: app.instanceId, version: VERSION, sessions: registry.size, inflight: inflight.count, watch: app.watchStatus() });
-    }
-    if (pathname === READY_PATH && probe) {
-      // Readiness: a draining process takes no new sessions, so load balancers should stop sending them.
-      if (stopping) return sendJson(res, 503, { status: 'draining', instance: app.instanceId }, { 'Retry-After': String(RETRY_AFTER_S) });
-      return sendJson(res, 200, { status: 'ready', instance: app.instanceId });
-    }
+    if ((req.method === 'GET' || req.method === 'HEAD') && answerProbe(res, pathname, { app, draining: stopping, sessions: registry.size, inflight: inflight.count })) return;
     const access = { host: header(req, 'host'), origin: header(req, 'origin'), authorization: header(req, 'authorization'), pathname };
     const refusal = accessRefusal(access, origins, token, MCP_PATH);
     if (refusal) return sendError(res, refusal.status, SERVER_ERROR, refusal.message, refusal.headers);
@@ -130,6 +119,21 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
       return closing;
     },
   };
+}
+
+// Probes are unauthenticated on purpose (Kubernetes, Docker HEALTHCHECK): they reveal only liveness, version and counts.
+function answerProbe(res: ServerResponse, pathname: string, p: { app: App; draining: boolean; sessions: number; inflight: number }): boolean {
+  if (pathname === HEALTH_PATH) {
+    // Liveness: a draining process is alive (restarting it would cut its in-flight calls short).
+    const status = p.draining ? 'draining' : 'ok';
+    sendJson(res, 200, { status, instance: p.app.instanceId, version: VERSION, sessions: p.sessions, inflight: p.inflight, watch: p.app.watchStatus() });
+    return true;
+  }
+  if (pathname !== READY_PATH) return false;
+  // Readiness: a draining process takes no new sessions, so load balancers should stop sending them.
+  if (p.draining) sendJson(res, 503, { status: 'draining', instance: p.app.instanceId }, { 'Retry-After': String(RETRY_AFTER_S) });
+  else sendJson(res, 200, { status: 'ready', instance: p.app.instanceId });
+  return true;
 }
 
 /**
