@@ -10,7 +10,17 @@ export default tseslint.config(
     // Node's globals, for the .mjs bench scripts (in .ts files TypeScript checks names itself).
     languageOptions: {
       globals: Object.fromEntries(
-        ['process', 'console', 'URL', 'Buffer', 'performance', 'global', 'setTimeout', 'clearTimeout', 'setImmediate'].map((name) => [name, 'readonly']),
+        [
+          'process',
+          'console',
+          'URL',
+          'Buffer',
+          'performance',
+          'global',
+          'setTimeout',
+          'clearTimeout',
+          'setImmediate',
+        ].map((name) => [name, 'readonly']),
       ),
     },
     rules: {

@@ -48,7 +48,10 @@ async function call(client, name, args) {
 async function multiEditAt(client, root, n, runs) {
   const file = path.join(root, `multi-${n}.txt`);
   const lines = Array.from({ length: n }, (_, i) => `row ${String(i).padStart(6, '0')} = value(${i});`);
-  const edits = lines.map((l, i) => ({ old_string: l, new_string: `row ${String(i).padStart(6, '0')} = other(${i});` }));
+  const edits = lines.map((l, i) => ({
+    old_string: l,
+    new_string: `row ${String(i).padStart(6, '0')} = other(${i});`,
+  }));
   const times = [];
   for (let r = 0; r < runs; r++) {
     await fs.writeFile(file, `${lines.join('\n')}\n`);
@@ -77,13 +80,33 @@ async function replaceAllAt(client, root, count, runs) {
 
 function growthRows(label, unit, points) {
   const [base] = points;
-  return points.map((p) => `| ${label} | ${p.n.toLocaleString('en-US')} ${unit} | ${fmt(p.ms)} ms | ${fmt((p.ms * 1000) / p.n)} µs | ${(p.ms / base.ms).toFixed(1)}× for ${(p.n / base.n).toLocaleString('en-US')}× |`);
+  return points.map(
+    (p) =>
+      `| ${label} | ${p.n.toLocaleString('en-US')} ${unit} | ${fmt(p.ms)} ms | ${fmt((p.ms * 1000) / p.n)} µs | ${(p.ms / base.ms).toFixed(1)}× for ${(p.n / base.n).toLocaleString('en-US')}× |`,
+  );
 }
 
 /** Starts editguard over HTTP on a free port; resolves with its URL and a stop function. */
 async function httpServer(root, loopDelayFile) {
   const env = { ...process.env, EG_BENCH_LOOP_DELAY: loopDelayFile };
-  const child = spawn(process.execPath, ['--import', LOOP_DELAY, CLI, '--http', '--port', '0', '--root', root, '--state-dir', `${root}-state`, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      LOOP_DELAY,
+      CLI,
+      '--http',
+      '--port',
+      '0',
+      '--root',
+      root,
+      '--state-dir',
+      `${root}-state`,
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], env },
+  );
   const url = await new Promise((resolve, reject) => {
     let err = '';
     child.stderr.on('data', (d) => {
@@ -131,7 +154,12 @@ async function latencyUnderLoad(seconds, heavyName) {
     let flip = false;
     heavy = async () => {
       flip = !flip;
-      await call(a, 'Edit', { file_path: big, old_string: flip ? 'a' : 'A', new_string: flip ? 'A' : 'a', replace_all: true });
+      await call(a, 'Edit', {
+        file_path: big,
+        old_string: flip ? 'a' : 'A',
+        new_string: flip ? 'A' : 'a',
+        replace_all: true,
+      });
     };
   } else {
     const lines = Array.from({ length: 10_000 }, (_, i) => `row ${String(i).padStart(6, '0')} = value(${i});`);
@@ -139,7 +167,13 @@ async function latencyUnderLoad(seconds, heavyName) {
     let flip = false;
     heavy = async () => {
       flip = !flip;
-      const edits = lines.slice(0, 100).map((l) => (flip ? { old_string: l, new_string: l.replace('value', 'other') } : { old_string: l.replace('value', 'other'), new_string: l }));
+      const edits = lines
+        .slice(0, 100)
+        .map((l) =>
+          flip
+            ? { old_string: l, new_string: l.replace('value', 'other') }
+            : { old_string: l.replace('value', 'other'), new_string: l },
+        );
       await call(a, 'MultiEdit', { file_path: big, edits });
     };
   }
@@ -202,9 +236,14 @@ async function noMatchAt(client, root, runs) {
   let size = 0;
   for (let r = 0; r < runs; r++) {
     const t0 = performance.now();
-    const res = await client.callTool({ name: 'Edit', arguments: { file_path: file, old_string: old, new_string: 'z' } }, undefined, { timeout: 600_000 });
+    const res = await client.callTool(
+      { name: 'Edit', arguments: { file_path: file, old_string: old, new_string: 'z' } },
+      undefined,
+      { timeout: 600_000 },
+    );
     times.push(performance.now() - t0);
-    if (!res.isError || res.structuredContent?.error?.code !== 'NO_MATCH') throw new Error(`expected NO_MATCH: ${JSON.stringify(res).slice(0, 300)}`);
+    if (!res.isError || res.structuredContent?.error?.code !== 'NO_MATCH')
+      throw new Error(`expected NO_MATCH: ${JSON.stringify(res).slice(0, 300)}`);
     size = Buffer.byteLength(JSON.stringify(res));
   }
   return { ms: median(times), oldMB: old.length / 1e6, answerBytes: size };
@@ -218,7 +257,11 @@ async function memoryOf(label, content, request) {
   const root = await tempRoot('mem');
   const file = path.join(root, 'f.txt');
   await fs.writeFile(file, content);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--root', root, '--state-dir', `${root}-state`, '--log-level', 'error'], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--root', root, '--state-dir', `${root}-state`, '--log-level', 'error'],
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'bench-bounded', version: '0' });
   await client.connect(transport);
   const idle = await peakRssMiB(transport.pid);
@@ -243,10 +286,17 @@ async function memoryRows() {
   const big = 'abcdefghi\n'.repeat(5_000_000);
   const ten = rows(10_000);
   return [
-    await memoryOf('Edit, one occurrence, 50 MB', big.replace('abcdefghi', 'needle!!!'), (c, f) => call(c, 'Edit', { file_path: f, old_string: 'needle!!!', new_string: 'NEEDLE!!!' })),
-    await memoryOf('replace_all of 5 × 10⁶ one-char occurrences, 50 MB', big, (c, f) => call(c, 'Edit', { file_path: f, old_string: 'a', new_string: 'A', replace_all: true })),
+    await memoryOf('Edit, one occurrence, 50 MB', big.replace('abcdefghi', 'needle!!!'), (c, f) =>
+      call(c, 'Edit', { file_path: f, old_string: 'needle!!!', new_string: 'NEEDLE!!!' }),
+    ),
+    await memoryOf('replace_all of 5 × 10⁶ one-char occurrences, 50 MB', big, (c, f) =>
+      call(c, 'Edit', { file_path: f, old_string: 'a', new_string: 'A', replace_all: true }),
+    ),
     await memoryOf('MultiEdit of 100 edits, 10,000 lines', `${ten.join('\n')}\n`, (c, f) =>
-      call(c, 'MultiEdit', { file_path: f, edits: ten.slice(0, 100).map((l) => ({ old_string: l, new_string: l.replace('value', 'other') })) }),
+      call(c, 'MultiEdit', {
+        file_path: f,
+        edits: ten.slice(0, 100).map((l) => ({ old_string: l, new_string: l.replace('value', 'other') })),
+      }),
     ),
   ];
 }
@@ -275,7 +325,10 @@ export async function runBoundedBench({ quick = false, parts = BOUNDED_PARTS } =
     }
     if (parts.includes('nomatch')) {
       const noMatch = await noMatchAt(client, root, runs);
-      out.push('', `NO_MATCH for a ${noMatch.oldMB.toFixed(1)} MB old_string (stdio; a 0.4 MB file, every line a near miss): ${fmt(noMatch.ms)} ms, answer ${noMatch.answerBytes} bytes`);
+      out.push(
+        '',
+        `NO_MATCH for a ${noMatch.oldMB.toFixed(1)} MB old_string (stdio; a 0.4 MB file, every line a near miss): ${fmt(noMatch.ms)} ms, answer ${noMatch.answerBytes} bytes`,
+      );
     }
     await client.close();
     await fs.rm(root, { recursive: true, force: true });
@@ -284,7 +337,7 @@ export async function runBoundedBench({ quick = false, parts = BOUNDED_PARTS } =
   if (parts.includes('memory')) {
     out.push(
       '',
-      'memory per request (fresh stdio server each; the request\'s peak RSS over the RSS before it, after a Read of the file):',
+      "memory per request (fresh stdio server each; the request's peak RSS over the RSS before it, after a Read of the file):",
       '',
       '| request | file | idle server | before request | request peak | peak − before (× file) | peak − idle (× file) | wall time |',
       '|---|---|---|---|---|---|---|---|',

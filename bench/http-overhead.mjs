@@ -33,7 +33,8 @@ const shuffled = (arr, k) => {
   }
   return out;
 };
-const LINE = (i) => `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
+const LINE = (i) =>
+  `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
 
 async function stdioClient(args) {
   const client = new Client({ name: 'bench-http', version: '0' });
@@ -76,7 +77,16 @@ async function interleave(variants, works, n) {
   }
   const rows = [];
   const signed = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`;
-  const overStdio = (label, v) => median(t.get(key(label, v))) - median(t.get(key(label, variants.find((x) => x.group === v.group && x.name === 'stdio'))));
+  const overStdio = (label, v) =>
+    median(t.get(key(label, v))) -
+    median(
+      t.get(
+        key(
+          label,
+          variants.find((x) => x.group === v.group && x.name === 'stdio'),
+        ),
+      ),
+    );
   // The floor's own cost over stdio for the same answer form (an older build's adaptive default answers a call without progress in JSON).
   const floorOver = (name) => {
     const form = /SSE/.test(name) ? 'http (SSE response)' : 'http (JSON response)';
@@ -89,7 +99,9 @@ async function interleave(variants, works, n) {
       const over = v.name === 'stdio' ? undefined : overStdio(label, v);
       const floor = v.group === 'editguard' && over !== undefined ? floorOver(v.name) : undefined;
       const own = floor === undefined ? '–' : signed(over - floor);
-      rows.push(`| ${label}${v.group === 'noop' ? ', no-op server (the floor)' : ''} | ${v.name} | ${m.toFixed(2)} ms | ${over === undefined ? '–' : signed(over)} | ${own} |`);
+      rows.push(
+        `| ${label}${v.group === 'noop' ? ', no-op server (the floor)' : ''} | ${v.name} | ${m.toFixed(2)} ms | ${over === undefined ? '–' : signed(over)} | ${own} |`,
+      );
     }
   }
   return rows;
@@ -100,8 +112,16 @@ function responseModes(cli) {
   const run = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
   const help = run.stdout + run.stderr;
   // Builds with the adaptive default (editguard's own transport, before issue 28) say so in --help.
-  if (!help.includes('JSON unless progress')) return [['JSON', ['--json-response']], ['SSE', []]];
-  return [['JSON', ['--json-response']], ['SSE', ['--sse-response']], ['adaptive', []]];
+  if (!help.includes('JSON unless progress'))
+    return [
+      ['JSON', ['--json-response']],
+      ['SSE', []],
+    ];
+  return [
+    ['JSON', ['--json-response']],
+    ['SSE', ['--sse-response']],
+    ['adaptive', []],
+  ];
 }
 
 /**
@@ -113,8 +133,16 @@ function responseModes(cli) {
 export async function httpOverheadRows({ editguard, work, n }) {
   const lines = 1000;
   const content = Array.from({ length: lines }, (_, i) => LINE(i)).join('\n') + '\n';
-  const builds = [['', editguard], ...(process.env.EG_BENCH_BASELINE ? [['baseline ', process.env.EG_BENCH_BASELINE]] : [])];
-  const kinds = [['stdio', undefined, []], ...builds.flatMap(([prefix, cli]) => responseModes(cli).map(([mode, flags]) => [`${prefix}http (${mode} response)`, cli, flags]))];
+  const builds = [
+    ['', editguard],
+    ...(process.env.EG_BENCH_BASELINE ? [['baseline ', process.env.EG_BENCH_BASELINE]] : []),
+  ];
+  const kinds = [
+    ['stdio', undefined, []],
+    ...builds.flatMap(([prefix, cli]) =>
+      responseModes(cli).map(([mode, flags]) => [`${prefix}http (${mode} response)`, cli, flags]),
+    ),
+  ];
   const variants = [];
   try {
     for (const [name, cli = editguard, flags] of kinds) {
@@ -124,7 +152,8 @@ export async function httpOverheadRows({ editguard, work, n }) {
       await fsp.writeFile(path.join(dir, 'f.txt'), content);
       await fsp.writeFile(path.join(dir, 'small.txt'), 'one line\n');
       const args = [cli, '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error'];
-      const c = name === 'stdio' ? await stdioClient(args) : await httpClient([...args, '--http', '--port', '0', ...flags]);
+      const c =
+        name === 'stdio' ? await stdioClient(args) : await httpClient([...args, '--http', '--port', '0', ...flags]);
       variants.push({ name, group: 'editguard', dir, ...c });
     }
     for (const mode of ['stdio', 'json', 'sse']) {
@@ -136,10 +165,15 @@ export async function httpOverheadRows({ editguard, work, n }) {
       const r = await v.client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
       if (r.isError) throw new Error(`${v.name} ${name} failed: ${JSON.stringify(r.content).slice(0, 200)}`);
     };
-    for (const v of variants) if (v.group === 'editguard') await call(v, 'Read', { file_path: path.join(v.dir, 'f.txt'), limit: 1 });
+    for (const v of variants)
+      if (v.group === 'editguard') await call(v, 'Read', { file_path: path.join(v.dir, 'f.txt'), limit: 1 });
     const edit = async (v, k) => {
       const mark = `MARK_${String(Math.floor(((k + 0.5) * lines) / n)).padStart(8, '0')}_`;
-      await call(v, 'Edit', { file_path: path.join(v.dir, 'f.txt'), old_string: mark, new_string: mark.replace('MARK_', 'EDIT_') });
+      await call(v, 'Edit', {
+        file_path: path.join(v.dir, 'f.txt'),
+        old_string: mark,
+        new_string: mark.replace('MARK_', 'EDIT_'),
+      });
     };
     const read = (v) => call(v, 'Read', { file_path: path.join(v.dir, 'small.txt'), limit: 1 });
     const eg = ['editguard'];

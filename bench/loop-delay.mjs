@@ -10,6 +10,9 @@ if (out) {
   process.on('SIGUSR2', () => h.reset());
   process.on('exit', () => {
     const ms = (ns) => ns / 1e6;
-    fs.writeFileSync(out, JSON.stringify({ p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), count: h.count }));
+    fs.writeFileSync(
+      out,
+      JSON.stringify({ p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), count: h.count }),
+    );
   });
 }

@@ -10,7 +10,15 @@ import readline from 'node:readline';
 const mode = process.argv[2] ?? 'stdio';
 const answer = (m) =>
   m.method === 'initialize'
-    ? { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: 'noop', version: '0' } } }
+    ? {
+        jsonrpc: '2.0',
+        id: m.id,
+        result: {
+          protocolVersion: m.params.protocolVersion,
+          capabilities: {},
+          serverInfo: { name: 'noop', version: '0' },
+        },
+      }
     : { jsonrpc: '2.0', id: m.id, result: {} };
 
 if (mode === 'stdio') {
@@ -37,14 +45,24 @@ if (mode === 'stdio') {
       setImmediate(() => {
         const text = JSON.stringify(answer(m));
         if (mode === 'sse') {
-          res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'mcp-session-id': 'noop' });
+          res.writeHead(200, {
+            'Content-Type': 'text/event-stream',
+            'Cache-Control': 'no-cache, no-transform',
+            'mcp-session-id': 'noop',
+          });
           res.end(`event: message\ndata: ${text}\n\n`);
         } else {
-          res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'mcp-session-id': 'noop' });
+          res.writeHead(200, {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(text),
+            'mcp-session-id': 'noop',
+          });
           res.end(text);
         }
       });
     });
   });
-  server.listen(0, '127.0.0.1', () => process.stderr.write(`noop listening on http://127.0.0.1:${server.address().port}/mcp\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stderr.write(`noop listening on http://127.0.0.1:${server.address().port}/mcp\n`),
+  );
 }

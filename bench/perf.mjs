@@ -42,12 +42,19 @@ export function perfServers({ editguard, reference }) {
     path.join(os.tmpdir(), 'cc/node_modules/.bin/claude'),
   );
   const dc = firstExisting(
-    process.env.EDITGUARD_BENCH_DC && (process.env.EDITGUARD_BENCH_DC.endsWith('.js') ? process.env.EDITGUARD_BENCH_DC : path.join(process.env.EDITGUARD_BENCH_DC, 'dist/index.js')),
+    process.env.EDITGUARD_BENCH_DC &&
+      (process.env.EDITGUARD_BENCH_DC.endsWith('.js')
+        ? process.env.EDITGUARD_BENCH_DC
+        : path.join(process.env.EDITGUARD_BENCH_DC, 'dist/index.js')),
     '/work/peers/dc/node_modules/@wonderwhy-er/desktop-commander/dist/index.js',
   );
   const eg = (cmd) => ({
     available: true,
-    spawn: (dir) => ({ command: cmd[0], args: [...cmd.slice(1), '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error'], cwd: dir }),
+    spawn: (dir) => ({
+      command: cmd[0],
+      args: [...cmd.slice(1), '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error'],
+      cwd: dir,
+    }),
     edit: (p, a, b) => ['Edit', { file_path: p, old_string: a, new_string: b }],
     write: (p, c) => ['Write', { file_path: p, content: c }],
     preRead: (p) => ['Read', { file_path: p, limit: 1 }],
@@ -84,7 +91,13 @@ export function perfServers({ editguard, reference }) {
         fs.mkdirSync(path.join(home, '.claude-server-commander'), { recursive: true });
         fs.writeFileSync(
           path.join(home, '.claude-server-commander', 'config.json'),
-          JSON.stringify({ blockedCommands: [], defaultShell: 'bash', allowedDirectories: [], telemetryEnabled: false, fileWriteLineLimit: 100_000_000 }),
+          JSON.stringify({
+            blockedCommands: [],
+            defaultShell: 'bash',
+            allowedDirectories: [],
+            telemetryEnabled: false,
+            fileWriteLineLimit: 100_000_000,
+          }),
         );
       },
     },
@@ -92,7 +105,8 @@ export function perfServers({ editguard, reference }) {
 }
 
 // ---------- files: 100-byte lines, each unique (MARK_i_ → EDIT_i_) ----------
-const LINE = (i) => `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
+const LINE = (i) =>
+  `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
 const makeLines = (n) => Array.from({ length: n }, (_, i) => LINE(i)).join('\n') + '\n';
 const marker = (lines, n, k) => `MARK_${String(Math.floor(((k + 0.5) * lines) / n)).padStart(8, '0')}_`;
 const edited = (m) => m.replace('MARK_', 'EDIT_');
@@ -121,7 +135,13 @@ const sha = (b) => createHash('sha256').update(b).digest('hex');
 
 async function start(server, dir, home) {
   const s = server.spawn(dir, home);
-  const transport = new StdioClientTransport({ command: s.command, args: s.args, cwd: s.cwd, env: { ...process.env, ...(s.env ?? {}) }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: s.command,
+    args: s.args,
+    cwd: s.cwd,
+    env: { ...process.env, ...(s.env ?? {}) },
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'bench-perf', version: '0' });
   await client.connect(transport);
   return { client, pid: transport.pid };
@@ -131,7 +151,10 @@ async function call(client, [tool, args]) {
   const t0 = performance.now();
   let error;
   try {
-    const r = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 600_000, maxTotalTimeout: 600_000 });
+    const r = await client.callTool({ name: tool, arguments: args }, undefined, {
+      timeout: 600_000,
+      maxTotalTimeout: 600_000,
+    });
     if (r.isError) error = JSON.stringify(r.content).slice(0, 200);
   } catch (e) {
     error = String(e?.message ?? e).slice(0, 200);
@@ -184,7 +207,11 @@ async function rawEdit(file, oldText, newText) {
   const buf = await fsp.readFile(file);
   sha(buf);
   const at = buf.indexOf(oldText);
-  const next = Buffer.concat([buf.subarray(0, at), Buffer.from(newText), buf.subarray(at + Buffer.byteLength(oldText))]);
+  const next = Buffer.concat([
+    buf.subarray(0, at),
+    Buffer.from(newText),
+    buf.subarray(at + Buffer.byteLength(oldText)),
+  ]);
   await rawPublish(file, next);
 }
 async function rawPublish(file, bytes) {
@@ -218,7 +245,8 @@ async function measureRow(key, def, servers, names, work, quick) {
     try {
       live[name] = await start(servers[name], path.dirname(file[name]), home);
       cells[name].idleMiB = kib(live[name].pid, 'VmRSS') / 1024;
-      if (def.kind === 'edit' && servers[name].preRead) await call(live[name].client, servers[name].preRead(file[name]));
+      if (def.kind === 'edit' && servers[name].preRead)
+        await call(live[name].client, servers[name].preRead(file[name]));
     } catch (e) {
       notes.push(`${servers[name].title} failed to start: ${e.message}`);
     }
@@ -247,7 +275,10 @@ async function measureRow(key, def, servers, names, work, quick) {
         else await rawPublish(file[name], Buffer.from(writeContent(k)));
         r = { ms: performance.now() - t0 };
       } else {
-        const req = def.kind === 'edit' ? servers[name].edit(file[name], m, edited(m)) : servers[name].write(file[name], writeContent(k));
+        const req =
+          def.kind === 'edit'
+            ? servers[name].edit(file[name], m, edited(m))
+            : servers[name].write(file[name], writeContent(k));
         r = await call(live[name].client, req);
       }
       cells[name].times.push(r.ms);
@@ -272,7 +303,8 @@ async function measureRow(key, def, servers, names, work, quick) {
   return { key, label: def.label, bytes: Buffer.byteLength(content), rss: def.rss === true, n, cells, notes };
 }
 
-const fmtMs = (x) => (x === undefined || Number.isNaN(x) ? '–' : x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`);
+const fmtMs = (x) =>
+  x === undefined || Number.isNaN(x) ? '–' : x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`;
 const ratio = (a, b) => (a > 0 && b > 0 ? `${(a / b).toFixed(2)}×` : '–');
 
 function cellText(row, name) {
@@ -311,7 +343,24 @@ export async function perfBench({ quick = false, editguard, reference, argv = pr
     // A bare .js entry point runs with this node; relative paths are from here (servers run in their test dir).
     const argv0 = cmd[0].endsWith('.js') ? [process.execPath, path.resolve(cmd[0])] : [cmd[0]];
     const eg = perfServers({ editguard: '', reference }).editguard;
-    servers[name] = { ...eg, title: name, spawn: (dir) => ({ ...eg.spawn(dir), command: argv0[0], args: [...argv0.slice(1), ...cmd.slice(1), '--root', dir, '--state-dir', `${dir}.state`, '--log-level', 'error'] }) };
+    servers[name] = {
+      ...eg,
+      title: name,
+      spawn: (dir) => ({
+        ...eg.spawn(dir),
+        command: argv0[0],
+        args: [
+          ...argv0.slice(1),
+          ...cmd.slice(1),
+          '--root',
+          dir,
+          '--state-dir',
+          `${dir}.state`,
+          '--log-level',
+          'error',
+        ],
+      }),
+    };
   }
   // --variants: editguard with one guarantee or more turned off, as more columns: what each one costs.
   if (argv.includes('--variants')) {
@@ -320,15 +369,24 @@ export async function perfBench({ quick = false, editguard, reference, argv = pr
     for (const [name, config] of Object.entries(VARIANTS)) {
       const file = path.join(cfgDir, `${name}.json`);
       await fsp.writeFile(file, JSON.stringify(config));
-      servers[name] = { ...eg, title: `editguard ${name}`, spawn: (dir) => ({ ...eg.spawn(dir), args: [...eg.spawn(dir).args, '--config', file] }) };
+      servers[name] = {
+        ...eg,
+        title: `editguard ${name}`,
+        spawn: (dir) => ({ ...eg.spawn(dir), args: [...eg.spawn(dir).args, '--config', file] }),
+      };
     }
   }
   const wanted = (opt('--servers') ?? Object.keys(servers).join(',')).split(',');
   const names = wanted.filter((n) => servers[n]?.available);
-  const skipped = wanted.filter((n) => servers[n] && !servers[n].available).map((n) => `${servers[n].title} skipped: ${servers[n].missing ?? 'not found'}`);
+  const skipped = wanted
+    .filter((n) => servers[n] && !servers[n].available)
+    .map((n) => `${servers[n].title} skipped: ${servers[n].missing ?? 'not found'}`);
   const parts = (opt('--parts') ?? Object.keys(PARTS).join(',')).split(',');
   const work = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-perf-'));
-  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   const rows = [];
   try {
     for (const key of parts) {
@@ -342,7 +400,10 @@ export async function perfBench({ quick = false, editguard, reference, argv = pr
   const cols = [...names, 'floor'];
   const title = (n) => (n === 'floor' ? 'raw floor' : servers[n].title);
   const out = [
-    `perf (issue 13): medians, calls interleaved round by round; load average at start ${load}, at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `perf (issue 13): medians, calls interleaved round by round; load average at start ${load}, at end ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
     ...skipped,
     '',
     `| work | ${cols.map(title).join(' | ')} | eg / reference | eg / floor |`,
@@ -350,10 +411,14 @@ export async function perfBench({ quick = false, editguard, reference, argv = pr
   ];
   for (const row of rows) {
     const eg = row.cells.editguard?.median;
-    out.push(`| ${row.label} | ${cols.map((c) => cellText(row, c)).join(' | ')} | ${ratio(eg, row.cells.reference?.median)} | ${ratio(eg, row.cells.floor?.median)} |`);
+    out.push(
+      `| ${row.label} | ${cols.map((c) => cellText(row, c)).join(' | ')} | ${ratio(eg, row.cells.reference?.median)} | ${ratio(eg, row.cells.floor?.median)} |`,
+    );
   }
   out.push('', ...targetNotes(rows));
-  for (const row of rows) for (const c of Object.entries(row.cells)) if (c[1].firstError) out.push(`${row.label}, ${c[0]}: first error ${c[1].firstError}`);
+  for (const row of rows)
+    for (const c of Object.entries(row.cells))
+      if (c[1].firstError) out.push(`${row.label}, ${c[0]}: first error ${c[1].firstError}`);
   for (const row of rows) out.push(...row.notes);
   return out;
 }
@@ -368,7 +433,9 @@ function targetNotes(rows) {
     const b = r?.cells[peer]?.median;
     if (!(a > 0 && b > 0)) return;
     const x = a / b;
-    notes.push(`  ${r.label} ≤ ${max}× ${what}: ${x.toFixed(2)}× — ${x <= max ? 'met' : `missed by ${((x / max - 1) * 100).toFixed(0)}%`}`);
+    notes.push(
+      `  ${r.label} ≤ ${max}× ${what}: ${x.toFixed(2)}× — ${x <= max ? 'met' : `missed by ${((x / max - 1) * 100).toFixed(0)}%`}`,
+    );
   };
   vs('l100', 'reference', 1.0, 'the reference');
   vs('l1k', 'reference', 1.0, 'the reference');

@@ -25,13 +25,15 @@ const rot = (arr, k) => arr.map((_, i) => arr[(i + k) % arr.length]);
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 
 /** 100-byte lines, every one unique (the peers bench's shape). */
-const LINE = (i) => `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
+const LINE = (i) =>
+  `    const v${i} = "MARK_${String(i).padStart(8, '0')}_"; // filler lorem ipsum dolor sit amet`.padEnd(99, ' ');
 
 async function bigFile(mib) {
   const dir = path.join(CACHE, `big-${mib}`);
   const file = path.join(dir, 'big.txt');
   const lines = Math.floor((mib * 1048576) / 100);
-  if (fs.existsSync(file) && fs.statSync(file).size === lines * 100) return { dir: fs.realpathSync(dir), file: fs.realpathSync(file), lines };
+  if (fs.existsSync(file) && fs.statSync(file).size === lines * 100)
+    return { dir: fs.realpathSync(dir), file: fs.realpathSync(file), lines };
   fs.mkdirSync(dir, { recursive: true });
   const tmp = `${file}.tmp`;
   const fd = fs.openSync(tmp, 'w');
@@ -71,14 +73,20 @@ function servers(editguard, reference, work) {
       ? [
           {
             name: 'editguard (baseline)',
-            spawn: (dir) => ({ command: process.execPath, args: [baseline, '--root', dir, '--state-dir', path.join(work, 'eg-base-state'), '--log-level', 'error'] }),
+            spawn: (dir) => ({
+              command: process.execPath,
+              args: [baseline, '--root', dir, '--state-dir', path.join(work, 'eg-base-state'), '--log-level', 'error'],
+            }),
             read: (file, offset) => ['Read', { file_path: file, offset, limit: 10 }],
           },
         ]
       : []),
     {
       name: 'editguard',
-      spawn: (dir) => ({ command: process.execPath, args: [editguard, '--root', dir, '--state-dir', path.join(work, 'eg-state'), '--log-level', 'error'] }),
+      spawn: (dir) => ({
+        command: process.execPath,
+        args: [editguard, '--root', dir, '--state-dir', path.join(work, 'eg-state'), '--log-level', 'error'],
+      }),
       read: (file, offset) => ['Read', { file_path: file, offset, limit: 10 }],
     },
     {
@@ -104,7 +112,13 @@ function servers(editguard, reference, work) {
 
 async function start(srv, dir) {
   const s = srv.spawn(dir);
-  const transport = new StdioClientTransport({ command: s.command, args: s.args, cwd: dir, env: { ...process.env, ...(s.env ?? {}) }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: s.command,
+    args: s.args,
+    cwd: dir,
+    env: { ...process.env, ...(s.env ?? {}) },
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'bench-read', version: '0' });
   await client.connect(transport);
   await client.listTools();
@@ -116,7 +130,10 @@ async function timed(client, [name, args], check) {
   const t0 = performance.now();
   const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
   const ms = performance.now() - t0;
-  const text = (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  const text = (r.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
   return { ms, error: r.isError || !check(text) ? text.slice(0, 160).replace(/\s+/g, ' ') : undefined };
 }
 
@@ -132,13 +149,19 @@ async function bigReadRows(mib, all, rounds, warm) {
       try {
         const offset = at + r * 1000;
         // The first line shown must be line `offset` (0-based MARK index offset − 1); tail-only shows the last line.
-        const want = srv.name.startsWith('reference') ? `MARK_${String(lines - 1).padStart(8, '0')}_` : `MARK_${String(offset - 1).padStart(8, '0')}_`;
+        const want = srv.name.startsWith('reference')
+          ? `MARK_${String(lines - 1).padStart(8, '0')}_`
+          : `MARK_${String(offset - 1).padStart(8, '0')}_`;
         const c = await timed(s.client, srv.read(file, offset), (t) => t.includes(want));
         m.cold.push(c.ms);
         if (c.error) m.errors.push(c.error);
         for (let k = 1; k <= warm; k++) {
           const o = offset + k * 37;
-          const w = await timed(s.client, srv.read(file, o), (t) => srv.name.startsWith('reference') || t.includes(`MARK_${String(o - 1).padStart(8, '0')}_`));
+          const w = await timed(
+            s.client,
+            srv.read(file, o),
+            (t) => srv.name.startsWith('reference') || t.includes(`MARK_${String(o - 1).padStart(8, '0')}_`),
+          );
           m.warm.push(w.ms);
           if (w.error) m.errors.push(w.error);
         }
@@ -162,7 +185,12 @@ export async function readRangeBench({ quick, editguard, reference, argv = proce
   const sizesAt = argv.indexOf('--sizes');
   const sizes = sizesAt === -1 ? [200, 1024] : argv[sizesAt + 1].split(',').map(Number);
   const work = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-read-'));
-  const out = [`Read in ranges and HTTP overhead (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`];
+  const out = [
+    `Read in ranges and HTTP overhead (load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')})`,
+  ];
   try {
     if (parts.includes('big')) {
       const serversAt = argv.indexOf('--servers');
@@ -183,7 +211,12 @@ export async function readRangeBench({ quick, editguard, reference, argv = proce
       for (const mib of sizes) out.push(...(await bigReadRows(mib, all, quick ? 1 : 3, 5)));
     }
     if (parts.includes('http')) {
-      out.push('', "| work | transport | median | over stdio | over stdio, less the floor's |", '|---|---|---|---|---|', ...(await httpOverheadRows({ editguard, work, n: quick ? 20 : Number(process.env.EG_BENCH_HTTP_N ?? 100) })));
+      out.push(
+        '',
+        "| work | transport | median | over stdio | over stdio, less the floor's |",
+        '|---|---|---|---|---|',
+        ...(await httpOverheadRows({ editguard, work, n: quick ? 20 : Number(process.env.EG_BENCH_HTTP_N ?? 100) })),
+      );
     }
   } finally {
     await fsp.rm(work, { recursive: true, force: true });

@@ -28,7 +28,18 @@ const median = (xs) => {
 const ms = (x) => `${x.toFixed(2)} ms`;
 
 async function connect(kind, root) {
-  const args = kind === 'editguard' ? [EDITGUARD, '--root', root, '--state-dir', path.join(root, '..', `${path.basename(root)}-state`), '--log-level', 'error'] : [REFERENCE, root];
+  const args =
+    kind === 'editguard'
+      ? [
+          EDITGUARD,
+          '--root',
+          root,
+          '--state-dir',
+          path.join(root, '..', `${path.basename(root)}-state`),
+          '--log-level',
+          'error',
+        ]
+      : [REFERENCE, root];
   const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
@@ -36,14 +47,19 @@ async function connect(kind, root) {
 }
 
 function fileOf(lines, width) {
-  return Array.from({ length: lines }, (_, i) => `line ${String(i).padStart(7, '0')} ${'x'.repeat(width)}`).join('\n') + '\n';
+  return (
+    Array.from({ length: lines }, (_, i) => `line ${String(i).padStart(7, '0')} ${'x'.repeat(width)}`).join('\n') + '\n'
+  );
 }
 
 /** One edit call; the two servers spell the same work differently. */
 async function editCall(kind, client, file, oldText, newText) {
   const r =
     kind === 'editguard'
-      ? await client.callTool({ name: 'Edit', arguments: { file_path: file, old_string: oldText, new_string: newText } })
+      ? await client.callTool({
+          name: 'Edit',
+          arguments: { file_path: file, old_string: oldText, new_string: newText },
+        })
       : await client.callTool({ name: 'edit_file', arguments: { path: file, edits: [{ oldText, newText }] } });
   if (r.isError) throw new Error(`${kind} edit failed: ${JSON.stringify(r.content).slice(0, 300)}`);
 }
@@ -86,7 +102,9 @@ async function parallelEdits(kind, n = 20) {
   await fs.writeFile(file, Array.from({ length: n }, (_, i) => `item ${i}`).join('\n') + '\n');
   const { client } = await connect(kind, root);
   if (kind === 'editguard') await client.callTool({ name: 'Read', arguments: { file_path: file } });
-  await Promise.allSettled(Array.from({ length: n }, (_, i) => editCall(kind, client, file, `item ${i}\n`, `done ${i}\n`)));
+  await Promise.allSettled(
+    Array.from({ length: n }, (_, i) => editCall(kind, client, file, `item ${i}\n`, `done ${i}\n`)),
+  );
   const text = await fs.readFile(file, 'utf8');
   await client.close();
   await fs.rm(root, { recursive: true, force: true });
@@ -111,36 +129,45 @@ async function ioFloor(bytes, runs) {
   return median(times);
 }
 
-const out = [`editguard bench (${quick ? 'quick' : 'full'}; node ${process.version}; ${os.cpus().length} cpus) — medians`];
+const out = [
+  `editguard bench (${quick ? 'quick' : 'full'}; node ${process.version}; ${os.cpus().length} cpus) — medians`,
+];
 if (section('edit')) {
-const runsSmall = quick ? 15 : 60;
-const runsBig = quick ? 5 : 15;
-const rows = [];
-for (const [label, lines, width, runs] of [
-  ['Edit, 1,000-line file', 1000, 40, runsSmall],
-  ['Edit, 5 MB file', 100_000, 40, runsBig],
-]) {
-  const eg = await editBench('editguard', lines, width, runs);
-  const ref = await editBench('reference', lines, width, runs);
-  rows.push([label, ms(eg.median), ms(ref.median), `${(eg.median / ref.median).toFixed(2)}×`, `${eg.rssMiB.toFixed(0)} / ${ref.rssMiB.toFixed(0)} MiB`]);
-}
-const floor = await ioFloor(100_000 * 54, runsBig);
-const par = [await parallelEdits('editguard'), await parallelEdits('reference')];
+  const runsSmall = quick ? 15 : 60;
+  const runsBig = quick ? 5 : 15;
+  const rows = [];
+  for (const [label, lines, width, runs] of [
+    ['Edit, 1,000-line file', 1000, 40, runsSmall],
+    ['Edit, 5 MB file', 100_000, 40, runsBig],
+  ]) {
+    const eg = await editBench('editguard', lines, width, runs);
+    const ref = await editBench('reference', lines, width, runs);
+    rows.push([
+      label,
+      ms(eg.median),
+      ms(ref.median),
+      `${(eg.median / ref.median).toFixed(2)}×`,
+      `${eg.rssMiB.toFixed(0)} / ${ref.rssMiB.toFixed(0)} MiB`,
+    ]);
+  }
+  const floor = await ioFloor(100_000 * 54, runsBig);
+  const par = [await parallelEdits('editguard'), await parallelEdits('reference')];
 
-out.push(
-  '',
-  '| scenario | editguard | reference | ratio | peak RSS eg / ref |',
-  '|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.join(' | ')} |`),
-  '',
-  `read + sha256 + write of the same 5 MB in-process: ${ms(floor)}`,
-  `20 parallel Edits of distinct lines, surviving on disk: editguard ${par[0]}/20, reference ${par[1]}/20`,
-);
+  out.push(
+    '',
+    '| scenario | editguard | reference | ratio | peak RSS eg / ref |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    '',
+    `read + sha256 + write of the same 5 MB in-process: ${ms(floor)}`,
+    `20 parallel Edits of distinct lines, surviving on disk: editguard ${par[0]}/20, reference ${par[1]}/20`,
+  );
 }
 // --baseline PATH/dist/cli.js: the search section also times another build (e.g. main's) interleaved with this one.
 const baselineAt = process.argv.indexOf('--baseline');
 const baseline = baselineAt === -1 ? undefined : path.resolve(process.argv[baselineAt + 1]);
-if (section('search')) out.push('', ...(await searchBench({ quick, editguard: EDITGUARD, reference: REFERENCE, baseline })));
+if (section('search'))
+  out.push('', ...(await searchBench({ quick, editguard: EDITGUARD, reference: REFERENCE, baseline })));
 if (section('perf')) {
   // Issue 13: the write path against every peer and the raw floor (bench/perf.mjs); Read rows slot in as extraRows.
   const { perfBench } = await import('./perf.mjs');

@@ -9,7 +9,28 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const WORDS = ['user', 'order', 'invoice', 'total', 'price', 'item', 'cart', 'payment', 'account', 'session', 'config', 'logger', 'request', 'response', 'handler', 'cache', 'queue', 'event', 'token', 'record'];
+const WORDS = [
+  'user',
+  'order',
+  'invoice',
+  'total',
+  'price',
+  'item',
+  'cart',
+  'payment',
+  'account',
+  'session',
+  'config',
+  'logger',
+  'request',
+  'response',
+  'handler',
+  'cache',
+  'queue',
+  'event',
+  'token',
+  'record',
+];
 const EXTS = ['ts', 'ts', 'ts', 'js', 'py', 'md', 'json', 'go'];
 export const DEFINITION = 'export function computeInvoiceTotal(items: Item[]): number {';
 
@@ -38,7 +59,8 @@ export function generateTree(root, files = 50_000) {
       for (let f = 0; f < 50 && n < files; f++, n++) {
         const lines = [];
         const count = 20 + Math.floor(rnd() * 60);
-        for (let i = 0; i < count; i++) lines.push(`  const ${w()}${i} = ${w()}.${w()}(${w()}, ${Math.floor(rnd() * 1000)}); // ${w()} ${w()}`);
+        for (let i = 0; i < count; i++)
+          lines.push(`  const ${w()}${i} = ${w()}.${w()}(${w()}, ${Math.floor(rnd() * 1000)}); // ${w()} ${w()}`);
         const rel = path.join(`pkg${p}`, 'src', `mod${m}`, `file${f}.${EXTS[(p + m + f) % EXTS.length]}`);
         if (n === target) {
           lines.splice(5, 0, DEFINITION, '  return items.reduce((sum, item) => sum + item.price, 0);', '}');
@@ -79,7 +101,8 @@ function timedRg(args) {
   const t0 = performance.now();
   const r = spawnSync('rg', args, { stdio: ['ignore', 'ignore', 'ignore'] });
   const dt = performance.now() - t0;
-  if (r.error || (r.status !== 0 && r.status !== 1)) throw new Error(`rg ${args.join(' ')} failed: ${r.error ?? r.status}`);
+  if (r.error || (r.status !== 0 && r.status !== 1))
+    throw new Error(`rg ${args.join(' ')} failed: ${r.error ?? r.status}`);
   return dt;
 }
 
@@ -90,7 +113,11 @@ function hasRg() {
 
 /** Starts `editguard --http --port 0` and resolves with its MCP URL and a stop function. */
 async function startHttp(cli, root, stateDir) {
-  const child = spawn(process.execPath, [cli, '--http', '--port', '0', '--root', root, '--state-dir', stateDir, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [cli, '--http', '--port', '0', '--root', root, '--state-dir', stateDir, '--log-level', 'warn'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line: ${err}`)), 15_000);
@@ -162,9 +189,28 @@ export async function searchBench({ quick, editguard, reference, baseline }) {
   const definition = generateTree(root, files);
   const genMs = performance.now() - t0;
   const rg = hasRg();
-  const eg = await stdioClient([editguard, '--root', root, '--state-dir', path.join(base, 'state'), '--log-level', 'error']);
+  const eg = await stdioClient([
+    editguard,
+    '--root',
+    root,
+    '--state-dir',
+    path.join(base, 'state'),
+    '--log-level',
+    'error',
+  ]);
   const ref = await stdioClient([reference, root]);
-  const old = baseline === undefined ? undefined : await stdioClient([baseline, '--root', root, '--state-dir', path.join(base, 'state-baseline'), '--log-level', 'error']);
+  const old =
+    baseline === undefined
+      ? undefined
+      : await stdioClient([
+          baseline,
+          '--root',
+          root,
+          '--state-dir',
+          path.join(base, 'state-baseline'),
+          '--log-level',
+          'error',
+        ]);
 
   const scenarios = [
     {
@@ -209,9 +255,16 @@ export async function searchBench({ quick, editguard, reference, baseline }) {
       // search_files takes seconds per call: three runs are enough to see the ratio.
       if (s.ref && i < 3) t.ref.push(await s.ref());
     }
-    const m = { eg: median(t.eg), base: old ? median(t.base) : NaN, rg: rg ? median(t.rg) : NaN, ref: s.ref ? median(t.ref) : NaN };
+    const m = {
+      eg: median(t.eg),
+      base: old ? median(t.base) : NaN,
+      rg: rg ? median(t.rg) : NaN,
+      ref: s.ref ? median(t.ref) : NaN,
+    };
     const baseCells = old ? ` ${ms(m.base)} | ${ratio(m.base, m.rg)} |` : '';
-    rows.push(`| ${s.label} | ${ms(m.eg)} | ${ms(m.rg)} | ${ratio(m.eg, m.rg)} |${baseCells} ${ms(m.ref)} | ${s.ref ? ratio(m.ref, m.eg) : '—'} |`);
+    rows.push(
+      `| ${s.label} | ${ms(m.eg)} | ${ms(m.rg)} | ${ratio(m.eg, m.rg)} |${baseCells} ${ms(m.ref)} | ${s.ref ? ratio(m.ref, m.eg) : '—'} |`,
+    );
   }
   await eg.close();
   await old?.close();

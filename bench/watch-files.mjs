@@ -36,7 +36,12 @@ try {
   await Promise.all(paths.map((p, i) => fs.writeFile(p, `file ${i}\nline 2\n`)));
 
   const perSession = Math.ceil(files / sessions);
-  const config = parseConfig({ roots: [root], state: { maxEntries: perSession }, watch: { maxFiles, enabled: process.env.WATCH !== '0' }, history: { enabled: false } });
+  const config = parseConfig({
+    roots: [root],
+    state: { maxEntries: perSession },
+    watch: { maxFiles, enabled: process.env.WATCH !== '0' },
+    history: { enabled: false },
+  });
   const app = await createApp(config, { cwd: root, home: os.homedir(), log, stateDir });
   const live = [];
   global.gc?.();
@@ -80,7 +85,8 @@ try {
         changeNoticeMs: Math.round(tNotice),
         rssBefore: mib(before),
         rssAfter: mib(after),
-        rssPerWatchedFileKiB: status.watchedFiles > 0 ? +((after - before) / 1024 / status.watchedFiles).toFixed(2) : null,
+        rssPerWatchedFileKiB:
+          status.watchedFiles > 0 ? +((after - before) / 1024 / status.watchedFiles).toFixed(2) : null,
         warnings: warnings.map((w) => w.trim()),
       },
       null,

@@ -70,14 +70,32 @@ async function openHistory(config: Config, env: AppEnv, instanceId: string): Pro
   if (!config.history.enabled) return undefined;
   // A state dir that cannot be written would fail every write later, blamed on the user's file.
   await assertStateDir(env.stateDir);
-  return new HistoryStore({ stateDir: env.stateDir, instance: instanceId, durability: config.durability, maxBytes: config.history.maxBytes, maxAgeMs: daysToMs(config.history.maxAgeDays), log: env.log });
+  return new HistoryStore({
+    stateDir: env.stateDir,
+    instance: instanceId,
+    durability: config.durability,
+    maxBytes: config.history.maxBytes,
+    maxAgeMs: daysToMs(config.history.maxAgeDays),
+    log: env.log,
+  });
 }
 
 export async function createApp(config: Config, env: AppEnv): Promise<App> {
   const roots = config.roots.length > 0 ? config.roots.map((r) => path.resolve(env.cwd, r)) : [env.cwd];
-  const protect = protectedGlobs({ configured: config.protected, stateDir: env.stateDir, configFile: env.configFile, cwd: env.cwd });
+  const protect = protectedGlobs({
+    configured: config.protected,
+    stateDir: env.stateDir,
+    configFile: env.configFile,
+    cwd: env.cwd,
+  });
   const instanceId = config.http.instanceId ?? randomInstanceId();
-  const policy = await PathPolicy.create({ roots, deny: config.deny, protected: protect, hidden: [env.stateDir], home: env.home });
+  const policy = await PathPolicy.create({
+    roots,
+    deny: config.deny,
+    protected: protect,
+    hidden: [env.stateDir],
+    home: env.home,
+  });
   const history = await openHistory(config, env, instanceId);
   const writes = new WritePipeline({
     maxEditBytes: config.maxEditBytes,
@@ -90,7 +108,13 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
   });
   history?.schedulePruning(config.history.pruneIntervalMinutes * 60_000);
   const watcher = env.watcher ?? createFileWatcher({ ...config.watch, log: env.log });
-  const changes = new ChangeTracker({ watcher, log: env.log, maxBytes: config.maxEditBytes, fallbackEncoding: config.fallbackEncoding, disk: env.changeDisk });
+  const changes = new ChangeTracker({
+    watcher,
+    log: env.log,
+    maxBytes: config.maxEditBytes,
+    fallbackEncoding: config.fallbackEncoding,
+    disk: env.changeDisk,
+  });
   writes.onWrite((e) => changes.onWrite(e));
   const workers = new WorkerPool({ size: config.search.workers, base: env.workerBase, log: env.log });
   return {
@@ -172,7 +196,11 @@ function reportedAsUnavailable(history: WriteRecorder, stateDir: string): WriteR
         throw historyUnavailable(err, stateDir, realPath);
       }),
     commit: (event) => history.commit(event),
-    ...(history.overwritten ? { overwritten: (event: WriteEvent, outside: { bytes: Buffer; hash: string }) => history.overwritten!(event, outside) } : {}),
+    ...(history.overwritten
+      ? {
+          overwritten: (event: WriteEvent, outside: { bytes: Buffer; hash: string }) =>
+            history.overwritten!(event, outside),
+        }
+      : {}),
   };
 }
-

@@ -14,7 +14,10 @@ import { createLogger, type Logger, type LogLevel } from './log.js';
 import { VERSION } from './version.js';
 
 const COMMAND_SUMMARIES = COMMAND_NAMES.map((name) => {
-  const [synopsis, summary] = COMMAND_HELP[name].split('\n')[0]!.replace(/^editguard /, '').split(' — ');
+  const [synopsis, summary] = COMMAND_HELP[name]
+    .split('\n')[0]!
+    .replace(/^editguard /, '')
+    .split(' — ');
   return `  ${synopsis!.padEnd(22)}${summary}`;
 }).join('\n');
 
@@ -52,7 +55,10 @@ let fatalLevel: LogLevel = 'info';
  * following only at debug.
  */
 function logFatal(what: string, err: unknown): void {
-  createLogger(fatalLevel === 'debug' ? 'debug' : 'error', (line) => process.stderr.write(line)).error(`fatal: ${what}; exiting`, err);
+  createLogger(fatalLevel === 'debug' ? 'debug' : 'error', (line) => process.stderr.write(line)).error(
+    `fatal: ${what}; exiting`,
+    err,
+  );
 }
 
 // An exception nothing caught, or a promise rejection nothing handled (Node rethrows those as uncaught
@@ -109,7 +115,8 @@ function readConfigFile(file: string | undefined): Record<string, unknown> {
   } catch (err) {
     throw new CliExit(2, `editguard: cannot read config ${file}: ${(err as Error).message}\n`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliExit(2, `editguard: config ${file} must be a JSON object\n`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new CliExit(2, `editguard: config ${file} must be a JSON object\n`);
   return parsed as Record<string, unknown>;
 }
 
@@ -155,7 +162,8 @@ interface CommandLine {
 /** argv after the command name → what to run, or 'help'. @throws CliExit 2 on a usage error. */
 function parseCommandLine(name: CommandName, argv: string[]): CommandLine | 'help' {
   const synopsis = /^Usage: .*$/m.exec(COMMAND_HELP[name])![0];
-  const usage = (msg: string) => new CliExit(2, `editguard ${name}: ${msg}\n${synopsis}   (editguard ${name} --help for more)\n`);
+  const usage = (msg: string) =>
+    new CliExit(2, `editguard ${name}: ${msg}\n${synopsis}   (editguard ${name} --help for more)\n`);
   let parsed;
   try {
     parsed = parseArgs({
@@ -173,28 +181,44 @@ function parseCommandLine(name: CommandName, argv: string[]): CommandLine | 'hel
   } catch (err) {
     throw usage((err as Error).message);
   }
-  const v = parsed.values as { json?: boolean; help?: boolean; limit?: string; force?: boolean; config?: string; 'state-dir'?: string };
+  const v = parsed.values as {
+    json?: boolean;
+    help?: boolean;
+    limit?: string;
+    force?: boolean;
+    config?: string;
+    'state-dir'?: string;
+  };
   if (v.help) return 'help';
   const line = (inv: CommandInvocation): CommandLine => ({ inv, configFile: v.config, stateDir: v['state-dir'] });
   const pos = parsed.positionals;
   const json = v.json ?? false;
-  const count = (what: string) => usage(`expected ${what}, got ${pos.length === 0 ? 'none' : pos.map((p) => JSON.stringify(p)).join(' ')}`);
+  const count = (what: string) =>
+    usage(`expected ${what}, got ${pos.length === 0 ? 'none' : pos.map((p) => JSON.stringify(p)).join(' ')}`);
   const version = (arg: string) => {
-    if (!/^\d+$/.test(arg)) throw usage(`${JSON.stringify(arg)} is not a version number (\`editguard history FILE\` lists them)`);
+    if (!/^\d+$/.test(arg))
+      throw usage(`${JSON.stringify(arg)} is not a version number (\`editguard history FILE\` lists them)`);
     return Number(arg);
   };
   if (name === 'history') {
     if (pos.length > 1) throw count('at most one FILE');
     const limit = v.limit === undefined ? 20 : Number(v.limit);
-    if (!Number.isInteger(limit) || limit < 1) throw usage(`--limit must be a positive whole number, got ${JSON.stringify(v.limit)}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw usage(`--limit must be a positive whole number, got ${JSON.stringify(v.limit)}`);
     return line({ command: 'history', args: { path: pos[0], json, limit } });
   }
   if (name === 'diff') {
     if (pos.length < 2 || pos.length > 3) throw count('FILE V1 [V2]');
-    return line({ command: 'diff', args: { path: pos[0]!, from: version(pos[1]!), to: pos[2] === undefined ? undefined : version(pos[2]), json } });
+    return line({
+      command: 'diff',
+      args: { path: pos[0]!, from: version(pos[1]!), to: pos[2] === undefined ? undefined : version(pos[2]), json },
+    });
   }
   if (pos.length !== 2) throw count('FILE VERSION');
-  return line({ command: 'restore', args: { path: pos[0]!, version: version(pos[1]!), force: v.force ?? false, json } });
+  return line({
+    command: 'restore',
+    args: { path: pos[0]!, version: version(pos[1]!), force: v.force ?? false, json },
+  });
 }
 
 /** The terminal for a command: results on stdout, questions on stderr, answers from stdin when it is a TTY. */
@@ -230,7 +254,10 @@ async function runSubcommand(name: CommandName, argv: string[]): Promise<number>
   const { inv, configFile } = cmd;
   let config: Config;
   try {
-    config = parseConfig(mergeConfig(readConfigFile(configFile), { stateDir: cmd.stateDir }), configFile ? `config (${configFile} and flags)` : 'flags');
+    config = parseConfig(
+      mergeConfig(readConfigFile(configFile), { stateDir: cmd.stateDir }),
+      configFile ? `config (${configFile} and flags)` : 'flags',
+    );
   } catch (err) {
     if (err instanceof ConfigError) throw new CliExit(2, `editguard ${name}: ${err.message}\n`);
     throw err;
@@ -262,7 +289,9 @@ async function serveOverHttp(app: App, config: Config, log: Logger): Promise<nev
     throw new CliExit(2);
   }
   if (config.logLevel !== 'silent') process.stderr.write(`editguard listening on ${server.url}\n`);
-  log.info(`serving ${app.policy.roots.join(', ')} over HTTP as instance ${app.instanceId}${config.http.token ? ' (bearer token required)' : ''}`);
+  log.info(
+    `serving ${app.policy.roots.join(', ')} over HTTP as instance ${app.instanceId}${config.http.token ? ' (bearer token required)' : ''}`,
+  );
   const stop = (signal: string) => {
     log.info(`${signal}: finishing in-flight requests, then exiting (draining: not ready, new sessions refused)`);
     void server.close();

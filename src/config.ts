@@ -15,7 +15,11 @@ export const ConfigSchema = z
     deny: z.array(z.string().min(1)).default([]),
     protected: z.array(z.string().min(1)).default([]),
     /** Files above this size are refused by Edit/MultiEdit/Write (TOO_LARGE). */
-    maxEditBytes: z.number().int().positive().default(256 * MiB),
+    maxEditBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(256 * MiB),
     /** Bytes that do not decode as UTF-8 are edited as Latin-1 when set (otherwise ENCODING_UNSUPPORTED). */
     fallbackEncoding: z.enum(['latin1']).optional(),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -36,18 +40,38 @@ export const ConfigSchema = z
          * a token → 23k tokens; source code ≈ 3.2 bytes a token → 10k). Raise it for clients with a
          * larger limit (Claude Code: MAX_MCP_OUTPUT_TOKENS).
          */
-        outputBudgetBytes: z.number().int().positive().default(32 * 1024),
-        maxImageBytes: z.number().int().positive().default(5 * MiB),
-        maxPdfBytes: z.number().int().positive().default(20 * MiB),
+        outputBudgetBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(32 * 1024),
+        maxImageBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(5 * MiB),
+        maxPdfBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(20 * MiB),
         /** Text outputs shown per notebook cell before they are elided (a single-cell Read gets outputBudgetBytes). */
-        notebookOutputBytes: z.number().int().positive().default(16 * 1024),
+        notebookOutputBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(16 * 1024),
         lineNumbers: z.enum(['compact', 'legacy']).default('compact'),
         /**
          * Text files from this size on are streamed (constant memory, hashed in the same pass); files over
          * maxEditBytes always are (not hashed). Past 0.75 × state.maxBytes the session keeps no text of a
          * file anyway, so the default changes nothing a session remembers.
          */
-        streamFromBytes: z.number().int().nonnegative().default(32 * MiB),
+        streamFromBytes: z
+          .number()
+          .int()
+          .nonnegative()
+          .default(32 * MiB),
       })
       .strict()
       .prefault({}),
@@ -63,9 +87,17 @@ export const ConfigSchema = z
         /** Grep output lines longer than this are cut with a marker. */
         maxLineChars: z.number().int().positive().default(500),
         /** Grep skips files larger than this (counted in structuredContent). */
-        maxFileBytes: z.number().int().positive().default(10 * MiB),
+        maxFileBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(10 * MiB),
         /** One Glob/Grep/LS result's text stops at this size; the footer says how to page on. */
-        outputBudgetBytes: z.number().int().positive().default(32 * 1024),
+        outputBudgetBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(32 * 1024),
         /** Threads of the one worker pool (each search runs in one; more wait their turn). */
         workers: z.number().int().positive().max(64).default(2),
       })
@@ -74,14 +106,22 @@ export const ConfigSchema = z
     state: z
       .object({
         maxEntries: z.number().int().positive().default(100),
-        maxBytes: z.number().int().positive().default(25 * MiB),
+        maxBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(25 * MiB),
       })
       .strict()
       .prefault({}),
     history: z
       .object({
         enabled: z.boolean().default(true),
-        maxBytes: z.number().int().positive().default(1024 * MiB),
+        maxBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(1024 * MiB),
         maxAgeDays: z.number().positive().default(30),
         /** Retention runs at start and then this often. */
         pruneIntervalMinutes: z.number().positive().default(60),
@@ -102,7 +142,11 @@ export const ConfigSchema = z
         /** Origin header values accepted besides loopback origins, e.g. `https://app.example.com`; `*` accepts any. */
         allowedOrigins: z.array(z.string().min(1)).default([]),
         maxSessions: z.number().int().positive().default(100),
-        idleTimeoutMs: z.number().int().positive().default(30 * 60_000),
+        idleTimeoutMs: z
+          .number()
+          .int()
+          .positive()
+          .default(30 * 60_000),
         /** Request body limit; default 2 × maxEditBytes + 1 MiB (JSON escaping), capped at 512 MiB. */
         maxBodyBytes: z.number().int().positive().optional(),
         /**
@@ -111,7 +155,10 @@ export const ConfigSchema = z
          */
         instanceId: z
           .string()
-          .regex(INSTANCE_ID_PATTERN, 'must be 1–63 letters, digits, "-" or "_", starting with a letter or digit (no dot: it separates the instance from the rest of a session id)')
+          .regex(
+            INSTANCE_ID_PATTERN,
+            'must be 1–63 letters, digits, "-" or "_", starting with a letter or digit (no dot: it separates the instance from the rest of a session id)',
+          )
           .optional(),
         /** SIGTERM/SIGINT: how long in-flight requests may run before sessions are closed anyway. */
         shutdownTimeoutMs: z.number().int().positive().default(10_000),
@@ -147,7 +194,12 @@ export const ConfigSchema = z
       });
     }
     if (c.http.jsonResponse && c.http.sseResponse) {
-      ctx.addIssue({ code: 'custom', path: ['http', 'sseResponse'], message: 'cannot be combined with http.jsonResponse (--json-response): pick one (event streams are the default)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['http', 'sseResponse'],
+        message:
+          'cannot be combined with http.jsonResponse (--json-response): pick one (event streams are the default)',
+      });
     }
   });
 

@@ -105,7 +105,11 @@ export function fsError(err: unknown, displayPath: string): ToolError | undefine
       );
     case 'EACCES':
     case 'EPERM':
-      return new ToolError('PERMISSION_DENIED', `The operating system denied access to ${displayPath} (${code}). Choose another path or fix its permissions.`, details);
+      return new ToolError(
+        'PERMISSION_DENIED',
+        `The operating system denied access to ${displayPath} (${code}). Choose another path or fix its permissions.`,
+        details,
+      );
     case 'EROFS':
       return new ToolError(
         'READ_ONLY_FS',
@@ -124,7 +128,11 @@ export function fsError(err: unknown, displayPath: string): ToolError | undefine
     case 'EINVAL':
     case 'ENXIO':
     case 'ENODEV':
-      return new ToolError('INVALID_PATH', `${displayPath} cannot be used as a file here (${code}). Pass the path of a regular file.`, details);
+      return new ToolError(
+        'INVALID_PATH',
+        `${displayPath} cannot be used as a file here (${code}). Pass the path of a regular file.`,
+        details,
+      );
     case 'EFBIG':
     case 'EOVERFLOW':
       return new ToolError('TOO_LARGE', `${displayPath} is too large for this operation (${code}).`, details);

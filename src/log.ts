@@ -68,7 +68,8 @@ export function withContext(log: Logger, context: Readonly<Record<string, string
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
   if (tag === '') return log;
-  const at = (write: (msg: string, extra?: unknown) => void) => (msg: string, extra?: unknown) => write(`${msg} [${tag}]`, extra);
+  const at = (write: (msg: string, extra?: unknown) => void) => (msg: string, extra?: unknown) =>
+    write(`${msg} [${tag}]`, extra);
   return { debug: at(log.debug), info: at(log.info), warn: at(log.warn), error: at(log.error) };
 }
 

@@ -1,6 +1,11 @@
 // createServer: one McpServer per session with every tool registered — no I/O at import.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, RootsListChangedNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  RootsListChangedNotificationSchema,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { App } from './app.js';
 import { withContext } from './log.js';
 import type { Session } from './session/session.js';
@@ -31,7 +36,14 @@ export function createServer(app: App, session: Session): McpServer {
   );
   const roots = clientRootsGate(app, session, server);
   const gated = gateRequests(server, roots.gate);
-  const deps: ToolDeps = { config: app.config, session, writes: app.writes, workers: app.workers, log: app.log, lineIndexes: app.lineIndexes };
+  const deps: ToolDeps = {
+    config: app.config,
+    session,
+    writes: app.writes,
+    workers: app.workers,
+    log: app.log,
+    lineIndexes: app.lineIndexes,
+  };
   const log = withContext(app.log, { session: session.shortId });
   const decorate = noticeDecorator(session);
   registerReadTool(server, deps, decorate);
@@ -56,7 +68,11 @@ export function createServer(app: App, session: Session): McpServer {
         try {
           const r = await server.server.elicitInput({
             message: question,
-            requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Allow this write' } }, required: ['confirm'] },
+            requestedSchema: {
+              type: 'object',
+              properties: { confirm: { type: 'boolean', title: 'Allow this write' } },
+              required: ['confirm'],
+            },
           });
           return r.action === 'accept' && r.content?.confirm === true;
         } catch (err) {
@@ -80,7 +96,11 @@ export function createServer(app: App, session: Session): McpServer {
  * runs under the server's wider roots first. roots/list_changed makes the next request ask again. A
  * client that never answers (or fails) is logged once, one line, and keeps the server's roots.
  */
-function clientRootsGate(app: App, session: Session, server: McpServer): { gate: (requestId: RequestId) => Promise<void> | undefined; changed: () => void } {
+function clientRootsGate(
+  app: App,
+  session: Session,
+  server: McpServer,
+): { gate: (requestId: RequestId) => Promise<void> | undefined; changed: () => void } {
   let pending: Promise<void> | undefined;
   let warned = false;
   const { enabled, timeoutMs } = app.config.clientRoots;
@@ -137,7 +157,7 @@ function gateRequests(server: McpServer, gate: (requestId: RequestId) => Promise
 /** The instructions a client shows the model: how the tools fit together, and the roots (DESIGN §2 LS). */
 export function serverInstructions(roots: readonly string[]): string {
   return [
-    'Careful file tools. Find files with Glob (names), Grep (contents) and LS (directories); Read a file before editing it; Edit replaces one exact, unique string; writes are refused if the file changed since your last Read. Every write is recorded: FileHistory lists a file\'s versions and RestoreFile puts one back.',
+    "Careful file tools. Find files with Glob (names), Grep (contents) and LS (directories); Read a file before editing it; Edit replaces one exact, unique string; writes are refused if the file changed since your last Read. Every write is recorded: FileHistory lists a file's versions and RestoreFile puts one back.",
     `The tools work only inside these directories (the allowed roots): ${roots.join(', ')}. LS without a path lists them.`,
   ].join('\n');
 }

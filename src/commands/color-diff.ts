@@ -2,7 +2,12 @@
 
 const RESET = '\x1b[0m';
 const BOLD = '\x1b[1m';
-const BY_FIRST_CHAR: Readonly<Record<string, string>> = { '@': '\x1b[36m', '+': '\x1b[32m', '-': '\x1b[31m', '\\': '\x1b[2m' };
+const BY_FIRST_CHAR: Readonly<Record<string, string>> = {
+  '@': '\x1b[36m',
+  '+': '\x1b[32m',
+  '-': '\x1b[31m',
+  '\\': '\x1b[2m',
+};
 
 /**
  * File headers bold, hunk headers cyan, additions green, removals red, "\ No newline" dim. Lines

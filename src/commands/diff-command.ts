@@ -40,7 +40,9 @@ export async function diffCommand(args: DiffArgs, ctx: CommandContext): Promise<
   const from = findVersion(h, args.from, target);
   const to = args.to === undefined ? undefined : findVersion(h, args.to, target);
   const a: Side = { version: from.version, bytes: await versionBytes(store, from, target), label: versionLabel(from) };
-  const b: Side = to ? { version: to.version, bytes: await versionBytes(store, to, target), label: versionLabel(to) } : { version: null, bytes: await readNow(target), label: 'now' };
+  const b: Side = to
+    ? { version: to.version, bytes: await versionBytes(store, to, target), label: versionLabel(to) }
+    : { version: null, bytes: await readNow(target), label: 'now' };
   const result = compare(a, b, target, ctx.config.fallbackEncoding);
   if (args.json) {
     const side = (s: Side) => ({ version: s.version, exists: s.bytes !== null, size: s.bytes?.length ?? 0 });
@@ -88,12 +90,20 @@ function compare(a: Side, b: Side, target: CommandTarget, fallback: 'latin1' | u
     const sizes = `${a.bytes === null ? 'none' : formatBytes(a.bytes.length)} → ${b.bytes === null ? 'none' : formatBytes(b.bytes.length)}`;
     return { ...none, binary: true, note: `Binary content: ${what} of ${target.display} differ (${sizes}).` };
   }
-  if (oldText === newText) return { ...none, note: `${what} of ${target.display} differ only in line endings, encoding or byte order mark.` };
+  if (oldText === newText)
+    return { ...none, note: `${what} of ${target.display} differ only in line endings, encoding or byte order mark.` };
   const oldName = a.bytes === null ? '/dev/null' : target.display;
   const newName = b.bytes === null ? '/dev/null' : target.display;
-  const diff = createTwoFilesPatch(oldName, newName, oldText, newText, a.label, b.label, { context: 3, headerOptions: FILE_HEADERS_ONLY, timeout: DIFF_TIMEOUT_MS });
+  const diff = createTwoFilesPatch(oldName, newName, oldText, newText, a.label, b.label, {
+    context: 3,
+    headerOptions: FILE_HEADERS_ONLY,
+    timeout: DIFF_TIMEOUT_MS,
+  });
   if (diff === undefined) {
-    throw new CommandFailure('DIFF_TOO_LARGE', `the diff between ${what} of ${target.display} took more than ${DIFF_TIMEOUT_MS / 1000} s; compare them with another tool.`);
+    throw new CommandFailure(
+      'DIFF_TOO_LARGE',
+      `the diff between ${what} of ${target.display} took more than ${DIFF_TIMEOUT_MS / 1000} s; compare them with another tool.`,
+    );
   }
   let added = 0;
   let removed = 0;

@@ -43,9 +43,15 @@ async function recentVersions(store: HistoryStore): Promise<RecentVersion[]> {
     const h = await store.history(file);
     if (!h) continue;
     // Only the version views are used: they do not depend on the file's current content.
-    for (const v of historyListing(file, h, null).versions) if (v.origin !== 'initial') out.push({ file_path: file, ...v });
+    for (const v of historyListing(file, h, null).versions)
+      if (v.origin !== 'initial') out.push({ file_path: file, ...v });
   }
-  return out.sort((a, b) => Date.parse(b.time) - Date.parse(a.time) || (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0) || b.version - a.version);
+  return out.sort(
+    (a, b) =>
+      Date.parse(b.time) - Date.parse(a.time) ||
+      (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0) ||
+      b.version - a.version,
+  );
 }
 
 async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: CommandContext): Promise<number> {
@@ -62,16 +68,27 @@ async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: Command
   const now = ctx.io.now();
   const header = ['WHEN', 'VERSION', 'TOOL', 'SESSION', 'CHANGE', 'SIZE', 'FILE'];
   const align: Align[] = ['left', 'right', 'left', 'left', 'left', 'right', 'left'];
-  const rows = shown.map((v) => [formatWhen(Date.parse(v.time), now), String(v.version), who(v), v.session ?? '-', change(v), size(v), displayPath(v.file_path, ctx.cwd)]);
+  const rows = shown.map((v) => [
+    formatWhen(Date.parse(v.time), now),
+    String(v.version),
+    who(v),
+    v.session ?? '-',
+    change(v),
+    size(v),
+    displayPath(v.file_path, ctx.cwd),
+  ]);
   let text = formatTable(header, rows, align);
-  if (all.length > shown.length) text += `… ${all.length - shown.length} older versions not shown (--limit N shows more).\n`;
-  ctx.io.out(text + 'One file\'s versions: editguard history FILE\n');
+  if (all.length > shown.length)
+    text += `… ${all.length - shown.length} older versions not shown (--limit N shows more).\n`;
+  ctx.io.out(text + "One file's versions: editguard history FILE\n");
   return 0;
 }
 
 function fileVersionsText(listing: HistoryListing, target: CommandTarget, now: number): string {
   const n = listing.versions.length;
-  const lines = [`${target.display}: ${n === 1 ? '1 version' : `${n} versions`}, newest first; ${statusText(listing)}.`];
+  const lines = [
+    `${target.display}: ${n === 1 ? '1 version' : `${n} versions`}, newest first; ${statusText(listing)}.`,
+  ];
   const header = ['VERSION', 'WHEN', 'TOOL', 'SESSION', 'CHANGE', 'SIZE', ''];
   const align: Align[] = ['right', 'left', 'left', 'left', 'left', 'right', 'left'];
   const rows = listing.versions.map((v) => [

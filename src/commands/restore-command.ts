@@ -35,7 +35,11 @@ export interface RestoreArgs {
 export async function restoreCommand(args: RestoreArgs, ctx: CommandContext): Promise<number> {
   const store = openHistoryStore(ctx);
   const target = await resolveTarget(args.path, ctx);
-  const wanted = findVersion(await loadFileHistory(store, target, await currentHashOf(target), ctx.stateDir), args.version, target);
+  const wanted = findVersion(
+    await loadFileHistory(store, target, await currentHashOf(target), ctx.stateDir),
+    args.version,
+    target,
+  );
   const deps = await restoreDeps(target, store, args.force, ctx);
   const run = (force: boolean) => restoreFile({ file_path: target.absPath, version: args.version, force }, deps, store);
   let output: ToolOutput;
@@ -75,10 +79,20 @@ type RestoreResult = z.infer<typeof RestoreResult>;
  * may restore any file editguard recorded) with the server's protected globs, the config's limits,
  * and a session whose confirmation is the terminal's (or --force).
  */
-async function restoreDeps(target: CommandTarget, store: HistoryStore, force: boolean, ctx: CommandContext): Promise<FileToolDeps> {
+async function restoreDeps(
+  target: CommandTarget,
+  store: HistoryStore,
+  force: boolean,
+  ctx: CommandContext,
+): Promise<FileToolDeps> {
   const policy = await PathPolicy.create({
     roots: [path.parse(target.absPath).root],
-    protected: protectedGlobs({ configured: ctx.config.protected, stateDir: ctx.stateDir, configFile: ctx.configFile, cwd: ctx.cwd }),
+    protected: protectedGlobs({
+      configured: ctx.config.protected,
+      stateDir: ctx.stateDir,
+      configFile: ctx.configFile,
+      cwd: ctx.cwd,
+    }),
     hidden: [ctx.stateDir],
     home: ctx.home,
   });
@@ -91,7 +105,12 @@ async function restoreDeps(target: CommandTarget, store: HistoryStore, force: bo
     fileLock: stateDirWriteLocks(ctx.stateDir, ctx.log),
     log: ctx.log,
   });
-  const session = new Session({ id: `cli.${randomUUID()}`, policy, maxEntries: ctx.config.state.maxEntries, maxBytes: ctx.config.state.maxBytes });
+  const session = new Session({
+    id: `cli.${randomUUID()}`,
+    policy,
+    maxEntries: ctx.config.state.maxEntries,
+    maxBytes: ctx.config.state.maxBytes,
+  });
   session.confirm = async (question) => force || ((await ctx.io.ask?.(question)) ?? false);
   return { config: ctx.config, session, writes, log: ctx.log };
 }
@@ -102,7 +121,12 @@ function isOutsideChange(err: unknown): err is ToolError {
 }
 
 /** Asks on a TTY; without one (or on "no") fails with what --force would do. */
-async function confirmOverOutsideChange(err: ToolError, args: RestoreArgs, target: CommandTarget, ctx: CommandContext): Promise<void> {
+async function confirmOverOutsideChange(
+  err: ToolError,
+  args: RestoreArgs,
+  target: CommandTarget,
+  ctx: CommandContext,
+): Promise<void> {
   const latest = Number(err.details?.latest_version);
   const what = `${target.display} was changed outside editguard after version ${latest}, its latest recorded version; restoring version ${args.version} discards that change`;
   const saved = 'the current content is saved as a new version first, so it can be restored too';
@@ -125,7 +149,11 @@ function asCommandFailure(err: unknown, target: CommandTarget): unknown {
     );
   }
   if (err.code === 'STALE') {
-    return new CommandFailure('STALE', `${target.display} changed while it was being restored; nothing was written. Run the command again.`, { path: target.realPath });
+    return new CommandFailure(
+      'STALE',
+      `${target.display} changed while it was being restored; nothing was written. Run the command again.`,
+      { path: target.realPath },
+    );
   }
   return err;
 }

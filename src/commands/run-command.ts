@@ -25,7 +25,10 @@ export async function runCommand(inv: CommandInvocation, ctx: CommandContext): P
     const failure = asFailure(err, inv.args.path ?? ctx.stateDir);
     if (failure === undefined) throw err;
     ctx.io.err(`editguard ${inv.command}: ${failure.message}\n`);
-    if (inv.args.json) ctx.io.out(JSON.stringify({ error: { code: failure.code, message: failure.message, ...failure.details } }, null, 2) + '\n');
+    if (inv.args.json)
+      ctx.io.out(
+        JSON.stringify({ error: { code: failure.code, message: failure.message, ...failure.details } }, null, 2) + '\n',
+      );
     return 1;
   }
 }

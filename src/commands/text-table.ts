@@ -7,7 +7,11 @@ export type Align = 'left' | 'right';
  * Widths count code points: a wide (CJK, emoji) character takes two terminal columns, so free text
  * such as a path belongs in the last column, which is never padded.
  */
-export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align: readonly Align[] = []): string {
+export function formatTable(
+  header: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  align: readonly Align[] = [],
+): string {
   const all = [header, ...rows];
   const widths = header.map((_, c) => Math.max(...all.map((row) => [...(row[c] ?? '')].length)));
   const line = (row: readonly string[]) =>

@@ -47,18 +47,26 @@ export interface EditComputeOptions {
  */
 export function computeEdit(oldDoc: LineDoc, spec: EditSpec, opts: EditComputeOptions): ComputedEdit {
   const { splices, replacements } =
-    spec.old_string === '' ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 } : applyEdit(oldDoc.text, spec);
+    spec.old_string === ''
+      ? { splices: [{ start: 0, end: oldDoc.text.length, replacement: spec.new_string }], replacements: 1 }
+      : applyEdit(oldDoc.text, spec);
   // A character is at least one byte: refuse a result over maxEditBytes before building it (replace_all of
   // a short string with a long one can ask for gigabytes).
   const length = lengthAfter(oldDoc.text.length, splices);
   if (length > opts.maxEditBytes) {
-    throw new ToolError('TOO_LARGE', `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(opts.maxEditBytes)}.`, { size: length, max: opts.maxEditBytes });
+    throw new ToolError(
+      'TOO_LARGE',
+      `The result would be too large (${length} characters). Maximum editable file size is ${formatBytes(opts.maxEditBytes)}.`,
+      { size: length, max: opts.maxEditBytes },
+    );
   }
   const newDoc = spliceLineDoc(oldDoc, splices);
   const bytes = encodeText(newDoc.raw, opts.encoding);
   const { hunks, added, removed, truncated } = regionPatch(oldDoc.text, newDoc.text, splices);
   const snippet = editSnippet(oldDoc.text, newDoc.text, splices, opts.lineNumbers);
-  const facts = opts.factsBefore ? { ...opts.factsBefore, line_endings: newDoc.style } : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
+  const facts = opts.factsBefore
+    ? { ...opts.factsBefore, line_endings: newDoc.style }
+    : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const output = editAnswer(opts, replacements, { hunks, added, removed, truncated }, snippet, facts);
   const totalLines = linesAfter(opts.linesBefore, oldDoc, newDoc, splices);
   return { bytes, text: newDoc.text, totalLines, added, removed, output };
@@ -78,8 +86,12 @@ export function editAnswer(
     : opts.create
       ? `File created successfully at: ${display}`
       : `The file ${display} has been updated successfully.`;
-  const head = opts.dryRun ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated')}` : headline;
-  const text = snippet ? `${head}\nHere's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}` : head;
+  const head = opts.dryRun
+    ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated')}`
+    : headline;
+  const text = snippet
+    ? `${head}\nHere's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`
+    : head;
   return {
     text,
     structured: {

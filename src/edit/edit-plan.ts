@@ -9,7 +9,14 @@ import type { FreshnessDecision } from '../write/freshness.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import type { ComputedEdit, EditComputeOptions } from './edit-compute.js';
 import { requireEncodable } from './editable-text.js';
-import { alreadyAppliedOutput, computeEditTask, isAlreadyApplied, prepareTextEdit, rememberEdit, type EditDeps } from './text-edit.js';
+import {
+  alreadyAppliedOutput,
+  computeEditTask,
+  isAlreadyApplied,
+  prepareTextEdit,
+  rememberEdit,
+  type EditDeps,
+} from './text-edit.js';
 
 /** What Edit was asked, as validated (the edit itself travels as its EditSpec). */
 export interface EditRequest {
@@ -22,7 +29,14 @@ export interface EditRequest {
  * Edit's write plan for the file as found (`key`: the retry rule's digest of the inputs).
  * @throws ToolError as prepareTextEdit, ENCODING_UNSUPPORTED, and what computeEdit throws.
  */
-export async function planEdit(current: CurrentFile, ctx: PlanContext, spec: EditSpec, key: string, input: EditRequest, deps: EditDeps): Promise<Plan> {
+export async function planEdit(
+  current: CurrentFile,
+  ctx: PlanContext,
+  spec: EditSpec,
+  key: string,
+  input: EditRequest,
+  deps: EditDeps,
+): Promise<Plan> {
   // The seeds' order: prepareTextEdit's checks and freshness, new_string's encodability, the retry rule, the match.
   const prepared = await prepareTextEdit(current, ctx, deps, spec.old_string);
   requireEncodable(spec.new_string, prepared.encoding, input.file_path);
@@ -31,11 +45,21 @@ export async function planEdit(current: CurrentFile, ctx: PlanContext, spec: Edi
   }
   const opts = editComputeOptions(current, prepared, input, deps);
   const outcome = await computeEditTask({ tool: 'Edit', doc: prepared.doc, spec, opts }, deps);
-  return editPlan(outcome, prepared.freshness, rememberEdit(deps.session, current.target.realPath, key), spec.old_string === '' || current.state?.isPartialView === false);
+  return editPlan(
+    outcome,
+    prepared.freshness,
+    rememberEdit(deps.session, current.target.realPath, key),
+    spec.old_string === '' || current.state?.isPartialView === false,
+  );
 }
 
 /** The options computeEdit() needs, from the file as found and the input. */
-export function editComputeOptions(current: CurrentFile, prepared: { create: boolean; encoding: TextEncodingName }, input: EditRequest, deps: EditDeps): EditComputeOptions {
+export function editComputeOptions(
+  current: CurrentFile,
+  prepared: { create: boolean; encoding: TextEncodingName },
+  input: EditRequest,
+  deps: EditDeps,
+): EditComputeOptions {
   return {
     display: input.file_path,
     encoding: prepared.encoding,
@@ -55,7 +79,12 @@ function knownLines(current: { readonly state: FileState | undefined; readonly h
 }
 
 /** The write plan of a computed edit; fullView: the model wrote all of a new or empty file, otherwise a ranged view stays partial. */
-export function editPlan(outcome: Omit<ComputedEdit, 'text'> & { text: string | undefined }, freshness: FreshnessDecision, onCommitted: (hash: string) => void, fullView: boolean): Plan {
+export function editPlan(
+  outcome: Omit<ComputedEdit, 'text'> & { text: string | undefined },
+  freshness: FreshnessDecision,
+  onCommitted: (hash: string) => void,
+  fullView: boolean,
+): Plan {
   return {
     change: 'write',
     bytes: outcome.bytes,

@@ -10,7 +10,9 @@ export function requireEditableText(current: PresentFile): DecodedText {
   const display = target.input;
   const decoded = current.decoded();
   if (decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(bytes)) {
-    throw new ToolError('BINARY_FILE', `${display} is a binary file; editguard edits text files only.`, { path: display });
+    throw new ToolError('BINARY_FILE', `${display} is a binary file; editguard edits text files only.`, {
+      path: display,
+    });
   }
   if (!decoded.lossless) {
     throw new ToolError(
@@ -26,5 +28,10 @@ export function requireEditableText(current: PresentFile): DecodedText {
 /** ENCODING_UNSUPPORTED when `text` cannot be stored in `encoding` without loss. */
 export function requireEncodable(text: string, encoding: TextEncodingName, display: string): void {
   const reason = unencodableReason(text, encoding);
-  if (reason) throw new ToolError('ENCODING_UNSUPPORTED', `Cannot write ${display}: ${reason}. Remove or replace those characters.`, { path: display });
+  if (reason)
+    throw new ToolError(
+      'ENCODING_UNSUPPORTED',
+      `Cannot write ${display}: ${reason}. Remove or replace those characters.`,
+      { path: display },
+    );
 }

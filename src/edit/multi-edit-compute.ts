@@ -72,9 +72,17 @@ export function computeMultiEdit(
   const totalLines = countLines(finalDoc.text);
   const verb = opts.dryRun ? 'Dry run: nothing was written. Would apply' : 'Applied';
   const shown = reports.slice(0, MAX_LISTED_EDITS);
-  const lines = shown.map((r, i) => `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`);
-  if (reports.length > shown.length) lines.push(`… and ${reports.length - shown.length} more edits (structuredContent.edits lists the first ${MAX_REPORTED_EDITS})`);
-  const facts = opts.factsBefore ? { ...opts.factsBefore, line_endings: finalDoc.style } : { encoding: 'utf-8', bom: false, line_endings: finalDoc.style };
+  const lines = shown.map(
+    (r, i) =>
+      `- edits[${i}] at line ${r.line}: ${preview(specs[i]!.old_string)} → ${preview(specs[i]!.new_string)}${r.replacements > 1 ? ` (${r.replacements} replacements)` : ''}`,
+  );
+  if (reports.length > shown.length)
+    lines.push(
+      `… and ${reports.length - shown.length} more edits (structuredContent.edits lists the first ${MAX_REPORTED_EDITS})`,
+    );
+  const facts = opts.factsBefore
+    ? { ...opts.factsBefore, line_endings: finalDoc.style }
+    : { encoding: 'utf-8', bom: false, line_endings: finalDoc.style };
   return {
     bytes,
     text: finalDoc.text,
@@ -103,7 +111,10 @@ export function computeMultiEdit(
 /** Numbers the line of each edit's first replacement in the final text: one pass over it. */
 function lineReports(finalText: string, edits: ReadonlyArray<{ replacements: number; at: number }>): EditReport[] {
   const order = edits.map((e, i) => [e.at, i] as const).sort((a, b) => a[0] - b[0]);
-  const numbers = lineNumbersOf(finalText, order.map(([p]) => p));
+  const numbers = lineNumbersOf(
+    finalText,
+    order.map(([p]) => p),
+  );
   const lines = new Array<number>(edits.length);
   order.forEach(([, i], k) => (lines[i] = numbers[k]!));
   return edits.map((e, i) => ({ index: i, replacements: e.replacements, line: lines[i]! }));
@@ -118,4 +129,3 @@ function preview(s: string): string {
   const more = breaks > 0 ? ` (+${breaks} lines)` : '';
   return s === '' ? '(empty)' : `${JSON.stringify(cut)}${more}`;
 }
-

@@ -9,7 +9,14 @@ import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
 import { editPlan } from './edit-plan.js';
 import { atEdit, type MultiEditComputeOptions } from './multi-edit-compute.js';
-import { alreadyAppliedOutput, computeEditTask, isAlreadyApplied, prepareTextEdit, rememberEdit, type EditDeps } from './text-edit.js';
+import {
+  alreadyAppliedOutput,
+  computeEditTask,
+  isAlreadyApplied,
+  prepareTextEdit,
+  rememberEdit,
+  type EditDeps,
+} from './text-edit.js';
 
 /** What MultiEdit was asked, as validated (the edits travel as EditSpecs). */
 export interface MultiEditRequest {
@@ -26,10 +33,14 @@ export interface MultiEditRequest {
 export function checkEditList(specs: readonly EditSpec[]): void {
   for (let i = 0; i < specs.length; i++) {
     const spec = specs[i]!;
-    if (spec.old_string === spec.new_string) throw atEdit(new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE), i, specs.length);
+    if (spec.old_string === spec.new_string)
+      throw atEdit(new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE), i, specs.length);
     if (i > 0 && spec.old_string === '') {
       throw atEdit(
-        new ToolError('INVALID_INPUT', 'Only the first edit may have an empty old_string (it creates the file or fills an empty one). Give this edit the exact text to replace.'),
+        new ToolError(
+          'INVALID_INPUT',
+          'Only the first edit may have an empty old_string (it creates the file or fills an empty one). Give this edit the exact text to replace.',
+        ),
         i,
         specs.length,
       );
@@ -62,15 +73,28 @@ export async function planMultiEdit(
   // The seeds' order: prepareTextEdit's checks and freshness, the retry rule, then each edit in turn.
   const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
   if (isAlreadyApplied(current, deps.session, key)) {
-    return { change: 'none', output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }) };
+    return {
+      change: 'none',
+      output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }),
+    };
   }
   const opts = multiEditComputeOptions(current, prepared, input, deps);
   const outcome = await computeEditTask({ tool: 'MultiEdit', doc: prepared.doc, specs, opts }, deps);
-  return editPlan(outcome, prepared.freshness, rememberEdit(deps.session, current.target.realPath, key), specs[0]!.old_string === '' || current.state?.isPartialView === false);
+  return editPlan(
+    outcome,
+    prepared.freshness,
+    rememberEdit(deps.session, current.target.realPath, key),
+    specs[0]!.old_string === '' || current.state?.isPartialView === false,
+  );
 }
 
 /** The options computeMultiEdit() needs, from the file as found and the input. */
-export function multiEditComputeOptions(current: CurrentFile, prepared: { create: boolean; encoding: TextEncodingName }, input: MultiEditRequest, deps: EditDeps): MultiEditComputeOptions {
+export function multiEditComputeOptions(
+  current: CurrentFile,
+  prepared: { create: boolean; encoding: TextEncodingName },
+  input: MultiEditRequest,
+  deps: EditDeps,
+): MultiEditComputeOptions {
   return {
     display: input.file_path,
     encoding: prepared.encoding,

@@ -2,7 +2,13 @@
 // JSON text (only that region changes), after a Read that showed every cell and output.
 import { MESSAGES, ToolError } from '../errors.js';
 import { editNotebook, type CellType, type EditMode, type NotebookEditResult } from '../notebook/edit-notebook.js';
-import { hasCellIds, MAX_EDIT_CELLS, MAX_NOTEBOOK_BYTES, parseNotebook, type ParsedNotebook } from '../notebook/parse-notebook.js';
+import {
+  hasCellIds,
+  MAX_EDIT_CELLS,
+  MAX_NOTEBOOK_BYTES,
+  parseNotebook,
+  type ParsedNotebook,
+} from '../notebook/parse-notebook.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import { encodeText } from '../text/codec.js';
 import { describeText } from '../text/describe-text.js';
@@ -32,21 +38,40 @@ const ECHO_CHARS = 1000;
  * NotebookEdit's plan for the notebook as found.
  * @throws ToolError FILE_NOT_FOUND, BINARY_FILE, ENCODING_UNSUPPORTED, TOO_LARGE, NOT_READ, STALE, CELL_NOT_FOUND, INVALID_INPUT.
  */
-export async function planNotebookEdit(current: CurrentFile, ctx: PlanContext, input: NotebookPlanRequest, mode: EditMode, deps: Pick<EditDeps, 'session'>, newId: () => string): Promise<Plan> {
+export async function planNotebookEdit(
+  current: CurrentFile,
+  ctx: PlanContext,
+  input: NotebookPlanRequest,
+  mode: EditMode,
+  deps: Pick<EditDeps, 'session'>,
+  newId: () => string,
+): Promise<Plan> {
   const display = input.notebook_path;
   if (!current.exists) throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   const decoded = requireEditableText(current);
   if (current.bytes.length > MAX_NOTEBOOK_BYTES) {
-    throw new ToolError('TOO_LARGE', `Notebook is too large for NotebookEdit (${formatBytes(current.bytes.length)}; the limit is ${formatBytes(MAX_NOTEBOOK_BYTES)}). Split the notebook, or Read it and rewrite it with Write.`, { size: current.bytes.length, max: MAX_NOTEBOOK_BYTES });
+    throw new ToolError(
+      'TOO_LARGE',
+      `Notebook is too large for NotebookEdit (${formatBytes(current.bytes.length)}; the limit is ${formatBytes(MAX_NOTEBOOK_BYTES)}). Split the notebook, or Read it and rewrite it with Write.`,
+      { size: current.bytes.length, max: MAX_NOTEBOOK_BYTES },
+    );
   }
   const doc = current.doc();
   const nb = parseNotebook(doc.text);
   if (nb.cells.length > MAX_EDIT_CELLS) {
-    throw new ToolError('TOO_LARGE', `Notebook has ${nb.cells.length} cells; NotebookEdit edits notebooks of at most ${MAX_EDIT_CELLS} cells. Split the notebook, or Read it and rewrite it with Write.`, { cells: nb.cells.length, max: MAX_EDIT_CELLS });
+    throw new ToolError(
+      'TOO_LARGE',
+      `Notebook has ${nb.cells.length} cells; NotebookEdit edits notebooks of at most ${MAX_EDIT_CELLS} cells. Split the notebook, or Read it and rewrite it with Write.`,
+      { cells: nb.cells.length, max: MAX_EDIT_CELLS },
+    );
   }
   const freshness = ctx.assertFresh();
   requireFullNotebookView(current, display);
-  const result = editNotebook(nb, { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type, mode }, newId);
+  const result = editNotebook(
+    nb,
+    { cellId: input.cell_id, newSource: input.new_source, cellType: input.cell_type, mode },
+    newId,
+  );
   if (result.mode !== 'delete') requireEncodable(input.new_source, decoded.encoding, display);
   const newDoc = spliceLineDoc(doc, result.splices);
 
@@ -103,12 +128,17 @@ function requireFullNotebookView(current: CurrentFile, display: string): void {
 /** The answer's text: what was done to which cell, and the notes a model should know (renumbered cells). */
 function answerText(result: NotebookEditResult, input: NotebookPlanRequest, nb: ParsedNotebook): string {
   const verb = { replace: 'Updated', insert: 'Inserted', delete: 'Deleted' }[result.mode];
-  let text = result.mode === 'delete' ? `Deleted cell ${result.name}` : `${verb} cell ${result.name} with ${echo(input.new_source)}`;
+  let text =
+    result.mode === 'delete'
+      ? `Deleted cell ${result.name}`
+      : `${verb} cell ${result.name} with ${echo(input.new_source)}`;
   if (input.dry_run) text = `Dry run: nothing was written. ${text}`;
   else if (!result.changed) text += '\n(The notebook already had this content; nothing was written.)';
   const notes = [...result.notes];
   if (result.mode !== 'replace' && !hasCellIds(nb)) {
-    notes.push(`This notebook (nbformat 4.${nb.nbformatMinor}) has no cell ids, so cell-N names follow positions: the cells after this one were renumbered.`);
+    notes.push(
+      `This notebook (nbformat 4.${nb.nbformatMinor}) has no cell ids, so cell-N names follow positions: the cells after this one were renumbered.`,
+    );
   }
   if (notes.length > 0) text += `\n${notes.join('\n')}`;
   return text;

@@ -35,14 +35,21 @@ export interface PreparedEdit {
  * Validation in the seeds' order up to the freshness check (seed 000).
  * @throws ToolError BINARY_FILE, ENCODING_UNSUPPORTED, FILE_NOT_FOUND, FILE_EXISTS, NOTEBOOK_FILE, NOT_READ, STALE.
  */
-export async function prepareTextEdit(current: CurrentFile, ctx: PlanContext, deps: Pick<EditDeps, 'session'>, firstOld: string): Promise<PreparedEdit> {
+export async function prepareTextEdit(
+  current: CurrentFile,
+  ctx: PlanContext,
+  deps: Pick<EditDeps, 'session'>,
+  firstOld: string,
+): Promise<PreparedEdit> {
   const display = current.target.input;
   if (current.exists) requireEditableText(current);
-  if (!current.exists && firstOld !== '') throw await fileNotFound(display, current.target.absPath, deps.session.policy);
+  if (!current.exists && firstOld !== '')
+    throw await fileNotFound(display, current.target.absPath, deps.session.policy);
   if (current.exists && firstOld === '' && current.doc().text.trim() !== '') {
     throw new ToolError('FILE_EXISTS', MESSAGES.FILE_EXISTS, { path: display });
   }
-  if (isNotebookPath(current.target.realPath)) throw new ToolError('NOTEBOOK_FILE', MESSAGES.NOTEBOOK_FILE, { path: display });
+  if (isNotebookPath(current.target.realPath))
+    throw new ToolError('NOTEBOOK_FILE', MESSAGES.NOTEBOOK_FILE, { path: display });
   // A new file has nothing to be stale against; filling an empty file needs no read (seed 000 step 8).
   if (!current.exists) return { create: true, doc: toLineDoc(''), encoding: 'utf8', freshness: ctx.assertFresh() };
   const freshness = firstOld === '' ? ctx.waiveFreshness() : ctx.assertFresh();
@@ -78,7 +85,15 @@ export function alreadyAppliedOutput(
   const display = current.target.input;
   return {
     text: `The file ${display} already contains ${what} (applied by an earlier identical call); nothing was written. To apply ${what === 'this edit' ? 'it' : 'them'} again, Read the file first.`,
-    structured: { file_path: display, ...extra, replacements: 0, structuredPatch: [], dry_run: dryRun, already_applied: true, ...facts },
+    structured: {
+      file_path: display,
+      ...extra,
+      replacements: 0,
+      structuredPatch: [],
+      dry_run: dryRun,
+      already_applied: true,
+      ...facts,
+    },
   };
 }
 

@@ -39,8 +39,12 @@ export async function planWrite(current: CurrentFile, ctx: PlanContext, input: W
   const { hunks, added, removed, truncated } = current.exists
     ? wholeTextPatch(oldText, newDoc.text)
     : { hunks: [], added: totalLines, removed: 0, truncated: false };
-  const facts = current.exists ? describeText(current.decoded(), newDoc) : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
-  const headline = current.exists ? `The file ${display} has been updated successfully.` : `File created successfully at: ${display}`;
+  const facts = current.exists
+    ? describeText(current.decoded(), newDoc)
+    : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
+  const headline = current.exists
+    ? `The file ${display} has been updated successfully.`
+    : `File created successfully at: ${display}`;
   return {
     change: 'write',
     bytes: encodeText(input.content, encoding),
@@ -51,8 +55,17 @@ export async function planWrite(current: CurrentFile, ctx: PlanContext, input: W
     linesAdded: added,
     linesRemoved: removed,
     output: {
-      text: input.dry_run ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated').replace('File created', 'File would be created')}` : headline,
-      structured: { file_path: display, type: current.exists ? 'update' : 'create', structuredPatch: hunks, ...(truncated ? { patch_truncated: true } : {}), dry_run: input.dry_run, ...facts },
+      text: input.dry_run
+        ? `Dry run: nothing was written. ${headline.replace('has been updated', 'would be updated').replace('File created', 'File would be created')}`
+        : headline,
+      structured: {
+        file_path: display,
+        type: current.exists ? 'update' : 'create',
+        structuredPatch: hunks,
+        ...(truncated ? { patch_truncated: true } : {}),
+        dry_run: input.dry_run,
+        ...facts,
+      },
     },
   };
 }

@@ -76,7 +76,8 @@ export function isTempPath(p: string): boolean {
 
 function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array, position: number | null): void {
   let off = 0;
-  while (off < bytes.length) off += ops.writeSync(fd, bytes, off, bytes.length - off, position === null ? null : position + off);
+  while (off < bytes.length)
+    off += ops.writeSync(fd, bytes, off, bytes.length - off, position === null ? null : position + off);
 }
 
 /**
@@ -85,7 +86,14 @@ function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array, position: 
  * fdatasync'ed, so that publishing it is only a rename. Resolves its name. On failure nothing is
  * left behind and the errno error is thrown.
  */
-export async function writeTemp(dir: ConfinedDir, name: string, bytes: Uint8Array, keep: Ownership | undefined, ops: AtomicWriteOps = realOps, asRoot = false): Promise<string> {
+export async function writeTemp(
+  dir: ConfinedDir,
+  name: string,
+  bytes: Uint8Array,
+  keep: Ownership | undefined,
+  ops: AtomicWriteOps = realOps,
+  asRoot = false,
+): Promise<string> {
   const temp = tempNameFor(name);
   let file: Descriptor | undefined;
   try {
@@ -104,7 +112,10 @@ export async function writeTemp(dir: ConfinedDir, name: string, bytes: Uint8Arra
 
 /** The temp, created exclusively and never through a symlink, with `keep`'s mode (umask applies until keepOwnership). */
 function openTemp(dir: ConfinedDir, temp: string, keep: Ownership | undefined, ops: AtomicWriteOps): Descriptor {
-  return new Descriptor(ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666), ops.closeSync);
+  return new Descriptor(
+    ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666),
+    ops.closeSync,
+  );
 }
 
 /** open() masked the mode with the umask: puts back the original bits and — as root — the owner. */
@@ -120,7 +131,13 @@ function keepOwnership(file: Descriptor, keep: Ownership | undefined, ops: Atomi
 }
 
 /** Cleans up after a failed temp write (nothing left behind) and gives the error to throw. */
-function tempFailed(err: unknown, file: Descriptor | undefined, dir: ConfinedDir, temp: string, ops: AtomicWriteOps): unknown {
+function tempFailed(
+  err: unknown,
+  file: Descriptor | undefined,
+  dir: ConfinedDir,
+  temp: string,
+  ops: AtomicWriteOps,
+): unknown {
   file?.closeAfterError();
   removeQuietly(dir, temp, ops);
   return errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;

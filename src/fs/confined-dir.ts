@@ -47,7 +47,10 @@ export const SWAPPED = 'ESWAPPED';
 
 /** An error saying `p` was swapped (for a symlink, or moved) while editguard was using it. */
 export function swappedError(p: string): Error {
-  return Object.assign(new Error(`${p} changed while editguard was using it (a directory or the file was replaced or moved)`), { code: SWAPPED, path: p });
+  return Object.assign(
+    new Error(`${p} changed while editguard was using it (a directory or the file was replaced or moved)`),
+    { code: SWAPPED, path: p },
+  );
 }
 
 /** ELOOP from O_NOFOLLOW on a name policy resolved to a real file or directory means a swap. */
@@ -121,7 +124,8 @@ export class ConfinedDir {
       return new ConfinedDir(realDir, dir, undefined);
     }
     const st = fs.statSync(realDir, { bigint: true });
-    if (!st.isDirectory()) throw Object.assign(new Error(`${realDir} is not a directory`), { code: 'ENOTDIR', path: realDir });
+    if (!st.isDirectory())
+      throw Object.assign(new Error(`${realDir} is not a directory`), { code: 'ENOTDIR', path: realDir });
     const dir = new ConfinedDir(realDir, undefined, st);
     dir.verify();
     return dir;
@@ -138,7 +142,8 @@ export class ConfinedDir {
       if (!isNotFound(err)) throw err;
     }
     const parentPath = path.dirname(realDir);
-    if (parentPath === realDir) throw Object.assign(new Error(`${realDir} does not exist`), { code: 'ENOENT', path: realDir });
+    if (parentPath === realDir)
+      throw Object.assign(new Error(`${realDir} does not exist`), { code: 'ENOENT', path: realDir });
     const parent = ConfinedDir.openCreating(parentPath);
     try {
       return parent.child(path.basename(realDir), true);

@@ -47,7 +47,14 @@ export async function openConfined(realPath: string): Promise<ConfinedFile | und
   const handle = fh;
   try {
     const stat = await handle.stat();
-    return { stat, readAll: () => handle.readFile(), readAt: (buf, off, len, pos) => readFully(handle, buf, off, len, pos), readAtSync: (buf, off, len, pos) => readFullySync(handle.fd, buf, off, len, pos), fd: handle.fd, close: () => handle.close() };
+    return {
+      stat,
+      readAll: () => handle.readFile(),
+      readAt: (buf, off, len, pos) => readFully(handle, buf, off, len, pos),
+      readAtSync: (buf, off, len, pos) => readFullySync(handle.fd, buf, off, len, pos),
+      fd: handle.fd,
+      close: () => handle.close(),
+    };
   } catch (err) {
     await handle.close();
     throw err;
@@ -65,7 +72,13 @@ function readFullySync(fd: number, buffer: Uint8Array, offset: number, length: n
   return done;
 }
 
-async function readFully(handle: fsp.FileHandle, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+async function readFully(
+  handle: fsp.FileHandle,
+  buffer: Uint8Array,
+  offset: number,
+  length: number,
+  position: number,
+): Promise<number> {
   let done = 0;
   while (done < length) {
     const { bytesRead } = await handle.read(buffer, offset + done, length - done, position + done);

@@ -61,7 +61,9 @@ export async function tryLock(lockPath: string, opts: DirLockOptions = {}): Prom
 
 /** Whether a live (not stale) holder has the lock `lockPath`. */
 export async function isLocked(lockPath: string, opts: DirLockOptions = {}): Promise<boolean> {
-  return lockfile.check(lockPath, { realpath: false, lockfilePath: lockPath, stale: opts.staleMs ?? STALE_MS }).catch(() => false);
+  return lockfile
+    .check(lockPath, { realpath: false, lockfilePath: lockPath, stale: opts.staleMs ?? STALE_MS })
+    .catch(() => false);
 }
 
 /** True for the error acquireLock() throws when it gave up waiting. */

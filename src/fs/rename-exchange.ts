@@ -55,7 +55,14 @@ function load(): Exchange | null {
     ffi.open({ library: LIBRARY, path: '' });
     const { I32, String: Str } = ffi.DataType;
     const renameat2 = (a: string, b: string) =>
-      ffi.load({ library: LIBRARY, funcName: 'renameat2', retType: I32, paramsType: [I32, Str, I32, Str, I32], paramsValue: [AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE], errno: true });
+      ffi.load({
+        library: LIBRARY,
+        funcName: 'renameat2',
+        retType: I32,
+        paramsType: [I32, Str, I32, Str, I32],
+        paramsValue: [AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE],
+        errno: true,
+      });
     // A probe: throws here when the symbol is missing (musl without it, old glibc); ENOENT otherwise.
     renameat2('', '');
     return (a, b) => {
@@ -71,7 +78,12 @@ function load(): Exchange | null {
 
 /** The shape of Node's own system errors, so errnoCode() and fsError() read it as any other. */
 function errnoError(code: string, syscall: string, path: string, errno?: number): Error {
-  return Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path, errno: errno === undefined ? undefined : -errno });
+  return Object.assign(new Error(`${code}: ${syscall} '${path}'`), {
+    code,
+    syscall,
+    path,
+    errno: errno === undefined ? undefined : -errno,
+  });
 }
 
 const LIBRARY = 'editguard-libc';
@@ -79,6 +91,13 @@ const LIBRARY = 'editguard-libc';
 /** The part of ffi-rs's API used here (it ships its own types; this keeps the dependency optional). */
 interface FfiRs {
   open(opts: { library: string; path: string }): void;
-  load(opts: { library: string; funcName: string; retType: unknown; paramsType: unknown[]; paramsValue: unknown[]; errno: true }): { value: number; errnoCode: number };
+  load(opts: {
+    library: string;
+    funcName: string;
+    retType: unknown;
+    paramsType: unknown[];
+    paramsValue: unknown[];
+    errno: true;
+  }): { value: number; errnoCode: number };
   DataType: { I32: unknown; String: unknown };
 }

@@ -48,7 +48,12 @@ export async function suggestPath(
         } else if (e.isFile() && e.name === base && full !== absPath && (await accept(full))) {
           const parts = full.split(path.sep).filter(Boolean);
           let score = 0;
-          while (score < parts.length && score < tail.length && parts[parts.length - 1 - score] === tail[tail.length - 1 - score]) score++;
+          while (
+            score < parts.length &&
+            score < tail.length &&
+            parts[parts.length - 1 - score] === tail[tail.length - 1 - score]
+          )
+            score++;
           if (!best || score > best.score) best = { p: full, score };
         }
       }

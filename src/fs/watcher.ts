@@ -231,7 +231,9 @@ export class ChokidarWatcher extends RefCountedWatcher {
       const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
       if (typeof watched === 'string') this.#poke(watched);
     });
-    this.#fsw.on('error', (err) => this.log.warn('file watcher error; affected files are still verified when writing', err));
+    this.#fsw.on('error', (err) =>
+      this.log.warn('file watcher error; affected files are still verified when writing', err),
+    );
   }
 
   /** Watches requested but not live yet (the OS watch is set up asynchronously). */
@@ -354,5 +356,9 @@ export interface CreateWatcherOptions {
 /** The production watcher for `config.watch`. */
 export function createFileWatcher(opts: CreateWatcherOptions): FileWatcher {
   if (!opts.enabled) return new DisabledWatcher();
-  return new ChokidarWatcher({ maxFiles: opts.maxFiles, log: opts.log, ...(opts.settleMs === undefined ? {} : { settleMs: opts.settleMs }) });
+  return new ChokidarWatcher({
+    maxFiles: opts.maxFiles,
+    log: opts.log,
+    ...(opts.settleMs === undefined ? {} : { settleMs: opts.settleMs }),
+  });
 }

@@ -18,7 +18,12 @@ interface BlobFile {
  * of `now`, or when it is the base — directly or down a chain — of a delta that stays.
  * Returns what was removed (`bytes`: bytes on disk). Never throws for a file that vanished meanwhile.
  */
-export async function collectBlobs(dir: string, keep: (hash: string) => boolean, now: number, graceMs: number): Promise<{ removed: number; bytes: number }> {
+export async function collectBlobs(
+  dir: string,
+  keep: (hash: string) => boolean,
+  now: number,
+  graceMs: number,
+): Promise<{ removed: number; bytes: number }> {
   const blobs: BlobFile[] = [];
   for (const sub of await listDir(dir)) {
     for (const name of await listDir(path.join(dir, sub))) {
@@ -28,7 +33,8 @@ export async function collectBlobs(dir: string, keep: (hash: string) => boolean,
     }
   }
   const stays = new Set<string>();
-  for (const b of blobs) if (!stays.has(b.hash) && (keep(b.hash) || (await isYoung(b.file, now, graceMs)))) stays.add(b.hash);
+  for (const b of blobs)
+    if (!stays.has(b.hash) && (keep(b.hash) || (await isYoung(b.file, now, graceMs)))) stays.add(b.hash);
   await keepBases(blobs, stays);
   let removed = 0;
   let bytes = 0;

@@ -44,8 +44,10 @@ export function diffEnds(base: Buffer, after: Buffer): { prefix: number; suffix:
 
 /** A delta file's bytes: header, then middle. */
 export function encodeDelta(h: DeltaHeader, middle: Uint8Array): Buffer {
-  if (h.prefix + middle.length + h.suffix !== h.size) throw new Error('delta: prefix + middle + suffix must be the size');
-  if (h.size > MAX_U48 || !/^[0-9a-f]{64}$/.test(h.base) || h.depth < 1 || h.depth > 0xffffffff) throw new Error('delta: header out of range');
+  if (h.prefix + middle.length + h.suffix !== h.size)
+    throw new Error('delta: prefix + middle + suffix must be the size');
+  if (h.size > MAX_U48 || !/^[0-9a-f]{64}$/.test(h.base) || h.depth < 1 || h.depth > 0xffffffff)
+    throw new Error('delta: header out of range');
   const out = Buffer.allocUnsafe(DELTA_HEADER_BYTES + middle.length);
   MAGIC.copy(out, 0);
   let at = MAGIC.length;
@@ -90,7 +92,8 @@ export function applyChain(base: Uint8Array, chain: readonly Delta[]): Buffer {
   let parts: Uint8Array[] = [base];
   let size = base.length;
   for (const { header: h, middle } of chain) {
-    if (h.prefix + h.suffix > size || h.prefix + middle.length + h.suffix !== h.size) throw new Error('delta: does not fit its base');
+    if (h.prefix + h.suffix > size || h.prefix + middle.length + h.suffix !== h.size)
+      throw new Error('delta: does not fit its base');
     parts = [...slice(parts, 0, h.prefix), middle, ...slice(parts, size - h.suffix, size)];
     size = h.size;
   }

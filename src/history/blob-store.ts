@@ -9,7 +9,16 @@ import { digest } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
 import { writeNewFile } from '../fs/write-new-file.js';
-import { applyChain, DELTA_HEADER_BYTES, decodeDelta, decodeDeltaHeader, deltaFileBytes, diffEnds, encodeDelta, type Delta } from './blob-delta.js';
+import {
+  applyChain,
+  DELTA_HEADER_BYTES,
+  decodeDelta,
+  decodeDeltaHeader,
+  deltaFileBytes,
+  diffEnds,
+  encodeDelta,
+  type Delta,
+} from './blob-delta.js';
 import { collectBlobs } from './blob-collect.js';
 
 export interface BlobStoreOptions {
@@ -129,7 +138,7 @@ export class BlobStore {
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     const fd = fsSync.openSync(tmp, 'wx', 0o600);
     try {
-      for (let off = 0; off < data.length; ) off += fsSync.writeSync(fd, data, off, data.length - off);
+      for (let off = 0; off < data.length;) off += fsSync.writeSync(fd, data, off, data.length - off);
     } catch (err) {
       fsSync.closeSync(fd);
       fsSync.rmSync(tmp, { force: true });
@@ -216,7 +225,8 @@ export class BlobStore {
       throw Object.assign(new Error(`history blob ${hash} is missing`), { code: 'ENOENT' });
     }
     const bytes = await this.#applyFrom(hash, top);
-    if (digest(bytes) !== hash) throw new DamagedBlobError(`history blob ${hash} is damaged (its delta chain does not give its content)`);
+    if (digest(bytes) !== hash)
+      throw new DamagedBlobError(`history blob ${hash} is damaged (its delta chain does not give its content)`);
     return bytes;
   }
 
@@ -227,7 +237,8 @@ export class BlobStore {
     let next: Buffer | undefined = top;
     for (;;) {
       const d = decodeDelta(next);
-      if (!d || seen.has(d.header.base) || chain.length > this.#maxDepth * 4) throw new DamagedBlobError(`history blob ${hash} has a damaged delta chain`);
+      if (!d || seen.has(d.header.base) || chain.length > this.#maxDepth * 4)
+        throw new DamagedBlobError(`history blob ${hash} has a damaged delta chain`);
       chain.unshift(d);
       seen.add(d.header.base);
       const base = await readIfThere(this.pathOf(d.header.base));
@@ -239,7 +250,10 @@ export class BlobStore {
         }
       }
       next = await readIfThere(this.deltaPathOf(d.header.base));
-      if (!next) throw Object.assign(new Error(`history blob ${d.header.base}, the base of ${hash}, is missing`), { code: 'ENOENT' });
+      if (!next)
+        throw Object.assign(new Error(`history blob ${d.header.base}, the base of ${hash}, is missing`), {
+          code: 'ENOENT',
+        });
     }
   }
 

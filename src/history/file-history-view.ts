@@ -13,7 +13,10 @@ function describeVersion(v: HistoryVersion, sessionId: string): string {
   const content = v.hash === null ? (v.origin === 'write' ? 'deleted' : 'did not exist') : formatBytes(v.size);
   if (v.origin === 'initial') return `version ${v.version}  ${when}  before the first recorded write  ${content}`;
   if (v.origin === 'external') return `version ${v.version}  ${when}  changed outside editguard  ${content}`;
-  const who = v.session === null ? '' : `  session ${shortSessionId(v.session)}${v.session === sessionId ? ' (this session)' : ''}`;
+  const who =
+    v.session === null
+      ? ''
+      : `  session ${shortSessionId(v.session)}${v.session === sessionId ? ' (this session)' : ''}`;
   return `version ${v.version}  ${when}  ${v.tool}${who}  +${v.linesAdded} -${v.linesRemoved}  ${content}`;
 }
 
@@ -24,12 +27,19 @@ function statusSentence(listing: HistoryListing): string {
     const older = listing.current_version === null ? '' : ` (as in version ${listing.current_version})`;
     return `The file was deleted outside editguard after version ${latest}${older}; RestoreFile needs force: true.`;
   }
-  const older = listing.current_version === null ? 'it matches no recorded version' : `its content equals version ${listing.current_version}`;
+  const older =
+    listing.current_version === null
+      ? 'it matches no recorded version'
+      : `its content equals version ${listing.current_version}`;
   return `The file was changed outside editguard after version ${latest}; ${older}. RestoreFile needs force: true.`;
 }
 
 /** FileHistory's answer: every version of `input.file_path`, newest first. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
-export async function fileHistoryView(input: { file_path: string }, deps: HistoryDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
+export async function fileHistoryView(
+  input: { file_path: string },
+  deps: HistoryDeps,
+  history: HistoryStore | undefined,
+): Promise<ToolOutput> {
   const store = requireStore(history);
   const target = await deps.session.policy.authorizeRead(input.file_path);
   // Under the file's write lock: the listing never shows a write of this process half done.

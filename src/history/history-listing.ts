@@ -51,7 +51,8 @@ export function historyListing(display: string, history: FileHistory, currentHas
       break;
     }
   }
-  const status: CurrentStatus = latest.hash === currentHash ? 'unchanged' : currentHash === null ? 'deleted_outside' : 'changed_outside';
+  const status: CurrentStatus =
+    latest.hash === currentHash ? 'unchanged' : currentHash === null ? 'deleted_outside' : 'changed_outside';
   return {
     file_path: display,
     versions: [...versions].reverse().map((v) => ({
@@ -77,12 +78,22 @@ export function historyListing(display: string, history: FileHistory, currentHas
  * Real paths with history under the policy's roots that the policy lets the session read, sorted,
  * at most `limit` — never a file the session may not see (deny globs).
  */
-export async function readableFilesWithHistory(store: HistoryStore, policy: PathPolicy, limit = Infinity): Promise<string[]> {
+export async function readableFilesWithHistory(
+  store: HistoryStore,
+  policy: PathPolicy,
+  limit = Infinity,
+): Promise<string[]> {
   const out: string[] = [];
   for (const file of (await store.files()).sort()) {
     if (out.length >= limit) break;
     if (!policy.roots.some((r) => isWithin(r, file))) continue;
-    if (await policy.authorizeRead(file).then(() => true, () => false)) out.push(file);
+    if (
+      await policy.authorizeRead(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      out.push(file);
   }
   return out;
 }

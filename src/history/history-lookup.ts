@@ -27,7 +27,10 @@ export async function noHistory(target: ResolvedPath, store: HistoryStore, polic
   });
   const shown = all.slice(0, MAX_LISTED_FILES);
   const more = all.length > shown.length ? ` … and ${all.length - shown.length} more` : '';
-  const which = shown.length === 0 ? 'No file under your roots has history yet.' : `Files with history under your roots: ${shown.join(', ')}${more}.`;
+  const which =
+    shown.length === 0
+      ? 'No file under your roots has history yet.'
+      : `Files with history under your roots: ${shown.join(', ')}${more}.`;
   return new ToolError(
     'HISTORY_NOT_FOUND',
     `No history for ${target.input}: editguard has not written this file (or its history was pruned). ${which}`,
@@ -43,7 +46,11 @@ export async function currentHashOf(target: ResolvedPath): Promise<string | null
 }
 
 /** store.history(), with a state dir that cannot be read reported as HISTORY_UNAVAILABLE. */
-export function historyOf(store: HistoryStore, target: ResolvedPath, currentHash: string | null): Promise<FileHistory | undefined> {
+export function historyOf(
+  store: HistoryStore,
+  target: ResolvedPath,
+  currentHash: string | null,
+): Promise<FileHistory | undefined> {
   return store.history(target.realPath, currentHash).catch((err: unknown) => {
     throw historyUnavailable(err, store.stateDir, target.input);
   });

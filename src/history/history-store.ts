@@ -120,7 +120,8 @@ export class HistoryStore implements WriteRecorder {
         // The pre-image is stored and durable by now (ready): the post-image may be a delta against it.
         // Only against a base known durable here, so that a delta never outlives its base.
         const base = before && this.#knownDurable.has(before.hash) ? before : undefined;
-        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base)) this.#unsynced.add(pending.after.hash);
+        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base))
+          this.#unsynced.add(pending.after.hash);
         const rec: IntentRec = {
           t: 'w',
           id,
@@ -195,7 +196,9 @@ export class HistoryStore implements WriteRecorder {
     // The post-image copy becomes durable off the reply path; the next write that replaces it waits for that.
     const after = event.after?.hash;
     if (after !== undefined && this.#unsynced.has(after)) {
-      this.#syncBlob(after).catch((err: unknown) => this.#opts.log?.warn(`history: could not sync the copy of ${event.path}`, err));
+      this.#syncBlob(after).catch((err: unknown) =>
+        this.#opts.log?.warn(`history: could not sync the copy of ${event.path}`, err),
+      );
     }
     await line;
   }
@@ -252,7 +255,9 @@ export class HistoryStore implements WriteRecorder {
       // so the version keeps its number whatever happens to the file next — and, after a power cut
       // that took the not-yet-synced copy of the post-image, copy it back from the file.
       await this.#recoverPostImage(realPath, tail.rec.after);
-      await this.manifests.append(realPath, { t: 'c', id: tail.rec.id }).catch((err: unknown) => this.#opts.log?.warn('history: could not record a recovered commit', err));
+      await this.manifests
+        .append(realPath, { t: 'c', id: tail.rec.id })
+        .catch((err: unknown) => this.#opts.log?.warn('history: could not record a recovered commit', err));
     }
     return versions.length === 0 ? undefined : { path: realPath, versions };
   }
@@ -321,7 +326,14 @@ export class HistoryStore implements WriteRecorder {
   }
 
   async #prune(): Promise<PruneReport> {
-    const report: PruneReport = { skipped: false, versionsPruned: 0, filesCompacted: 0, blobsRemoved: 0, bytesRemoved: 0, totalBytes: 0 };
+    const report: PruneReport = {
+      skipped: false,
+      versionsPruned: 0,
+      filesCompacted: 0,
+      blobsRemoved: 0,
+      bytesRemoved: 0,
+      totalBytes: 0,
+    };
     const release = await this.manifests.lockPruning();
     if (!release) return { ...report, skipped: true };
     this.#guard = new Set(this.#inflight.keys());
@@ -332,9 +344,15 @@ export class HistoryStore implements WriteRecorder {
         const derived = derive(manifest, undefined);
         if (derived.versions.length > 0) files.push({ file, ...derived });
       }
-      const plan = planRetention(files, { now: this.#clock(), maxAgeMs: this.#opts.maxAgeMs, maxBytes: this.#opts.maxBytes });
+      const plan = planRetention(files, {
+        now: this.#clock(),
+        maxAgeMs: this.#opts.maxAgeMs,
+        maxBytes: this.#opts.maxBytes,
+      });
       if (plan.overBudget) {
-        this.#opts.log?.warn(`history: the newest versions alone take ${plan.totalBytes} bytes, above history.maxBytes (${this.#opts.maxBytes}); they are kept`);
+        this.#opts.log?.warn(
+          `history: the newest versions alone take ${plan.totalBytes} bytes, above history.maxBytes (${this.#opts.maxBytes}); they are kept`,
+        );
       }
       report.totalBytes = plan.totalBytes;
       for (const [n, f] of files.entries()) {
@@ -360,7 +378,11 @@ export class HistoryStore implements WriteRecorder {
   async #collect(now: number): Promise<{ removed: number; bytes: number }> {
     const grace = this.#opts.orphanGraceMs ?? ORPHAN_GRACE_MS;
     const live = await this.manifests.sweep(now, grace);
-    return this.blobs.collect((hash) => live.has(hash) || this.#guard?.has(hash) === true || this.#inflight.has(hash), now, grace);
+    return this.blobs.collect(
+      (hash) => live.has(hash) || this.#guard?.has(hash) === true || this.#inflight.has(hash),
+      now,
+      grace,
+    );
   }
 
   #pin(hashes: string[]): void {

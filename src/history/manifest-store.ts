@@ -11,7 +11,16 @@ import { listDir } from '../fs/list-dir.js';
 import { removeIfOld } from '../fs/remove-if-old.js';
 import { writeNewFile } from '../fs/write-new-file.js';
 import { lockHolderAlive, takeLock, type ReleaseLock } from './lock-file.js';
-import { compactRecords, parseManifest, parseRecord, recordLine, referencedHashes, type HeaderRec, type Manifest, type Rec } from './manifest.js';
+import {
+  compactRecords,
+  parseManifest,
+  parseRecord,
+  recordLine,
+  referencedHashes,
+  type HeaderRec,
+  type Manifest,
+  type Rec,
+} from './manifest.js';
 
 const MAX_APPEND_ATTEMPTS = 8;
 /** How long an append waits for a compaction of its manifest (one file: milliseconds normally). */

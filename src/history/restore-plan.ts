@@ -36,7 +36,11 @@ export interface RestoreRequest {
 const MAX_DIFF_LINES = 400;
 
 /** A committed restore's answer, naming the version it became and the one that undoes it (as it was when the listing fails). */
-export async function withUndoVersion(output: ToolOutput, store: HistoryStore, restored: { realPath: string; hash: string | null }): Promise<ToolOutput> {
+export async function withUndoVersion(
+  output: ToolOutput,
+  store: HistoryStore,
+  restored: { realPath: string; hash: string | null },
+): Promise<ToolOutput> {
   const restoredHash = restored.hash;
   // Name the version this restore became, and the one that undoes it.
   // The restore is done; a listing that fails now only loses the version numbers from the answer.
@@ -66,10 +70,14 @@ export async function planRestore(
   if (!h) throw await noHistory(current.target, store, deps.session.policy);
   const wanted = h.versions.find((v) => v.version === input.version);
   if (!wanted) {
-    throw new ToolError('HISTORY_NOT_FOUND', `${display} has no version ${input.version}. Its versions are ${versionRange(h)}; call FileHistory to see them.`, {
-      path: display,
-      versions: h.versions.map((v) => v.version),
-    });
+    throw new ToolError(
+      'HISTORY_NOT_FOUND',
+      `${display} has no version ${input.version}. Its versions are ${versionRange(h)}; call FileHistory to see them.`,
+      {
+        path: display,
+        versions: h.versions.map((v) => v.version),
+      },
+    );
   }
   const base = { file_path: display, version: wanted.version, dry_run: input.dry_run };
   if (currentHash === wanted.hash) {
@@ -78,7 +86,15 @@ export async function planRestore(
       change: 'none',
       output: {
         text: `${display} already matches version ${wanted.version}; nothing was written.`,
-        structured: { ...base, already_current: true, deleted: false, structuredPatch: [], lines_added: 0, lines_removed: 0, new_version: null },
+        structured: {
+          ...base,
+          already_current: true,
+          deleted: false,
+          structuredPatch: [],
+          lines_added: 0,
+          lines_removed: 0,
+          new_version: null,
+        },
       },
     };
   }
@@ -88,8 +104,20 @@ export async function planRestore(
   const bytes = wanted.hash === null ? null : await versionContent(store, wanted.version, wanted.hash, display);
   restoring(wanted.hash);
   const change = restoreChange(current, bytes, deps.config.fallbackEncoding);
-  const action = bytes === null ? `delete ${display} (it did not exist in version ${wanted.version})` : `restore ${display} to version ${wanted.version}`;
-  const structured = { ...base, already_current: false, deleted: bytes === null, structuredPatch: change.patch, ...(change.truncated ? { patch_truncated: true } : {}), lines_added: change.added, lines_removed: change.removed, new_version: null };
+  const action =
+    bytes === null
+      ? `delete ${display} (it did not exist in version ${wanted.version})`
+      : `restore ${display} to version ${wanted.version}`;
+  const structured = {
+    ...base,
+    already_current: false,
+    deleted: bytes === null,
+    structuredPatch: change.patch,
+    ...(change.truncated ? { patch_truncated: true } : {}),
+    lines_added: change.added,
+    lines_removed: change.removed,
+    new_version: null,
+  };
   const text = input.dry_run
     ? `Dry run: nothing was written. RestoreFile would ${action}:\n${change.diff}`
     : bytes === null
@@ -98,11 +126,23 @@ export async function planRestore(
   const common = { freshness, linesAdded: change.added, linesRemoved: change.removed, output: { text, structured } };
   if (bytes === null) return { change: 'delete', ...common };
   const newText = change.newText;
-  return { change: 'write', bytes, text: newText, totalLines: newText === undefined ? 0 : countLines(newText), fullView: true, ...common };
+  return {
+    change: 'write',
+    bytes,
+    text: newText,
+    totalLines: newText === undefined ? 0 : countLines(newText),
+    fullView: true,
+    ...common,
+  };
 }
 
 /** STALE when the file is not its latest recorded version, unless forced: a restore would discard that change. */
-function requireUnchangedSinceLatest(h: FileHistory, currentHash: string | null, force: boolean, display: string): void {
+function requireUnchangedSinceLatest(
+  h: FileHistory,
+  currentHash: string | null,
+  force: boolean,
+  display: string,
+): void {
   const latest = h.versions[h.versions.length - 1]!;
   if (currentHash === latest.hash || force) return;
   const what = currentHash === null ? 'it was deleted' : 'its content is not the last version editguard recorded';
@@ -131,10 +171,24 @@ function restoreChange(current: CurrentFile, bytes: Buffer | null, fallback: 'la
   const newText = textOf(bytes, fallback);
   if (oldText === undefined || newText === undefined) {
     const oldSize = current.exists ? current.bytes.length : 0;
-    return { patch: [] as StructuredPatchHunk[], added: 0, removed: 0, truncated: false, newText, diff: `(binary content: ${formatBytes(oldSize)} → ${formatBytes(bytes?.length ?? 0)})` };
+    return {
+      patch: [] as StructuredPatchHunk[],
+      added: 0,
+      removed: 0,
+      truncated: false,
+      newText,
+      diff: `(binary content: ${formatBytes(oldSize)} → ${formatBytes(bytes?.length ?? 0)})`,
+    };
   }
   const { hunks, added, removed, truncated } = wholeTextPatch(oldText, newText);
-  return { patch: hunks, added, removed, truncated, newText, diff: `${renderPatch(hunks)}${truncated ? '\n… (diff cut to stay within the result budget)' : ''}` };
+  return {
+    patch: hunks,
+    added,
+    removed,
+    truncated,
+    newText,
+    diff: `${renderPatch(hunks)}${truncated ? '\n… (diff cut to stay within the result budget)' : ''}`,
+  };
 }
 
 function versionRange(h: FileHistory): string {
@@ -143,7 +197,6 @@ function versionRange(h: FileHistory): string {
   const span = first === last ? `${first}` : `${first}–${last}`;
   return first > 0 ? `${span} (older versions were pruned)` : span;
 }
-
 
 /** Decoded LF text of a version for diffs and the session's state; undefined for binary content. */
 export function textOf(bytes: Buffer | null, fallback: 'latin1' | undefined): string | undefined {

@@ -25,7 +25,10 @@ export interface RetentionPlan {
  * content-addressed, so a blob counts once however many versions share it; a pending write's
  * images count as referenced (the write may be in flight).
  */
-export function planRetention(files: ReadonlyArray<Pick<Derived, 'versions' | 'pending'>>, limits: RetentionLimits): RetentionPlan {
+export function planRetention(
+  files: ReadonlyArray<Pick<Derived, 'versions' | 'pending'>>,
+  limits: RetentionLimits,
+): RetentionPlan {
   const cutoff = limits.now - limits.maxAgeMs;
   const keep = files.map((f) => {
     let k = 0;
@@ -48,7 +51,12 @@ export function planRetention(files: ReadonlyArray<Pick<Derived, 'versions' | 'p
   for (const [hash, n] of refs) if (n > 0) total += sizes.get(hash) ?? 0;
   if (total <= limits.maxBytes) return { keep, totalBytes: total, overBudget: false };
 
-  const candidates = files.flatMap((f, n) => f.versions.slice(0, -1).map((v, i) => ({ n, i, time: v.time })).filter((c) => c.i >= keep[n]!));
+  const candidates = files.flatMap((f, n) =>
+    f.versions
+      .slice(0, -1)
+      .map((v, i) => ({ n, i, time: v.time }))
+      .filter((c) => c.i >= keep[n]!),
+  );
   candidates.sort((a, b) => a.time - b.time || a.i - b.i);
   for (const c of candidates) {
     if (total <= limits.maxBytes) break;

@@ -17,14 +17,18 @@ const LOCK_WAIT_MS = 10_000;
  * @throws ToolError IO_ERROR when another process kept writing the file for LOCK_WAIT_MS;
  *   HISTORY_UNAVAILABLE when the lock cannot be made (the state dir unwritable, full, gone).
  */
-export function stateDirWriteLocks(stateDir: string, log: Logger): (realPath: string, display: string) => Promise<Release> {
+export function stateDirWriteLocks(
+  stateDir: string,
+  log: Logger,
+): (realPath: string, display: string) => Promise<Release> {
   const dir = path.join(stateDir, 'locks');
   return async (realPath, display) => {
     const lockPath = path.join(dir, `${digest(Buffer.from(realPath))}.lock`);
     try {
       return await acquireLock(lockPath, {
         waitMs: LOCK_WAIT_MS,
-        onCompromised: (err) => log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`),
+        onCompromised: (err) =>
+          log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`),
       });
     } catch (err) {
       throw lockError(err, stateDir, display);

@@ -68,7 +68,11 @@ export function locateCell(nb: ParsedNotebook, cellId: string, mode: EditMode): 
     n === 0
       ? 'The notebook has no cells: add one with edit_mode "insert" and no cell_id.'
       : `Use an id shown by Read (<cell id="…">) or cell-N with N from 0 to ${n - 1}${mode === 'replace' ? ` (cell-${n} appends a cell)` : ''}.`;
-  throw new ToolError('CELL_NOT_FOUND', `Cell "${clipName(cellId)}" was not found: the notebook has ${n} cell${n === 1 ? '' : 's'}${list}. ${hint}`, { cell_id: clipName(cellId), cell_count: n });
+  throw new ToolError(
+    'CELL_NOT_FOUND',
+    `Cell "${clipName(cellId)}" was not found: the notebook has ${n} cell${n === 1 ? '' : 's'}${list}. ${hint}`,
+    { cell_id: clipName(cellId), cell_count: n },
+  );
 }
 
 /**
@@ -81,15 +85,24 @@ export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId
   let mode = req.mode;
   let index: number;
   if (req.cellId === undefined) {
-    if (mode !== 'insert') throw new ToolError('INVALID_INPUT', 'Cell ID must be specified when not inserting a new cell. Pass cell_id (an id shown by Read, or cell-N).');
+    if (mode !== 'insert')
+      throw new ToolError(
+        'INVALID_INPUT',
+        'Cell ID must be specified when not inserting a new cell. Pass cell_id (an id shown by Read, or cell-N).',
+      );
     index = 0;
   } else {
     const at = locateCell(nb, req.cellId, mode);
     if (at.append) mode = 'insert';
     index = mode === 'insert' && !at.append ? at.index + 1 : at.index;
   }
-  const cellType = req.cellType ?? (mode === 'insert' ? (req.mode === 'replace' ? 'code' : undefined) : cells[index]!.cell_type);
-  if (cellType === undefined) throw new ToolError('INVALID_INPUT', 'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".');
+  const cellType =
+    req.cellType ?? (mode === 'insert' ? (req.mode === 'replace' ? 'code' : undefined) : cells[index]!.cell_type);
+  if (cellType === undefined)
+    throw new ToolError(
+      'INVALID_INPUT',
+      'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".',
+    );
 
   const notes: string[] = [];
   const splices: Splice[] = [];
@@ -97,7 +110,10 @@ export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId
   if (mode === 'delete') {
     splices.push(deleteSplice(layout, index));
   } else {
-    const made = mode === 'replace' ? replaceCell(nb, index, req.newSource, cellType, notes) : insertCell(nb, index, req.newSource, cellType, newId);
+    const made =
+      mode === 'replace'
+        ? replaceCell(nb, index, req.newSource, cellType, notes)
+        : insertCell(nb, index, req.newSource, cellType, newId);
     touched = made.cell;
     splices.push(made.splice);
   }
@@ -120,7 +136,13 @@ export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId
 }
 
 /** The cell at `index` with new source (and maybe a new type), serialised where it stood. */
-function replaceCell(nb: ParsedNotebook, index: number, newSource: string, cellType: string, notes: string[]): { cell: Record<string, JsonValue>; splice: Splice } {
+function replaceCell(
+  nb: ParsedNotebook,
+  index: number,
+  newSource: string,
+  cellType: string,
+  notes: string[],
+): { cell: Record<string, JsonValue>; splice: Splice } {
   const { cells, layout, format, text } = nb;
   const original = cells[index]!;
   const cell: Record<string, JsonValue> = { ...original };
@@ -129,11 +151,24 @@ function replaceCell(nb: ParsedNotebook, index: number, newSource: string, cellT
   retype(cell, original.cell_type, notes);
   const span = layout.cells[index]!;
   const indent = indentBefore(text, span.start) ?? layout.cellIndent;
-  return { cell, splice: { start: span.start, end: span.end, replacement: serializeCell(cell, format, indent, { value: original, text, members: span.members }) } };
+  return {
+    cell,
+    splice: {
+      start: span.start,
+      end: span.end,
+      replacement: serializeCell(cell, format, indent, { value: original, text, members: span.members }),
+    },
+  };
 }
 
 /** A new cell before the one at `index` (after the last when `index` is the count), with the notebook's separators. */
-function insertCell(nb: ParsedNotebook, index: number, newSource: string, cellType: string, newId: () => string): { cell: Record<string, JsonValue>; splice: Splice } {
+function insertCell(
+  nb: ParsedNotebook,
+  index: number,
+  newSource: string,
+  cellType: string,
+  newId: () => string,
+): { cell: Record<string, JsonValue>; splice: Splice } {
   const { cells, layout, format, text } = nb;
   const cell: Record<string, JsonValue> = { cell_type: cellType };
   if (hasCellIds(nb)) cell.id = uniqueId(cells, newId);
@@ -144,7 +179,13 @@ function insertCell(nb: ParsedNotebook, index: number, newSource: string, cellTy
     cell.outputs = [];
   }
   const neighbour = layout.cells[Math.max(0, index - 1)];
-  const cellText = serializeCell(cell, format, layout.cellIndent, undefined, neighbour?.members.map((m) => m.key));
+  const cellText = serializeCell(
+    cell,
+    format,
+    layout.cellIndent,
+    undefined,
+    neighbour?.members.map((m) => m.key),
+  );
   const separator = (): string => {
     const [a, b] = layout.cells;
     if (a && b) return text.slice(a.end, b.start);
@@ -183,7 +224,8 @@ function retype(cell: Record<string, JsonValue>, previousType: string, notes: st
       notes.push(`The cell's attachments were dropped: a code cell cannot have attachments (it was ${previousType}).`);
     }
   } else {
-    if (previousType === 'code' && Array.isArray(cell.outputs) && cell.outputs.length > 0) notes.push('The cell was code; its outputs were dropped.');
+    if (previousType === 'code' && Array.isArray(cell.outputs) && cell.outputs.length > 0)
+      notes.push('The cell was code; its outputs were dropped.');
     delete cell.outputs;
     delete cell.execution_count;
   }
@@ -200,10 +242,20 @@ function uniqueId(cells: readonly NotebookCell[], newId: () => string): string {
 }
 
 const notWellFormed = (why: string) =>
-  new ToolError('NOTEBOOK_INVALID', `The edited notebook would not be a well-formed nbformat 4 notebook (${why}); nothing was written.`, { reason: why });
+  new ToolError(
+    'NOTEBOOK_INVALID',
+    `The edited notebook would not be a well-formed nbformat 4 notebook (${why}); nothing was written.`,
+    { reason: why },
+  );
 
 /** The result parses, is well-formed where we touched it, and every other cell's text is unchanged. */
-function verify(nb: ParsedNotebook, newText: string, mode: EditMode, index: number, touched: Record<string, JsonValue> | undefined): void {
+function verify(
+  nb: ParsedNotebook,
+  newText: string,
+  mode: EditMode,
+  index: number,
+  touched: Record<string, JsonValue> | undefined,
+): void {
   let value: unknown;
   try {
     value = JSON.parse(newText);
@@ -217,14 +269,20 @@ function verify(nb: ParsedNotebook, newText: string, mode: EditMode, index: numb
     const problems = cellProblems(newCells[index], nb.nbformatMinor);
     if (problems.length > 0) throw notWellFormed(`cell ${index}: ${problems.join('; ')}`);
     const id = touched.id;
-    if (typeof id === 'string' && duplicateIds(newCells).includes(id)) throw notWellFormed(`cell id "${id}" is used by another cell`);
+    if (typeof id === 'string' && duplicateIds(newCells).includes(id))
+      throw notWellFormed(`cell id "${id}" is used by another cell`);
   }
   // Every cell we did not edit must come out byte-identical.
   const members = scanObject(newText, skipWhitespace(newText, 0)).members;
   const elements = scanArray(newText, lastMember(members, 'cells')!.value.start).elements;
   const before = nb.layout.cells.map((c) => nb.text.slice(c.start, c.end));
   const after = elements.map((e) => newText.slice(e.start, e.end));
-  const expected = mode === 'delete' ? before.filter((_, i) => i !== index) : mode === 'insert' ? [...before.slice(0, index), after[index], ...before.slice(index)] : before.map((t, i) => (i === index ? after[index] : t));
+  const expected =
+    mode === 'delete'
+      ? before.filter((_, i) => i !== index)
+      : mode === 'insert'
+        ? [...before.slice(0, index), after[index], ...before.slice(index)]
+        : before.map((t, i) => (i === index ? after[index] : t));
   if (after.length !== expected.length || after.some((t, i) => t !== expected[i])) {
     throw new Error('notebook splice changed a cell it was not asked to edit');
   }

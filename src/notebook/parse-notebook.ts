@@ -3,7 +3,16 @@
 // Pure. Works on LF-normalised text (LineDoc.text): JSON whitespace is the only place a CRLF can
 // be, so offsets here splice into the raw file through spliceLineDoc with every other byte kept.
 import { ToolError } from '../errors.js';
-import { indentBefore, lastMember, scanArray, scanObject, skipString, skipWhitespace, type MemberSpan, type Span } from './json-layout.js';
+import {
+  indentBefore,
+  lastMember,
+  scanArray,
+  scanObject,
+  skipString,
+  skipWhitespace,
+  type MemberSpan,
+  type Span,
+} from './json-layout.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 export type JsonObject = { [k: string]: JsonValue };
@@ -66,12 +75,17 @@ export const MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024;
 export const MAX_EDIT_CELLS = 10_000;
 
 const invalid = (why: string, details: Record<string, unknown> = {}) =>
-  new ToolError('NOTEBOOK_INVALID', `Notebook is not valid: ${why} Fix the file (for example with Write, after reading it) or restore it from history; NotebookEdit only edits well-formed nbformat 4 notebooks.`, details);
+  new ToolError(
+    'NOTEBOOK_INVALID',
+    `Notebook is not valid: ${why} Fix the file (for example with Write, after reading it) or restore it from history; NotebookEdit only edits well-formed nbformat 4 notebooks.`,
+    details,
+  );
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Whether cells may carry ids (nbformat ≥ 4.5). */
-export const hasCellIds = (nb: Pick<ParsedNotebook, 'nbformat' | 'nbformatMinor'>) => nb.nbformat > 4 || nb.nbformatMinor >= 5;
+export const hasCellIds = (nb: Pick<ParsedNotebook, 'nbformat' | 'nbformatMinor'>) =>
+  nb.nbformat > 4 || nb.nbformatMinor >= 5;
 
 /**
  * Parses an .ipynb (LF-normalised text). Throws NOTEBOOK_INVALID for text that is not JSON, not
@@ -87,14 +101,19 @@ export function parseNotebook(text: string): ParsedNotebook {
   }
   if (!isObject(value)) throw invalid('the top level is not a JSON object.');
   if (value.nbformat !== 4) {
-    throw invalid(`nbformat is ${JSON.stringify(value.nbformat ?? null)}, not 4 (convert it with "jupyter nbconvert --to notebook --nbformat 4").`, { nbformat: value.nbformat ?? null });
+    throw invalid(
+      `nbformat is ${JSON.stringify(value.nbformat ?? null)}, not 4 (convert it with "jupyter nbconvert --to notebook --nbformat 4").`,
+      { nbformat: value.nbformat ?? null },
+    );
   }
   const minor = value.nbformat_minor;
-  if (typeof minor !== 'number' || !Number.isInteger(minor) || minor < 0) throw invalid('nbformat_minor is missing or not a whole number.');
+  if (typeof minor !== 'number' || !Number.isInteger(minor) || minor < 0)
+    throw invalid('nbformat_minor is missing or not a whole number.');
   if (!Array.isArray(value.cells)) throw invalid('it has no "cells" array.');
   const cells = value.cells;
   cells.forEach((cell, i) => {
-    if (!isObject(cell) || typeof cell.cell_type !== 'string') throw invalid(`cell ${i} is not an object with a cell_type.`, { cell_index: i });
+    if (!isObject(cell) || typeof cell.cell_type !== 'string')
+      throw invalid(`cell ${i} is not an object with a cell_type.`, { cell_index: i });
     const src = cell.source;
     if (!(typeof src === 'string' || (Array.isArray(src) && src.every((l) => typeof l === 'string')))) {
       throw invalid(`cell ${i} has no source string or list of strings.`, { cell_index: i });
@@ -104,7 +123,12 @@ export function parseNotebook(text: string): ParsedNotebook {
   const metadata = isObject(value.metadata) ? value.metadata : {};
   const kernelspec = isObject(metadata.kernelspec) ? metadata.kernelspec : {};
   const languageInfo = isObject(metadata.language_info) ? metadata.language_info : {};
-  const language = typeof kernelspec.language === 'string' ? kernelspec.language : typeof languageInfo.name === 'string' ? languageInfo.name : 'python';
+  const language =
+    typeof kernelspec.language === 'string'
+      ? kernelspec.language
+      : typeof languageInfo.name === 'string'
+        ? languageInfo.name
+        : 'python';
   // Spans and format cost a scan of every cell: only an edit needs them, so a Read of a huge notebook never pays.
   let shape: { layout: NotebookLayout; format: JsonFormat } | undefined;
   const measure = () => {
@@ -116,7 +140,15 @@ export function parseNotebook(text: string): ParsedNotebook {
     const cellsKeyIndent = indentBefore(text, cellsMember.keyStart) ?? '';
     const first = cellLayouts[0];
     const cellIndent = (first && indentBefore(text, first.start)) ?? cellsKeyIndent + (format.unit ?? '');
-    return { layout: { cellsArray: { start: cellsMember.value.start, end: arr.end }, cellsKeyIndent, cellIndent, cells: cellLayouts }, format };
+    return {
+      layout: {
+        cellsArray: { start: cellsMember.value.start, end: arr.end },
+        cellsKeyIndent,
+        cellIndent,
+        cells: cellLayouts,
+      },
+      format,
+    };
   };
   return {
     text,
@@ -137,14 +169,24 @@ export function parseNotebook(text: string): ParsedNotebook {
 const NON_ASCII = /[^\x00-\x7f]/;
 const ESCAPED_NON_ASCII = /\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/;
 
-function detectFormat(text: string, top: readonly MemberSpan[], cells: readonly CellLayout[], values: readonly NotebookCell[]): JsonFormat {
+function detectFormat(
+  text: string,
+  top: readonly MemberSpan[],
+  cells: readonly CellLayout[],
+  values: readonly NotebookCell[],
+): JsonFormat {
   const firstKey = top[0];
   const lead = firstKey ? text.slice(text.indexOf('{') + 1, firstKey.keyStart) : '';
   const nl = lead.lastIndexOf('\n');
   const unit = nl === -1 ? null : lead.slice(nl + 1);
-  const keySep = firstKey ? normaliseSep(text.slice(skipString(text, firstKey.keyStart), firstKey.value.start), ': ') : ': ';
+  const keySep = firstKey
+    ? normaliseSep(text.slice(skipString(text, firstKey.keyStart), firstKey.value.start), ': ')
+    : ': ';
   const second = top[1];
-  const itemSep = firstKey && second && unit === null ? normaliseSep(text.slice(firstKey.value.end, second.keyStart).replace(',', ''), ' ') : ' ';
+  const itemSep =
+    firstKey && second && unit === null
+      ? normaliseSep(text.slice(firstKey.value.end, second.keyStart).replace(',', ''), ' ')
+      : ' ';
   const sorted = (ms: readonly MemberSpan[]) => ms.every((m, i) => i === 0 || ms[i - 1]!.key <= m.key);
   return {
     unit: unit === '' ? null : unit,

@@ -43,7 +43,8 @@ export function stripAnsi(s: string): string {
 }
 
 const bytes = (s: string) => Buffer.byteLength(s);
-const joinText = (v: JsonValue | undefined): string => (Array.isArray(v) ? v.filter((x) => typeof x === 'string').join('') : typeof v === 'string' ? v : '');
+const joinText = (v: JsonValue | undefined): string =>
+  Array.isArray(v) ? v.filter((x) => typeof x === 'string').join('') : typeof v === 'string' ? v : '';
 
 type Piece = { kind: 'text'; text: string } | { kind: 'image'; data: string; mimeType: string; size: number };
 
@@ -54,19 +55,32 @@ function outputPieces(output: JsonValue): Piece[] {
     case 'stream':
       return [{ kind: 'text', text: stripAnsi(joinText(output.text)).replace(/\n$/, '') }];
     case 'error': {
-      const trace = Array.isArray(output.traceback) ? output.traceback.filter((l) => typeof l === 'string').join('\n') : '';
-      return [{ kind: 'text', text: stripAnsi(`${String(output.ename)}: ${String(output.evalue)}${trace ? `\n${trace}` : ''}`) }];
+      const trace = Array.isArray(output.traceback)
+        ? output.traceback.filter((l) => typeof l === 'string').join('\n')
+        : '';
+      return [
+        {
+          kind: 'text',
+          text: stripAnsi(`${String(output.ename)}: ${String(output.evalue)}${trace ? `\n${trace}` : ''}`),
+        },
+      ];
     }
     case 'execute_result':
     case 'display_data': {
-      const data = typeof output.data === 'object' && output.data !== null && !Array.isArray(output.data) ? output.data : {};
+      const data =
+        typeof output.data === 'object' && output.data !== null && !Array.isArray(output.data) ? output.data : {};
       const pieces: Piece[] = [];
       for (const mimeType of IMAGE_TYPES) {
         const b64 = joinText(data[mimeType]).replace(/\s+/g, '');
         if (b64) pieces.push({ kind: 'image', data: b64, mimeType, size: Math.floor((b64.length * 3) / 4) });
       }
-      if (data['text/plain'] !== undefined) pieces.push({ kind: 'text', text: stripAnsi(joinText(data['text/plain'])).replace(/\n$/, '') });
-      if (pieces.length === 0) pieces.push({ kind: 'text', text: `[output of type ${Object.keys(data).join(', ') || 'unknown'} not shown as text]` });
+      if (data['text/plain'] !== undefined)
+        pieces.push({ kind: 'text', text: stripAnsi(joinText(data['text/plain'])).replace(/\n$/, '') });
+      if (pieces.length === 0)
+        pieces.push({
+          kind: 'text',
+          text: `[output of type ${Object.keys(data).join(', ') || 'unknown'} not shown as text]`,
+        });
       return pieces;
     }
     default:
@@ -148,7 +162,8 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
     else elided.push({ index, name });
   }
   const truncated = last < total;
-  if (truncated && last >= first) text += `\n… showing cells ${first}–${last} of ${total}. Call Read with offset=${last + 1} to continue.`;
+  if (truncated && last >= first)
+    text += `\n… showing cells ${first}–${last} of ${total}. Call Read with offset=${last + 1} to continue.`;
   flush();
   return { blocks, first, last, total, seen: toRanges(seenCells), elided, truncated };
 }
@@ -156,8 +171,16 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
 /** "[attachments: …]" on its own line for a cell with attachments, else ''. */
 function attachmentsLine(cell: NotebookCell): string {
   const attachments = cell.attachments;
-  if (typeof attachments !== 'object' || attachments === null || Array.isArray(attachments) || Object.keys(attachments).length === 0) return '';
-  const list = Object.entries(attachments).map(([file, v]) => `${file} (${typeof v === 'object' && v !== null ? Object.keys(v).join(', ') : '?'})`);
+  if (
+    typeof attachments !== 'object' ||
+    attachments === null ||
+    Array.isArray(attachments) ||
+    Object.keys(attachments).length === 0
+  )
+    return '';
+  const list = Object.entries(attachments).map(
+    ([file, v]) => `${file} (${typeof v === 'object' && v !== null ? Object.keys(v).join(', ') : '?'})`,
+  );
   return `\n[attachments: ${list.join('; ')}]`;
 }
 
@@ -172,9 +195,21 @@ function toRanges(ns: readonly number[]): LineRange[] {
 }
 
 /** The line that says outputs k… of a cell (its 1-based number n) were left out, and how to see them. */
-function elidedNote(outputs: readonly JsonValue[], k: number, cellBudget: number, singleCell: boolean, n: number): string {
-  const rest = outputs.slice(k).reduce<number>((c, o) => c + outputPieces(o).reduce((s, p) => s + (p.kind === 'text' ? bytes(p.text) : p.data.length), 0), 0);
+function elidedNote(
+  outputs: readonly JsonValue[],
+  k: number,
+  cellBudget: number,
+  singleCell: boolean,
+  n: number,
+): string {
+  const rest = outputs
+    .slice(k)
+    .reduce<number>(
+      (c, o) => c + outputPieces(o).reduce((s, p) => s + (p.kind === 'text' ? bytes(p.text) : p.data.length), 0),
+      0,
+    );
   const what = `${outputs.length - k} of ${outputs.length} outputs (${formatBytes(rest)})`;
-  if (singleCell) return `\n[${what} elided: too large to show even for this cell alone (budget ${formatBytes(cellBudget)}). Inspect them in Jupyter; they do not block NotebookEdit.]`;
+  if (singleCell)
+    return `\n[${what} elided: too large to show even for this cell alone (budget ${formatBytes(cellBudget)}). Inspect them in Jupyter; they do not block NotebookEdit.]`;
   return `\n[${what} elided: over the ${formatBytes(cellBudget)} output budget per cell. To see them call Read with offset=${n} and limit=1 (this cell alone); NotebookEdit needs them seen first.]`;
 }

@@ -9,15 +9,25 @@ import type { JsonFormat, JsonValue } from './parse-notebook.js';
 /** JSON text of `value` with nested lines indented from `indent` (the indentation of its own line). */
 export function stringifyJson(value: JsonValue, format: JsonFormat, indent: string): string {
   if (value === null || typeof value !== 'object') return scalar(value, format);
-  const entries: Array<[string | undefined, JsonValue]> = Array.isArray(value) ? value.map((v) => [undefined, v]) : Object.entries(value);
+  const entries: Array<[string | undefined, JsonValue]> = Array.isArray(value)
+    ? value.map((v) => [undefined, v])
+    : Object.entries(value);
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   if (entries.length === 0) return open + close;
   const inner = format.unit === null ? '' : indent + format.unit;
-  const parts = entries.map(([k, v]) => (k === undefined ? '' : scalar(k, format) + format.keySep) + stringifyJson(v, format, inner));
+  const parts = entries.map(
+    ([k, v]) => (k === undefined ? '' : scalar(k, format) + format.keySep) + stringifyJson(v, format, inner),
+  );
   return joinMembers(open, close, parts, format, indent);
 }
 
-function joinMembers(open: string, close: string, parts: readonly string[], format: JsonFormat, indent: string): string {
+function joinMembers(
+  open: string,
+  close: string,
+  parts: readonly string[],
+  format: JsonFormat,
+  indent: string,
+): string {
   if (parts.length === 0) return open + close;
   if (format.unit === null) return open + parts.join(`,${format.itemSep}`) + close;
   const inner = indent + format.unit;
@@ -27,7 +37,9 @@ function joinMembers(open: string, close: string, parts: readonly string[], form
 function scalar(value: string | number | boolean | null, format: JsonFormat): string {
   const s = JSON.stringify(value);
   // Python's ensure_ascii escapes every UTF-16 code unit above 0x7f, in lowercase hex.
-  return format.asciiOnly && typeof value === 'string' ? s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : s;
+  return format.asciiOnly && typeof value === 'string'
+    ? s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : s;
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
@@ -37,7 +49,11 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.every(
+    (k) =>
+      Object.prototype.hasOwnProperty.call(b, k) &&
+      deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }
 
 /** The original cell a regenerated one replaces: its value, text and member spans. */
@@ -53,13 +69,26 @@ export interface OriginalCell {
  * them when its keys were sorted, else last) and every member whose value did not change keeps its
  * exact original text. Without it, keys are sorted when the file sorts keys, else follow `template`.
  */
-export function serializeCell(cell: Record<string, JsonValue>, format: JsonFormat, indent: string, original?: OriginalCell, template?: readonly string[]): string {
-  const keys = orderKeys(Object.keys(cell), original ? original.members.map((m) => m.key) : template, format.sortedKeys || (original !== undefined && isSorted(original.members.map((m) => m.key))));
+export function serializeCell(
+  cell: Record<string, JsonValue>,
+  format: JsonFormat,
+  indent: string,
+  original?: OriginalCell,
+  template?: readonly string[],
+): string {
+  const keys = orderKeys(
+    Object.keys(cell),
+    original ? original.members.map((m) => m.key) : template,
+    format.sortedKeys || (original !== undefined && isSorted(original.members.map((m) => m.key))),
+  );
   const inner = format.unit === null ? '' : indent + format.unit;
   const parts = keys.map((k) => {
     const v = cell[k]!;
     const member = original && [...original.members].reverse().find((m) => m.key === k);
-    const raw = member && original && deepEqual(original.value[k], v) ? original.text.slice(member.value.start, member.value.end) : stringifyJson(v, format, inner);
+    const raw =
+      member && original && deepEqual(original.value[k], v)
+        ? original.text.slice(member.value.start, member.value.end)
+        : stringifyJson(v, format, inner);
     return scalar(k, format) + format.keySep + raw;
   });
   return joinMembers('{', '}', parts, format, indent);

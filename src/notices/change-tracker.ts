@@ -345,7 +345,8 @@ export class ChangeTracker {
     const own = ps?.own;
     if (!ps || !own || !this.#disk.identity) return false;
     const now = await this.#disk.identity(path);
-    if (now && now.dev === own.dev && now.ino === own.ino && now.size === own.size && now.mtimeMs === own.mtimeMs) return true;
+    if (now && now.dev === own.dev && now.ino === own.ino && now.size === own.size && now.mtimeMs === own.mtimeMs)
+      return true;
     if (ps.own === own) ps.own = undefined;
     return false;
   }

@@ -15,7 +15,8 @@ export function modifiedNotice(path: string, before: string | undefined, after: 
   if (before === undefined) return `${head} (No diff: your earlier view of the file was too large to keep.)`;
   if (after === null) return `${head} (No diff: the file is now binary, not decodable as text, or too large.)`;
   const diff = boundedDiff(before, after, NOTICE_DIFF_LINES);
-  if (diff === '') return `${head} (The text is the same; only line endings, the encoding or the byte order mark changed.)`;
+  if (diff === '')
+    return `${head} (The text is the same; only line endings, the encoding or the byte order mark changed.)`;
   return `${head} Changes since your last read (-removed, +added, with line numbers):\n${diff}`;
 }
 

@@ -110,9 +110,12 @@ export class PathPolicy {
         real = await fs.realpath(lexical);
       } catch (err) {
         const code = errnoCode(err) ?? 'error';
-        throw new Error(`Root ${given} (${lexical}) cannot be used: ${code === 'ENOENT' ? 'it does not exist' : code}.`, {
-          cause: err,
-        });
+        throw new Error(
+          `Root ${given} (${lexical}) cannot be used: ${code === 'ENOENT' ? 'it does not exist' : code}.`,
+          {
+            cause: err,
+          },
+        );
       }
       if (!(await fs.stat(real)).isDirectory()) {
         throw new Error(`Root ${given} (${lexical}) is not a directory.`);
@@ -124,7 +127,10 @@ export class PathPolicy {
     for (const dir of opts.hidden ?? []) {
       const lexical = expandPath(dir, { home: opts.home, base: path.resolve() });
       // The state dir may not exist yet (it is created at start-up only when history is on).
-      const real = await realpathDeepest(lexical).then((r) => r.real, () => lexical);
+      const real = await realpathDeepest(lexical).then(
+        (r) => r.real,
+        () => lexical,
+      );
       hidden.push(lexical, real.normalize('NFC'));
     }
     return new PathPolicy({
@@ -193,7 +199,8 @@ export class PathPolicy {
    */
   async authorizeRead(input: string): Promise<ResolvedPath> {
     assertSafePathInput(input);
-    if (this.state.closed !== undefined) throw new ToolError('PATH_DENIED', this.state.closed, { path: input, roots: [] });
+    if (this.state.closed !== undefined)
+      throw new ToolError('PATH_DENIED', this.state.closed, { path: input, roots: [] });
     const absPath = expandPath(input, { home: this.state.home, base: this.roots[0]! });
     this.assertNotDenied(input, absPath, absPath);
 
@@ -278,7 +285,8 @@ export class PathPolicy {
     const glob = this.rules.denied(checked);
     if (glob === undefined) return;
     const inside = this.roots.some((root) => isWithin(root, checked));
-    const via = checked === absPath ? '' : inside ? ` (it resolves to ${this.display(checked)})` : ' (through a symbolic link)';
+    const via =
+      checked === absPath ? '' : inside ? ` (it resolves to ${this.display(checked)})` : ' (through a symbolic link)';
     throw new ToolError(
       'PATH_DENIED',
       `${MESSAGES.PATH_DENIED} ${this.display(absPath)}${via} matches the deny rule "${glob}".`,

@@ -26,11 +26,9 @@ export function assertSafePathInput(input: string): void {
   }
   if (input.includes('\0')) {
     // Node throws on NUL itself, but C APIs truncate at it: reject it as ours, not as INTERNAL.
-    throw new ToolError(
-      'INVALID_PATH',
-      'The path contains a NUL byte. Remove it and pass a plain file path.',
-      { path: input },
-    );
+    throw new ToolError('INVALID_PATH', 'The path contains a NUL byte. Remove it and pass a plain file path.', {
+      path: input,
+    });
   }
   // Windows treats "\" and "/" alike, so any two leading separators open a UNC/device path,
   // which can reach the network (credential leaks via SMB) or raw devices.

@@ -144,7 +144,8 @@ export class PathRules {
       const source = rules.map((r) => `(?:${r.re!.source})`).join('|');
       return { exact: new Set(rules.map((r) => r.body)), re: new RegExp(source, rules[0]!.re!.flags) };
     };
-    const hit = (f: Folded | undefined, candidate: string) => f !== undefined && candidate !== '' && (f.exact.has(candidate) || f.re.test(candidate));
+    const hit = (f: Folded | undefined, candidate: string) =>
+      f !== undefined && candidate !== '' && (f.exact.has(candidate) || f.re.test(candidate));
     const absolute = fold('absolute');
     const inHome = fold('home');
     const homeItself = this.denyRules.some((r) => r.anchor === 'home' && r.test === undefined);
@@ -159,7 +160,8 @@ export class PathRules {
       }
       if (inRoots === undefined) return false;
       for (const root of roots) {
-        if (absPath !== root && isWithin(root, absPath) && hit(inRoots, toGlobPath(relativeWithin(root, absPath)))) return true;
+        if (absPath !== root && isWithin(root, absPath) && hit(inRoots, toGlobPath(relativeWithin(root, absPath))))
+          return true;
       }
       return false;
     };
@@ -216,7 +218,11 @@ export class PathRules {
         return absPath !== this.home && rule.test(toGlobPath(path.relative(this.home, absPath)));
       case 'root':
         return this.roots.some(
-          (root) => isWithin(root, absPath) && absPath !== root && rule.test !== undefined && rule.test(toGlobPath(path.relative(root, absPath))),
+          (root) =>
+            isWithin(root, absPath) &&
+            absPath !== root &&
+            rule.test !== undefined &&
+            rule.test(toGlobPath(path.relative(root, absPath))),
         );
     }
   }

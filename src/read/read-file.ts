@@ -2,7 +2,13 @@
 // attachments, big text streamed in ranges, other text as numbered lines) and recorded in the session.
 import type { Stats } from 'node:fs';
 import { ToolError, fsError } from '../errors.js';
-import { openConfined, readSmallConfined, SYNC_READ_MAX, type ConfinedFile, type SmallFile } from '../fs/confined-read.js';
+import {
+  openConfined,
+  readSmallConfined,
+  SYNC_READ_MAX,
+  type ConfinedFile,
+  type SmallFile,
+} from '../fs/confined-read.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -38,17 +44,34 @@ export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<To
   const { stat, bytes } = got;
   // Notebooks render by cell (offset/limit count cells); a malformed one falls through to text with a note.
   const notebook = isNotebookPath(target.realPath)
-    ? readNotebook({ display, realPath: target.realPath, bytes, mtimeMs: stat.mtimeMs, offset: input.offset, limit: input.limit }, deps)
+    ? readNotebook(
+        { display, realPath: target.realPath, bytes, mtimeMs: stat.mtimeMs, offset: input.offset, limit: input.limit },
+        deps,
+      )
     : undefined;
   if (notebook && 'output' in notebook) return notebook.output;
   const image = sniffImageMime(bytes);
   if (image) return readImage(display, bytes, image, deps.config);
   if (isPdf(bytes)) return readPdf(display, target.realPath, bytes, input.pages, deps.config);
   if (isLikelyBinary(bytes)) {
-    throw new ToolError('BINARY_FILE', `${display} is a binary file and cannot be shown as text.`, { path: display, size: bytes.length });
+    throw new ToolError('BINARY_FILE', `${display} is a binary file and cannot be shown as text.`, {
+      path: display,
+      size: bytes.length,
+    });
   }
   const notices = notebook && 'notice' in notebook ? [notebook.notice] : [];
-  return readText({ display, realPath: target.realPath, bytes, mtimeMs: stat.mtimeMs, offset: input.offset, limit: input.limit, notices }, deps);
+  return readText(
+    {
+      display,
+      realPath: target.realPath,
+      bytes,
+      mtimeMs: stat.mtimeMs,
+      offset: input.offset,
+      limit: input.limit,
+      notices,
+    },
+    deps,
+  );
 }
 
 /** Bytes sniffed before a big file is streamed (the binary heuristic looks at as many). */
@@ -59,11 +82,19 @@ const HEAD_BYTES = 8 * 1024;
  * descriptor opened without following a symlink inside the verified directory. A big text file is
  * answered from that descriptor in ranges instead (`output`).
  */
-async function readWhole(target: ResolvedPath, display: string, input: ReadFileInput, deps: ReadDeps): Promise<{ stat: Stats; bytes: Buffer } | { output: ToolOutput }> {
+async function readWhole(
+  target: ResolvedPath,
+  display: string,
+  input: ReadFileInput,
+  deps: ReadDeps,
+): Promise<{ stat: Stats; bytes: Buffer } | { output: ToolOutput }> {
   // A small file (the common case) is read in this thread: no thread-pool round trips.
   let small: SmallFile | undefined;
   try {
-    small = readSmallConfined(target.realPath, Math.min(SYNC_READ_MAX, deps.config.read.streamFromBytes - 1, deps.config.maxEditBytes));
+    small = readSmallConfined(
+      target.realPath,
+      Math.min(SYNC_READ_MAX, deps.config.read.streamFromBytes - 1, deps.config.maxEditBytes),
+    );
   } catch (err) {
     throw fsError(err, display) ?? err;
   }
@@ -77,11 +108,19 @@ async function readWhole(target: ResolvedPath, display: string, input: ReadFileI
   try {
     const stat = file.stat;
     if (stat.isDirectory()) {
-      throw new ToolError('IS_DIRECTORY', `${display} is a directory, not a file. Read takes a file path; list the directory with LS, or find files in it with Glob and Grep.`, { path: display });
+      throw new ToolError(
+        'IS_DIRECTORY',
+        `${display} is a directory, not a file. Read takes a file path; list the directory with LS, or find files in it with Glob and Grep.`,
+        { path: display },
+      );
     }
     if (!stat.isFile()) {
       // readFile on a FIFO (or a device) would block forever or never end.
-      throw new ToolError('INVALID_PATH', `${display} is not a regular file (device, socket or FIFO); Read only reads regular files.`, { path: display });
+      throw new ToolError(
+        'INVALID_PATH',
+        `${display} is not a regular file (device, socket or FIFO); Read only reads regular files.`,
+        { path: display },
+      );
     }
     const streamed = await readBig(file, target, display, input, deps);
     if (streamed) return { output: streamed };
@@ -99,11 +138,18 @@ async function readWhole(target: ResolvedPath, display: string, input: ReadFileI
  * stream (hashed), read in ranges; undefined when the file is read whole instead.
  * @throws ToolError TOO_LARGE for a file over maxEditBytes that is not streamable text, BINARY_FILE.
  */
-async function readBig(file: ConfinedFile, target: ResolvedPath, display: string, input: ReadFileInput, deps: ReadDeps): Promise<ToolOutput | undefined> {
+async function readBig(
+  file: ConfinedFile,
+  target: ResolvedPath,
+  display: string,
+  input: ReadFileInput,
+  deps: ReadDeps,
+): Promise<ToolOutput | undefined> {
   const { size } = file.stat;
   const max = deps.config.maxEditBytes;
   const tooBig = size > max;
-  if (!tooBig && (size < deps.config.read.streamFromBytes || size === 0 || isNotebookPath(target.realPath))) return undefined;
+  if (!tooBig && (size < deps.config.read.streamFromBytes || size === 0 || isNotebookPath(target.realPath)))
+    return undefined;
   const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
   const got = head.subarray(0, await file.readAt(head, 0, head.length, 0));
   const utf16 = detectEncoding(got).startsWith('utf16');
@@ -111,10 +157,28 @@ async function readBig(file: ConfinedFile, target: ResolvedPath, display: string
   if (!tooBig && (!text || utf16)) return undefined;
   if (!text || utf16) {
     const why = text ? ' Files this large are read in ranges only when UTF-8 or Latin-1; this one is UTF-16.' : '';
-    throw new ToolError('TOO_LARGE', `File is too large to read (${formatBytes(size)}). Maximum readable file size is ${formatBytes(max)}.${why}`, { size, max });
+    throw new ToolError(
+      'TOO_LARGE',
+      `File is too large to read (${formatBytes(size)}). Maximum readable file size is ${formatBytes(max)}.${why}`,
+      { size, max },
+    );
   }
   const notices = tooBig
-    ? [`Note: ${display} is ${formatBytes(size)}, over the ${formatBytes(max)} editing limit (maxEditBytes): it is read in ranges, and Edit and Write cannot change it.`]
+    ? [
+        `Note: ${display} is ${formatBytes(size)}, over the ${formatBytes(max)} editing limit (maxEditBytes): it is read in ranges, and Edit and Write cannot change it.`,
+      ]
     : [];
-  return readStreamed({ display, realPath: target.realPath, file, head: got, offset: input.offset, limit: input.limit, notices, hashed: !tooBig }, deps);
+  return readStreamed(
+    {
+      display,
+      realPath: target.realPath,
+      file,
+      head: got,
+      offset: input.offset,
+      limit: input.limit,
+      notices,
+      hashed: !tooBig,
+    },
+    deps,
+  );
 }

@@ -12,7 +12,11 @@ export const isPdf = (bytes: Buffer): boolean => bytes.subarray(0, 5).equals(PDF
 /** An image as an image content block. @throws ToolError TOO_LARGE over read.maxImageBytes. */
 export function readImage(display: string, bytes: Buffer, mimeType: string, config: Config): ToolOutput {
   if (bytes.length > config.read.maxImageBytes) {
-    throw new ToolError('TOO_LARGE', `Image is too large to return (${formatBytes(bytes.length)}; limit ${formatBytes(config.read.maxImageBytes)}).`, { size: bytes.length });
+    throw new ToolError(
+      'TOO_LARGE',
+      `Image is too large to return (${formatBytes(bytes.length)}; limit ${formatBytes(config.read.maxImageBytes)}).`,
+      { size: bytes.length },
+    );
   }
   return {
     text: `Image ${display} (${mimeType}, ${formatBytes(bytes.length)})`,
@@ -25,16 +29,34 @@ export function readImage(display: string, bytes: Buffer, mimeType: string, conf
  * A PDF as an embedded resource (the whole document: page ranges need a PDF tool this server lacks).
  * @throws ToolError INVALID_INPUT with `pages`, TOO_LARGE over read.maxPdfBytes.
  */
-export function readPdf(display: string, realPath: string, bytes: Buffer, pages: string | undefined, config: Config): ToolOutput {
+export function readPdf(
+  display: string,
+  realPath: string,
+  bytes: Buffer,
+  pages: string | undefined,
+  config: Config,
+): ToolOutput {
   if (pages !== undefined) {
-    throw new ToolError('INVALID_INPUT', 'Reading PDF page ranges needs a PDF tool, and none is available in this server. Call Read without "pages" to get the whole PDF.');
+    throw new ToolError(
+      'INVALID_INPUT',
+      'Reading PDF page ranges needs a PDF tool, and none is available in this server. Call Read without "pages" to get the whole PDF.',
+    );
   }
   if (bytes.length > config.read.maxPdfBytes) {
-    throw new ToolError('TOO_LARGE', `PDF is too large to return (${formatBytes(bytes.length)}; limit ${formatBytes(config.read.maxPdfBytes)}).`, { size: bytes.length });
+    throw new ToolError(
+      'TOO_LARGE',
+      `PDF is too large to return (${formatBytes(bytes.length)}; limit ${formatBytes(config.read.maxPdfBytes)}).`,
+      { size: bytes.length },
+    );
   }
   return {
     text: `PDF ${display} (${formatBytes(bytes.length)}) attached as an embedded resource.`,
     structured: { file_path: display, type: 'pdf', size: bytes.length },
-    extra: [{ type: 'resource', resource: { uri: pathToFileURL(realPath).href, mimeType: 'application/pdf', blob: bytes.toString('base64') } }],
+    extra: [
+      {
+        type: 'resource',
+        resource: { uri: pathToFileURL(realPath).href, mimeType: 'application/pdf', blob: bytes.toString('base64') },
+      },
+    ],
   };
 }

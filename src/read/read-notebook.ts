@@ -23,7 +23,9 @@ export type NotebookReadRequest = ReadRequest;
 export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output: ToolOutput } | { notice: string } {
   const { config } = deps;
   if (req.bytes.length > MAX_NOTEBOOK_BYTES) {
-    return { notice: `Note: ${req.display} is ${formatBytes(req.bytes.length)}, over the ${formatBytes(MAX_NOTEBOOK_BYTES)} editguard renders as a notebook, so it is shown as plain text (NotebookEdit refuses it too).` };
+    return {
+      notice: `Note: ${req.display} is ${formatBytes(req.bytes.length)}, over the ${formatBytes(MAX_NOTEBOOK_BYTES)} editguard renders as a notebook, so it is shown as plain text (NotebookEdit refuses it too).`,
+    };
   }
   const decoded = decodeText(req.bytes, config.fallbackEncoding);
   const doc = toLineDoc(decoded.text);
@@ -32,7 +34,9 @@ export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output
     nb = parseNotebook(doc.text);
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
-    return { notice: `Note: ${req.display} is not a well-formed nbformat 4 notebook, so it is shown as plain text. ${err.message}` };
+    return {
+      notice: `Note: ${req.display} is not a well-formed nbformat 4 notebook, so it is shown as plain text. ${err.message}`,
+    };
   }
   const facts = describeText(decoded, doc);
   const hash = digest(req.bytes);
@@ -69,18 +73,36 @@ export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output
         elided_cells: rendered.elided.map((e) => e.name),
         partial: entry.isPartialView,
       },
-      extra: (first?.type === 'text' ? rest : rendered.blocks).map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, data: b.data, mimeType: b.mimeType })),
+      extra: (first?.type === 'text' ? rest : rendered.blocks).map((b) =>
+        b.type === 'text'
+          ? { type: 'text' as const, text: b.text }
+          : { type: 'image' as const, data: b.data, mimeType: b.mimeType },
+      ),
     },
   };
 }
 
 /** The answer when no cell is in range: an empty notebook (recorded as read whole), or an offset past the end. */
-function nothingToShow(req: NotebookReadRequest, deps: ReadDeps, p: { doc: { text: string }; hash: string; start: number; base: Record<string, unknown> & { cell_count: number } }): ToolOutput {
+function nothingToShow(
+  req: NotebookReadRequest,
+  deps: ReadDeps,
+  p: { doc: { text: string }; hash: string; start: number; base: Record<string, unknown> & { cell_count: number } },
+): ToolOutput {
   const { doc, hash, start, base } = p;
   const total = base.cell_count;
   if (total === 0) {
     const entry = recordRead(deps.session, req.realPath, viewOf(req, doc.text, hash, 0, []));
-    return { text: 'Warning: the notebook exists but has no cells.', structured: { ...base, start_cell: 1, num_cells: 0, truncated: false, elided_cells: [], partial: entry.isPartialView } };
+    return {
+      text: 'Warning: the notebook exists but has no cells.',
+      structured: {
+        ...base,
+        start_cell: 1,
+        num_cells: 0,
+        truncated: false,
+        elided_cells: [],
+        partial: entry.isPartialView,
+      },
+    };
   }
   return {
     text: `Warning: the notebook is shorter than the provided offset (${start}). It has ${total} cells; for notebooks offset and limit count cells.`,
@@ -88,7 +110,23 @@ function nothingToShow(req: NotebookReadRequest, deps: ReadDeps, p: { doc: { tex
   };
 }
 
-function viewOf(req: NotebookReadRequest, text: string, hash: string, total: number, shown: readonly LineRange[]): ReadView {
+function viewOf(
+  req: NotebookReadRequest,
+  text: string,
+  hash: string,
+  total: number,
+  shown: readonly LineRange[],
+): ReadView {
   const ranged = req.offset !== undefined || req.limit !== undefined;
-  return { text, hash, mtimeMs: req.mtimeMs, size: req.bytes.length, total, shown, ranged, offset: req.offset, limit: req.limit };
+  return {
+    text,
+    hash,
+    mtimeMs: req.mtimeMs,
+    size: req.bytes.length,
+    total,
+    shown,
+    ranged,
+    offset: req.offset,
+    limit: req.limit,
+  };
 }

@@ -63,7 +63,11 @@ export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Pr
           offset: req.offset,
           limit: req.limit,
           notices: req.notices,
-          described: { encoding: index.encoding === 'latin1' ? 'latin1' : 'utf-8', bom: index.bodyStart > 0, line_endings: index.style },
+          described: {
+            encoding: index.encoding === 'latin1' ? 'latin1' : 'utf-8',
+            bom: index.bodyStart > 0,
+            line_endings: index.style,
+          },
           lossless: index.lossless,
           total: index.totalLines,
           view: { text: undefined, hash, size: stat.size },
@@ -75,9 +79,13 @@ export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Pr
       if (!(err instanceof ChangedWhileReading)) throw err;
       cache?.delete(req.realPath);
       if (attempt >= 1) {
-        throw new ToolError('IO_ERROR', `${req.display} changed while it was being read (${err.message}). Read it again once it is no longer being written.`, {
-          path: req.display,
-        });
+        throw new ToolError(
+          'IO_ERROR',
+          `${req.display} changed while it was being read (${err.message}). Read it again once it is no longer being written.`,
+          {
+            path: req.display,
+          },
+        );
       }
     }
   }
@@ -93,11 +101,17 @@ function identityOf(stat: fs.Stats): FileIdentity {
  * ~1.4 GB/s (measured), and the block is counted while it is still in the CPU's cache. Other sessions
  * are served between blocks (a turn of the event loop every PAUSE_EVERY bytes).
  */
-async function scanFile(file: ConfinedFile, size: number, head: Uint8Array, fallback: 'latin1' | undefined, hashed: boolean): Promise<ScannedFile> {
+async function scanFile(
+  file: ConfinedFile,
+  size: number,
+  head: Uint8Array,
+  fallback: 'latin1' | undefined,
+  hashed: boolean,
+): Promise<ScannedFile> {
   const block = Buffer.allocUnsafeSlow(INDEX_BLOCK);
   const builder = new LineIndexBuilder(size, head);
   const sha = hashed ? createHash('sha256') : undefined;
-  for (let at = 0; at < size; ) {
+  for (let at = 0; at < size;) {
     const want = Math.min(INDEX_BLOCK, size - at);
     const got = file.readAtSync(block, 0, want, at);
     if (got < want) throw new ChangedWhileReading(`${at + got} bytes where ${size} were expected`);
@@ -116,7 +130,11 @@ const PAUSE_EVERY = 4 * 1024 * 1024;
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Line bodies from 1-based `start` on, read a window at a time from the line's byte offset. */
-function streamedLines(file: ConfinedFile, index: LineIndex, maxChars: number): (start: number) => AsyncGenerator<string, void, undefined> {
+function streamedLines(
+  file: ConfinedFile,
+  index: LineIndex,
+  maxChars: number,
+): (start: number) => AsyncGenerator<string, void, undefined> {
   const decode = index.encoding === 'latin1' ? (b: Buffer) => b.toString('latin1') : (b: Buffer) => UTF8.decode(b);
   return async function* (start) {
     const buf = Buffer.allocUnsafe(WINDOW);
@@ -168,7 +186,12 @@ async function lineStart(file: ConfinedFile, index: LineIndex, start: number, bu
 }
 
 /** A line longer than the window: its shown body (cut at maxChars, with its length) and where the next line starts. */
-async function longLine(file: ConfinedFile, index: LineIndex, pos: number, maxChars: number): Promise<{ body: string; next: number }> {
+async function longLine(
+  file: ConfinedFile,
+  index: LineIndex,
+  pos: number,
+  maxChars: number,
+): Promise<{ body: string; next: number }> {
   const latin1 = index.encoding === 'latin1';
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const decode = (b: Buffer, stream: boolean) => (latin1 ? b.toString('latin1') : decoder.decode(b, { stream }));
@@ -181,7 +204,7 @@ async function longLine(file: ConfinedFile, index: LineIndex, pos: number, maxCh
   };
   // A "\r" ending a chunk is held back: it is dropped if the next chunk starts with the "\n" of its CRLF.
   let heldCr = false;
-  for (let at = pos; at < index.size; ) {
+  for (let at = pos; at < index.size;) {
     const got = await file.readAt(buf, 0, Math.min(LONG_CHUNK, index.size - at), at);
     if (got === 0) throw new ChangedWhileReading(`no bytes at ${at}`);
     const chunk = buf.subarray(0, got);

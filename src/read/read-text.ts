@@ -74,7 +74,8 @@ export async function renderTextRead(t: TextLines, deps: ReadDeps): Promise<Tool
   const start = Math.max(1, t.offset ?? 1);
   const base = { file_path: display, ...t.described, total_lines: total };
   const view = { ...t.view, mtimeMs: t.mtimeMs, total, offset: t.offset, limit: t.limit };
-  const record = (shown: LineRange[], ranged: boolean) => recordRead(deps.session, t.realPath, { ...view, shown, ranged });
+  const record = (shown: LineRange[], ranged: boolean) =>
+    recordRead(deps.session, t.realPath, { ...view, shown, ranged });
   const notices = [...t.notices];
   if (!t.lossless) {
     notices.push(
@@ -104,7 +105,13 @@ export async function renderTextRead(t: TextLines, deps: ReadDeps): Promise<Tool
   record([[start, end]], t.offset !== undefined || t.limit !== undefined);
   return {
     text: [...out, ...notices].join('\n'),
-    structured: { ...base, start_line: start, num_lines: end - start + 1, truncated, ...(truncated ? { next_offset: end + 1 } : {}) },
+    structured: {
+      ...base,
+      start_line: start,
+      num_lines: end - start + 1,
+      truncated,
+      ...(truncated ? { next_offset: end + 1 } : {}),
+    },
   };
 }
 
@@ -127,7 +134,8 @@ async function numberedLines(
   const out: string[] = [];
   // The budget covers the whole answer: the footer and the notes come out of it too (Claude Code
   // drops an MCP answer over its limit).
-  let budget = config.read.outputBudgetBytes - FOOTER_RESERVE - notices.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
+  let budget =
+    config.read.outputBudgetBytes - FOOTER_RESERVE - notices.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
   try {
     for (let lineNo = start; lineNo <= total && out.length < limit; lineNo++) {
       const next = await lines.next();

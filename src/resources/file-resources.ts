@@ -42,7 +42,9 @@ async function readResource(deps: ToolDeps, uri: string): Promise<ReadResourceRe
     try {
       if (!file.stat.isFile()) throw invalidParams(`${target.input} is not a regular file.`);
       if (file.stat.size > deps.config.maxEditBytes) {
-        throw invalidParams(`${target.input} is too large to read as a resource (${file.stat.size} bytes; the limit is ${deps.config.maxEditBytes}).`);
+        throw invalidParams(
+          `${target.input} is too large to read as a resource (${file.stat.size} bytes; the limit is ${deps.config.maxEditBytes}).`,
+        );
       }
       bytes = await file.readAll();
     } finally {
@@ -103,7 +105,9 @@ export function registerFileResources(server: McpServer, deps: ToolDeps, changes
     if (!uri.startsWith('file:')) return {};
     const target = await authorize(deps, uri);
     changes.subscribe(session, target.realPath, uri, (u) => {
-      server.server.sendResourceUpdated({ uri: u }).catch((err: unknown) => deps.log.debug(`resources/updated for ${u} not sent`, err));
+      server.server
+        .sendResourceUpdated({ uri: u })
+        .catch((err: unknown) => deps.log.debug(`resources/updated for ${u} not sent`, err));
     });
     return {};
   });

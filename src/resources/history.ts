@@ -43,7 +43,13 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
   if (!history) return;
   const list = async (): Promise<{ resources: Resource[] }> => {
     const files = await readableFilesWithHistory(history, deps.session.policy, MAX_LISTED);
-    return { resources: files.map((file) => ({ uri: historyUri(file), name: `History of ${file}`, mimeType: 'application/json' })) };
+    return {
+      resources: files.map((file) => ({
+        uri: historyUri(file),
+        name: `History of ${file}`,
+        mimeType: 'application/json',
+      })),
+    };
   };
 
   server.registerResource(
@@ -51,7 +57,8 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
     new ResourceTemplate('history://{path}', { list }),
     {
       title: 'File history',
-      description: 'Versions editguard recorded for a file, newest first (JSON). {path} is the URL-encoded absolute path.',
+      description:
+        'Versions editguard recorded for a file, newest first (JSON). {path} is the URL-encoded absolute path.',
       mimeType: 'application/json',
     },
     async (uri, vars): Promise<ReadResourceResult> => {
@@ -62,7 +69,10 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
         const h = await history.history(target.realPath, current);
         return h && historyListing(target.absPath, h, current);
       });
-      if (!listing) throw invalidParams(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
+      if (!listing)
+        throw invalidParams(
+          `No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`,
+        );
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(listing, null, 2) }] };
     },
   );
@@ -72,21 +82,34 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
     new ResourceTemplate('history://{path}/{version}', { list: undefined }),
     {
       title: 'File version',
-      description: 'The content of one recorded version of a file. {path} is the URL-encoded absolute path, {version} a number from its history.',
+      description:
+        'The content of one recorded version of a file. {path} is the URL-encoded absolute path, {version} a number from its history.',
     },
     (uri, vars) => readVersion(deps, history, uri, vars),
   );
 }
 
 /** history://{path}/{version}: one recorded version's bytes, as text when they are UTF-8 text, else base64. */
-async function readVersion(deps: ToolDeps, history: HistoryStore, uri: URL, vars: Record<string, string | string[]>): Promise<ReadResourceResult> {
+async function readVersion(
+  deps: ToolDeps,
+  history: HistoryStore,
+  uri: URL,
+  vars: Record<string, string | string[]>,
+): Promise<ReadResourceResult> {
   const target = await authorize(deps, variable(vars, 'path'));
   const number = Number(variable(vars, 'version'));
   const h = await history.history(target.realPath);
-  if (!h) throw invalidParams(`No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`);
+  if (!h)
+    throw invalidParams(
+      `No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`,
+    );
   const v = h.versions.find((x) => x.version === number);
-  if (!v) throw invalidParams(`${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`);
-  if (v.hash === null) throw invalidParams(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
+  if (!v)
+    throw invalidParams(
+      `${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`,
+    );
+  if (v.hash === null)
+    throw invalidParams(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
   let bytes: Buffer;
   try {
     bytes = await history.content(v.hash);

@@ -77,7 +77,11 @@ export class DirLister {
         if (d === root) break;
       }
       for (const ancestor of chain) {
-        const level = this.readLevel(withSep(ancestor), IGNORE_FILES.map((name) => readSmallFile(path.join(ancestor, name))), hasGitDir(ancestor));
+        const level = this.readLevel(
+          withSep(ancestor),
+          IGNORE_FILES.map((name) => readSmallFile(path.join(ancestor, name))),
+          hasGitDir(ancestor),
+        );
         if (level) stack = [...stack, level];
       }
       stack = stackInside(stack, base);

@@ -8,7 +8,19 @@ const FILE_TYPES: Record<string, readonly string[]> = {
   c: ['*.[chH]', '*.[chH].in', '*.cats'],
   clojure: ['*.clj', '*.cljc', '*.cljs', '*.cljx'],
   cmake: ['*.cmake', 'CMakeLists.txt'],
-  cpp: ['*.[ChH]', '*.cc', '*.[ch]pp', '*.[ch]xx', '*.hh', '*.inl', '*.[ChH].in', '*.cc.in', '*.[ch]pp.in', '*.[ch]xx.in', '*.hh.in'],
+  cpp: [
+    '*.[ChH]',
+    '*.cc',
+    '*.[ch]pp',
+    '*.[ch]xx',
+    '*.hh',
+    '*.inl',
+    '*.[ChH].in',
+    '*.cc.in',
+    '*.[ch]pp.in',
+    '*.[ch]xx.in',
+    '*.hh.in',
+  ],
   cs: ['*.cs'],
   css: ['*.css', '*.scss'],
   csv: ['*.csv'],
@@ -33,7 +45,16 @@ const FILE_TYPES: Record<string, readonly string[]> = {
   kotlin: ['*.kt', '*.kts'],
   less: ['*.less'],
   lua: ['*.lua'],
-  make: ['[Gg][Nn][Uu]makefile', '[Mm]akefile', '[Gg][Nn][Uu]makefile.am', '[Mm]akefile.am', '[Gg][Nn][Uu]makefile.in', '[Mm]akefile.in', '*.mk', '*.mak'],
+  make: [
+    '[Gg][Nn][Uu]makefile',
+    '[Mm]akefile',
+    '[Gg][Nn][Uu]makefile.am',
+    '[Mm]akefile.am',
+    '[Gg][Nn][Uu]makefile.in',
+    '[Mm]akefile.in',
+    '*.mk',
+    '*.mak',
+  ],
   markdown: ['*.markdown', '*.md', '*.mdown', '*.mdwn', '*.mkd', '*.mkdn', '*.mdx'],
   md: ['*.markdown', '*.md', '*.mdown', '*.mdwn', '*.mkd', '*.mkdn', '*.mdx'],
   nix: ['*.nix'],
@@ -52,7 +73,25 @@ const FILE_TYPES: Record<string, readonly string[]> = {
   rust: ['*.rs'],
   sass: ['*.sass', '*.scss'],
   scala: ['*.scala', '*.sbt'],
-  sh: ['*.bash', '*.bashrc', '.bash_login', '.bash_logout', '.bash_profile', '*.csh', '.cshrc', '*.ksh', '.kshrc', '*.sh', '*.tcsh', '*.zsh', '.zshenv', '.zlogin', '.zlogout', '.zprofile', '.zshrc'],
+  sh: [
+    '*.bash',
+    '*.bashrc',
+    '.bash_login',
+    '.bash_logout',
+    '.bash_profile',
+    '*.csh',
+    '.cshrc',
+    '*.ksh',
+    '.kshrc',
+    '*.sh',
+    '*.tcsh',
+    '*.zsh',
+    '.zshenv',
+    '.zlogin',
+    '.zlogout',
+    '.zprofile',
+    '.zshrc',
+  ],
   sql: ['*.sql', '*.psql'],
   svelte: ['*.svelte'],
   swift: ['*.swift'],
@@ -79,9 +118,13 @@ export const FILE_TYPE_NAMES: readonly string[] = Object.keys(FILE_TYPES);
 export function fileTypeGlobs(name: string): readonly string[] {
   const globs = Object.hasOwn(FILE_TYPES, name) ? FILE_TYPES[name] : undefined;
   if (globs === undefined) {
-    throw new ToolError('INVALID_INPUT', `Unknown file type "${name}". Use one of: ${FILE_TYPE_NAMES.join(', ')}; or filter with "glob" instead.`, {
-      type: name,
-    });
+    throw new ToolError(
+      'INVALID_INPUT',
+      `Unknown file type "${name}". Use one of: ${FILE_TYPE_NAMES.join(', ')}; or filter with "glob" instead.`,
+      {
+        type: name,
+      },
+    );
   }
   return globs;
 }

@@ -36,7 +36,11 @@ export function globMatcher(glob: string): (rel: string) => boolean {
     const re = picomatch.makeRe(glob, { dot: true });
     return (rel) => rel !== '' && (rel === glob || re.test(rel));
   } catch (err) {
-    throw new ToolError('INVALID_INPUT', `Invalid glob pattern "${glob}": ${err instanceof Error ? err.message : String(err)}.`, { pattern: glob });
+    throw new ToolError(
+      'INVALID_INPUT',
+      `Invalid glob pattern "${glob}": ${err instanceof Error ? err.message : String(err)}.`,
+      { pattern: glob },
+    );
   }
 }
 

@@ -104,24 +104,20 @@ class GrepPass1 {
       this.progress(walked);
     });
     const { byGlob, byType, hits } = this;
-    walkFiles(
-      dir,
-      lister,
-      (d, entries) => {
-        const mark = hits.length;
-        for (const entry of entries) {
-          if (entry.isSymbolicLink()) continue;
-          if (byType !== undefined && !byType(entry.name)) continue;
-          if (byGlob !== undefined && !byGlob(d.rel + entry.name)) continue;
-          const file = d.abs + entry.name;
-          if (!this.once(file)) continue;
-          this.reader.read(d.handle, entry.name, (r) => this.search(file, r));
-          this.searched();
-        }
-        // Portable mode: files read while the directory was away from its place may be from elsewhere.
-        if (!lister.stillThere(d)) hits.length = mark;
-      },
-    );
+    walkFiles(dir, lister, (d, entries) => {
+      const mark = hits.length;
+      for (const entry of entries) {
+        if (entry.isSymbolicLink()) continue;
+        if (byType !== undefined && !byType(entry.name)) continue;
+        if (byGlob !== undefined && !byGlob(d.rel + entry.name)) continue;
+        const file = d.abs + entry.name;
+        if (!this.once(file)) continue;
+        this.reader.read(d.handle, entry.name, (r) => this.search(file, r));
+        this.searched();
+      }
+      // Portable mode: files read while the directory was away from its place may be from elsewhere.
+      if (!lister.stillThere(d)) hits.length = mark;
+    });
     this.swapped += lister.stats.swapped;
   }
 
@@ -146,7 +142,13 @@ class GrepPass1 {
   }
 }
 
-function searchFile(r: Exclude<ReadOutcome, { status: 'swapped' }>, m: LineMatcher, literal: Buffer | undefined, everyLine: boolean, skipped: GrepSkips) {
+function searchFile(
+  r: Exclude<ReadOutcome, { status: 'swapped' }>,
+  m: LineMatcher,
+  literal: Buffer | undefined,
+  everyLine: boolean,
+  skipped: GrepSkips,
+) {
   if (r.status !== 'ok') {
     skipped[r.status]++;
     return undefined;
@@ -168,11 +170,19 @@ function searchFile(r: Exclude<ReadOutcome, { status: 'swapped' }>, m: LineMatch
   return { mtimeMs: r.mtimeMs(), count: lines.length };
 }
 
-function renderContent(job: GrepJob, hits: readonly GrepHit[], m: LineMatcher, reader: FileReader, page: PageBuilder): void {
+function renderContent(
+  job: GrepJob,
+  hits: readonly GrepHit[],
+  m: LineMatcher,
+  reader: FileReader,
+  page: PageBuilder,
+): void {
   const grouped = job.before > 0 || job.after > 0;
   for (const hit of hits) {
     if (!page.open) return;
-    const text = readInPlace(reader, hit.file, (r) => (r.status === 'ok' && !isBinary(r.bytes) ? searchText(r.bytes) : undefined));
+    const text = readInPlace(reader, hit.file, (r) =>
+      r.status === 'ok' && !isBinary(r.bytes) ? searchText(r.bytes) : undefined,
+    );
     // Changed since pass 1 (now too large, binary or gone): its lines are simply not there any more.
     if (text === undefined) continue;
     for (const c of contentLines(hit.file, text, matchingLines(text, m), job.before, job.after)) {

@@ -14,7 +14,13 @@ export interface ContentLine {
  * around it, in order, each line once (a line that is both is a match, as in ripgrep).
  * `matches` are 0-based line numbers, ascending.
  */
-export function contentLines(file: string, text: string, matches: readonly number[], before: number, after: number): ContentLine[] {
+export function contentLines(
+  file: string,
+  text: string,
+  matches: readonly number[],
+  before: number,
+  after: number,
+): ContentLine[] {
   if (matches.length === 0) return [];
   const lines = text.split('\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();

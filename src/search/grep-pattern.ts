@@ -38,6 +38,12 @@ export function compileGrepPattern(pattern: string, opts: { ignoreCase: boolean;
     );
   }
   const literal =
-    !opts.ignoreCase && pattern !== '' && !METACHARACTERS.test(pattern) && !pattern.includes('\uFFFD') && !pattern.includes('\n') ? pattern : undefined;
+    !opts.ignoreCase &&
+    pattern !== '' &&
+    !METACHARACTERS.test(pattern) &&
+    !pattern.includes('\uFFFD') &&
+    !pattern.includes('\n')
+      ? pattern
+      : undefined;
   return { source: pattern, flags, multiline: opts.multiline, literal, lookaround: /\(\?<?[=!]/.test(pattern) };
 }

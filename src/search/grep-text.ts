@@ -15,12 +15,17 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 export function formatGrepText(r: GrepResult, opts: { headLimit: number; maxFileBytes: number }): string {
   const parts: string[] = [];
   if (r.mode === 'files_with_matches') {
-    parts.push(r.numFiles === 0 ? 'No files found' : [`Found ${plural(r.numFiles, 'file', 'files')}`, ...r.lines].join('\n'));
+    parts.push(
+      r.numFiles === 0 ? 'No files found' : [`Found ${plural(r.numFiles, 'file', 'files')}`, ...r.lines].join('\n'),
+    );
   } else if (r.numFiles === 0) {
     parts.push('No matches found');
   } else {
     parts.push(r.lines.length > 0 ? r.lines.join('\n') : `(No entries at offset ${r.offset}.)`);
-    if (r.mode === 'count') parts.push(`Found ${plural(r.numMatches, 'total occurrence', 'total occurrences')} across ${plural(r.numFiles, 'file', 'files')}.`);
+    if (r.mode === 'count')
+      parts.push(
+        `Found ${plural(r.numMatches, 'total occurrence', 'total occurrences')} across ${plural(r.numFiles, 'file', 'files')}.`,
+      );
   }
   if (r.more || r.offset > 0) {
     const footer = [`[Showing results with pagination = limit: ${opts.headLimit}, offset: ${r.offset}]`];

@@ -105,7 +105,8 @@ export function ignoredIn(stack: IgnoreStack, dirAbs: string): EntryIgnored {
 export function stackInside(stack: IgnoreStack, absDir: string): IgnoreStack {
   let inside: IgnoreLevel[] | undefined;
   for (const level of stack) {
-    if (levelVerdict(level, absDir, true) === true) inside ??= stack.filter((l) => levelVerdict(l, absDir, true) !== true);
+    if (levelVerdict(level, absDir, true) === true)
+      inside ??= stack.filter((l) => levelVerdict(l, absDir, true) !== true);
   }
   return inside ?? stack;
 }

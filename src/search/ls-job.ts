@@ -13,7 +13,10 @@ import type { JobHooks, LsEntryType, LsJob, LsResult, LsTree } from './search-jo
  */
 export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
   const policy = new EntryPolicy(job.rules);
-  const ignored = job.ignore.map((g) => ({ anchored: g.includes('/'), test: globMatcher(g.startsWith('/') ? g.slice(1) : g) }));
+  const ignored = job.ignore.map((g) => ({
+    anchored: g.includes('/'),
+    test: globMatcher(g.startsWith('/') ? g.slice(1) : g),
+  }));
   const trees: LsTree[] = [];
   let total = 0;
   let truncated = false;
@@ -22,12 +25,16 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
     const tree: LsTree = { dir, entries: [] };
     trees.push(tree);
     if (truncated) continue;
-    const lister = new DirLister(policy, job.includeIgnored, (s) => hooks.progress({ directories: s.directories, files: total, searched: 0 }));
+    const lister = new DirLister(policy, job.includeIgnored, (s) =>
+      hooks.progress({ directories: s.directories, files: total, searched: 0 }),
+    );
     lister.seed(dir);
     const queue = [dir];
     while (queue.length > 0 && !truncated) {
       const current = queue.shift()!;
-      const entries = listConfined(lister, current).sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : 1));
+      const entries = listConfined(lister, current).sort(
+        (a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : 1),
+      );
       for (const entry of entries) {
         const abs = path.join(current, entry.name);
         const rel = toPosix(path.relative(dir, abs));

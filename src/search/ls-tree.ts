@@ -23,7 +23,9 @@ export function renderLsTree(tree: LsTree): string[] {
   }
   const lines = [`- ${withSep(tree.dir)}`];
   const walk = (node: Node, indent: string) => {
-    const sorted = [...node.children].sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const sorted = [...node.children].sort(
+      (a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
     for (const child of sorted) {
       lines.push(`${indent}- ${label(child)}`);
       if (child.type === 'directory') walk(child, `${indent}  `);

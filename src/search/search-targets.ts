@@ -32,12 +32,20 @@ export async function resolveTargets(
   }
   if (stat.isDirectory()) return [{ path: target.realPath, isFile: false }];
   if (!stat.isFile()) {
-    throw new ToolError('INVALID_PATH', `${input} is not a regular file or a directory (device, socket or FIFO); ${opts.tool} cannot search it.`, { path: input });
+    throw new ToolError(
+      'INVALID_PATH',
+      `${input} is not a regular file or a directory (device, socket or FIFO); ${opts.tool} cannot search it.`,
+      { path: input },
+    );
   }
   if (opts.directoriesOnly) {
-    throw new ToolError('INVALID_PATH', `${input} is not a directory. ${opts.tool} takes a directory as "path"; use Read for a single file.`, {
-      path: input,
-    });
+    throw new ToolError(
+      'INVALID_PATH',
+      `${input} is not a directory. ${opts.tool} takes a directory as "path"; use Read for a single file.`,
+      {
+        path: input,
+      },
+    );
   }
   return [{ path: target.realPath, isFile: true }];
 }

@@ -60,7 +60,8 @@ export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): v
       }
       const name = top.subdirs[top.next++]!;
       const handle = lister.open(top.dir.abs + name, top.dir.handle, name);
-      if (handle !== undefined) enter({ handle, abs: `${top.dir.abs}${name}${path.sep}`, rel: `${top.dir.rel}${name}/` });
+      if (handle !== undefined)
+        enter({ handle, abs: `${top.dir.abs}${name}${path.sep}`, rel: `${top.dir.rel}${name}/` });
     }
   } finally {
     // A visit that threw: no descriptor outlives the walk (close() is idempotent).

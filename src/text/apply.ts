@@ -36,7 +36,11 @@ const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
  */
 export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T & { carried: CarriedLines } {
   const old_string = toLf(spec.old_string);
-  const { text: new_string, carried } = stripAddedTrailingWhitespace(old_string, toLf(spec.new_string), isMarkdown(filePath));
+  const { text: new_string, carried } = stripAddedTrailingWhitespace(
+    old_string,
+    toLf(spec.new_string),
+    isMarkdown(filePath),
+  );
   return { ...spec, old_string, new_string, carried };
 }
 

@@ -235,9 +235,7 @@ const WEBP = [0x57, 0x45, 0x42, 0x50] as const; // "WEBP" at offset 8, after the
  * Identifies PNG, JPEG, GIF (87a/89a) and WebP (RIFF....WEBP) images from their magic bytes.
  * Returns undefined for anything else, including truncated headers.
  */
-export function sniffImageMime(
-  bytes: Uint8Array,
-): 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | undefined {
+export function sniffImageMime(bytes: Uint8Array): 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | undefined {
   if (startsWith(bytes, PNG_MAGIC)) return 'image/png';
   if (startsWith(bytes, JPEG_MAGIC)) return 'image/jpeg';
   if (startsWith(bytes, GIF87A) || startsWith(bytes, GIF89A)) return 'image/gif';

@@ -8,7 +8,8 @@ const SMALL = 256;
 /** Length of the common prefix of `a` and `b`: whole chunks compared natively, then bytes. */
 export function commonPrefix(a: Buffer, b: Buffer, limit = Math.min(a.length, b.length)): number {
   let i = 0;
-  for (const step of [CHUNK, SMALL]) while (i + step <= limit && a.compare(b, i, i + step, i, i + step) === 0) i += step;
+  for (const step of [CHUNK, SMALL])
+    while (i + step <= limit && a.compare(b, i, i + step, i, i + step) === 0) i += step;
   while (i < limit && a[i] === b[i]) i++;
   return i;
 }
@@ -17,7 +18,11 @@ export function commonPrefix(a: Buffer, b: Buffer, limit = Math.min(a.length, b.
 export function commonSuffix(a: Buffer, b: Buffer, limit = Math.min(a.length, b.length)): number {
   let n = 0;
   for (const step of [CHUNK, SMALL]) {
-    while (n + step <= limit && a.compare(b, b.length - n - step, b.length - n, a.length - n - step, a.length - n) === 0) n += step;
+    while (
+      n + step <= limit &&
+      a.compare(b, b.length - n - step, b.length - n, a.length - n - step, a.length - n) === 0
+    )
+      n += step;
   }
   while (n < limit && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
   return n;

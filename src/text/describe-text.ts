@@ -3,8 +3,17 @@ import type { DecodedText, TextEncodingName } from './codec.js';
 import type { LineDoc } from './line-endings.js';
 
 /** Encoding facts reported in structuredContent. */
-export function describeText(decoded: DecodedText, doc: LineDoc): { encoding: string; bom: boolean; line_endings: string } {
-  const names: Record<TextEncodingName, string> = { utf8: 'utf-8', utf8bom: 'utf-8', utf16le: 'utf-16le', utf16be: 'utf-16be', latin1: 'latin1' };
+export function describeText(
+  decoded: DecodedText,
+  doc: LineDoc,
+): { encoding: string; bom: boolean; line_endings: string } {
+  const names: Record<TextEncodingName, string> = {
+    utf8: 'utf-8',
+    utf8bom: 'utf-8',
+    utf16le: 'utf-16le',
+    utf16be: 'utf-16be',
+    latin1: 'latin1',
+  };
   const bom = decoded.encoding === 'utf8bom' || decoded.encoding === 'utf16le' || decoded.encoding === 'utf16be';
   return { encoding: names[decoded.encoding], bom, line_endings: doc.style };
 }

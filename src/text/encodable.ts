@@ -9,7 +9,8 @@ export function unencodableReason(text: string, encoding: TextEncodingName): str
   if (LONE_SURROGATE.test(text)) return 'it contains an unpaired UTF-16 surrogate, which no Unicode encoding can store';
   if (encoding === 'latin1') {
     const m = BEYOND_LATIN1.exec(text);
-    if (m) return `the file is Latin-1 and the text contains "${m[0]}" (U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}), which Latin-1 cannot store`;
+    if (m)
+      return `the file is Latin-1 and the text contains "${m[0]}" (U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}), which Latin-1 cannot store`;
   }
   return undefined;
 }

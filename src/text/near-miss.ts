@@ -36,7 +36,10 @@ const MAX_SIMILAR_LINES = 50_000;
 export const SHOWN_LINES = 6;
 export const SHOWN_LINE_CHARS = 200;
 
-const squash = (s: string) => normalizeQuotes(s.length > MAX_KEY_CHARS ? s.slice(0, MAX_KEY_CHARS) : s).replace(/\s+/g, ' ').trim();
+const squash = (s: string) =>
+  normalizeQuotes(s.length > MAX_KEY_CHARS ? s.slice(0, MAX_KEY_CHARS) : s)
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** A line as a diagnosis shows it: cut past SHOWN_LINE_CHARS, saying how long it was. */
 export function shownLine(line: string): string {
@@ -171,9 +174,9 @@ export function findNearMisses(file: string, oldString: string, max = 3, budget 
       }
       continue;
     }
-      for (let from = 0; starts < MAX_STARTS_PER_ANCHOR && !work.spent; ) {
+    for (let from = 0; starts < MAX_STARTS_PER_ANCHOR && !work.spent;) {
       const hit = indexOfWithin(file, token, from, from + SEARCH_WINDOW);
-      work.charge(1 + ((hit === -1 ? SEARCH_WINDOW : hit - from) / NATIVE_DISCOUNT));
+      work.charge(1 + (hit === -1 ? SEARCH_WINDOW : hit - from) / NATIVE_DISCOUNT);
       if (hit === -1) {
         from += SEARCH_WINDOW;
         if (from + token.length > file.length) break;
@@ -201,7 +204,11 @@ export function findNearMisses(file: string, oldString: string, max = 3, budget 
   return starts.slice(0, max).map((start) => {
     const region: string[] = [];
     for (let j = 0; j < oldLines.length && lines.has(start + j) === true; j++) region.push(lines.line(start + j));
-    return { line: start + 1, text: region.slice(0, SHOWN_LINES).map(shownLine).join('\n'), hints: diffHints(region, oldLines) };
+    return {
+      line: start + 1,
+      text: region.slice(0, SHOWN_LINES).map(shownLine).join('\n'),
+      hints: diffHints(region, oldLines),
+    };
   });
 }
 
@@ -226,7 +233,10 @@ function similarLines(lines: LineIndex, oldLines: string[], max: number, work: B
     const s = dice(target, bigrams(squash(line), counts));
     if (s >= 0.5 && i - a >= 0) scored.push([i - a, s]);
   }
-  return scored.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, max).map(([i]) => i);
+  return scored
+    .sort((x, y) => y[1] - x[1] || x[0] - y[0])
+    .slice(0, max)
+    .map(([i]) => i);
 }
 
 /** Bigram counts, each bigram as one number (two UTF-16 units). */

@@ -65,7 +65,16 @@ function* clusters(oldText: string, splices: SpliceList, context: number): Gener
       if (cur) yield cur;
       line += countBreaks(oldText, lineAt, from);
       lineAt = from;
-      cur = { oldFrom: from, oldTo: to, newFrom: from + delta, newTo: to + delta + d, oldLine: line, newLine: line + lineDelta, first: k, last: k };
+      cur = {
+        oldFrom: from,
+        oldTo: to,
+        newFrom: from + delta,
+        newTo: to + delta + d,
+        oldLine: line,
+        newLine: line + lineDelta,
+        first: k,
+        last: k,
+      };
     }
     delta += d;
     lineDelta += ld;
@@ -96,7 +105,13 @@ export interface BoundedPatch {
  * every line, a rewritten 50 MB file) is shown as its changed lines removed and added, and the hunks
  * stop at `budget.lines` lines while the counts still cover everything.
  */
-export function regionPatch(oldText: string, newText: string, splices: SpliceList, context = CONTEXT_LINES, budget = PATCH_BUDGET): BoundedPatch {
+export function regionPatch(
+  oldText: string,
+  newText: string,
+  splices: SpliceList,
+  context = CONTEXT_LINES,
+  budget = PATCH_BUDGET,
+): BoundedPatch {
   const out: BoundedPatch = { hunks: [], added: 0, removed: 0, truncated: false };
   let shown = 0;
   const push = (hunk: StructuredPatchHunk) => {
@@ -115,9 +130,19 @@ export function regionPatch(oldText: string, newText: string, splices: SpliceLis
   for (const c of clusters(oldText, splices, context)) {
     const oldSize = c.oldTo - c.oldFrom;
     const newSize = c.newTo - c.newFrom;
-    const small = oldSize + newSize <= MYERS_MAX_CHARS && countBreaks(oldText, c.oldFrom, c.oldTo) + countBreaks(newText, c.newFrom, c.newTo) <= MYERS_MAX_LINES;
+    const small =
+      oldSize + newSize <= MYERS_MAX_CHARS &&
+      countBreaks(oldText, c.oldFrom, c.oldTo) + countBreaks(newText, c.newFrom, c.newTo) <= MYERS_MAX_LINES;
     if (small && shown < budget.lines) {
-      const patch = structuredPatch('a', 'b', oldText.slice(c.oldFrom, c.oldTo), newText.slice(c.newFrom, c.newTo), undefined, undefined, { context });
+      const patch = structuredPatch(
+        'a',
+        'b',
+        oldText.slice(c.oldFrom, c.oldTo),
+        newText.slice(c.newFrom, c.newTo),
+        undefined,
+        undefined,
+        { context },
+      );
       for (const h of patch.hunks) {
         for (const l of h.lines) {
           if (l.startsWith('+')) out.added++;
@@ -157,7 +182,15 @@ function linesOf(text: string, from: number, to: number, room: number, prefix: s
 }
 
 /** One hunk for a cluster, splice group by splice group: changed lines out, new lines in, unchanged lines as context. */
-function spliceHunk(oldText: string, newText: string, c: Cluster, splices: SpliceList, room: number, out: BoundedPatch, push: (h: StructuredPatchHunk) => void): void {
+function spliceHunk(
+  oldText: string,
+  newText: string,
+  c: Cluster,
+  splices: SpliceList,
+  room: number,
+  out: BoundedPatch,
+  push: (h: StructuredPatchHunk) => void,
+): void {
   const lines: string[] = [];
   let delta = c.newFrom - c.oldFrom;
   let oldAt = c.oldFrom;
@@ -213,7 +246,13 @@ export function numberLine(n: number, line: string, style: LineNumberStyle, maxC
  * cat -n snippet of the new text around the first splice (±4 lines, capped). `lineBase`: lines before
  * the texts given (a window of whole lines cut from a larger file is numbered as in the file).
  */
-export function editSnippet(oldText: string, newText: string, splices: SpliceList, style: LineNumberStyle = 'compact', lineBase = 0): string {
+export function editSnippet(
+  oldText: string,
+  newText: string,
+  splices: SpliceList,
+  style: LineNumberStyle = 'compact',
+  lineBase = 0,
+): string {
   const first = splices.at(0);
   if (!first) return '';
   let c: Cluster | undefined;
@@ -224,7 +263,9 @@ export function editSnippet(oldText: string, newText: string, splices: SpliceLis
   const lines = region.split('\n', MAX_SNIPPET_LINES + 1);
   const total = countBreaks(region, 0, region.length) + (region.endsWith('\n') ? 0 : 1);
   if (lines.length > total) lines.length = total;
-  const shown = lines.slice(0, MAX_SNIPPET_LINES).map((l, i) => numberLine(lineBase + c.newLine + i, l, style, SNIPPET_LINE_CHARS));
+  const shown = lines
+    .slice(0, MAX_SNIPPET_LINES)
+    .map((l, i) => numberLine(lineBase + c.newLine + i, l, style, SNIPPET_LINE_CHARS));
   if (total > MAX_SNIPPET_LINES) shown.push(`… ${total - MAX_SNIPPET_LINES} more lines`);
   return shown.join('\n');
 }
@@ -239,12 +280,19 @@ const COMPARE_BLOCK = 4096;
 export function wholeTextSplice(a: string, b: string): Splice {
   let start = 0;
   const max = Math.min(a.length, b.length);
-  while (start + COMPARE_BLOCK <= max && a.slice(start, start + COMPARE_BLOCK) === b.slice(start, start + COMPARE_BLOCK)) {
+  while (
+    start + COMPARE_BLOCK <= max &&
+    a.slice(start, start + COMPARE_BLOCK) === b.slice(start, start + COMPARE_BLOCK)
+  ) {
     start += COMPARE_BLOCK;
   }
   while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
   let tail = 0;
-  while (tail + COMPARE_BLOCK <= max - start && a.slice(a.length - tail - COMPARE_BLOCK, a.length - tail) === b.slice(b.length - tail - COMPARE_BLOCK, b.length - tail)) {
+  while (
+    tail + COMPARE_BLOCK <= max - start &&
+    a.slice(a.length - tail - COMPARE_BLOCK, a.length - tail) ===
+      b.slice(b.length - tail - COMPARE_BLOCK, b.length - tail)
+  ) {
     tail += COMPARE_BLOCK;
   }
   while (tail < max - start && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;

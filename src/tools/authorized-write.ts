@@ -20,5 +20,12 @@ export async function authorizedWrite(
   ctx?: ProgressContext,
 ): Promise<ToolOutput> {
   const target = await deps.session.policy.authorizeWrite(filePath, deps.session.confirm);
-  return deps.writes.run({ target, tool, session: deps.session, dryRun, plan, progress: writeProgress(ctx, tool, filePath, dryRun) });
+  return deps.writes.run({
+    target,
+    tool,
+    session: deps.session,
+    dryRun,
+    plan,
+    progress: writeProgress(ctx, tool, filePath, dryRun),
+  });
 }

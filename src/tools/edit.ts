@@ -17,8 +17,12 @@ export const EditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with (must be different from old_string)'),
-  replace_all: semanticBoolean(z.boolean()).default(false).describe('Replace all occurrences of old_string (default false)'),
-  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
+  replace_all: semanticBoolean(z.boolean())
+    .default(false)
+    .describe('Replace all occurrences of old_string (default false)'),
+  dry_run: semanticBoolean(z.boolean())
+    .default(false)
+    .describe('Validate and return the patch without writing (default false)'),
 });
 export type EditInput = z.input<typeof EditInput>;
 
@@ -47,15 +51,26 @@ export const EditOutput = z.strictObject({
 });
 
 /** The retry rule's key: a digest of the inputs (an old_string may be 50 MB; the session keeps 64 hex digits). */
-const inputKey = (spec: EditSpec) => digestTexts(['Edit', spec.old_string, spec.new_string, String(spec.replace_all ?? false)]);
+const inputKey = (spec: EditSpec) =>
+  digestTexts(['Edit', spec.old_string, spec.new_string, String(spec.replace_all ?? false)]);
 
 /** Edit as a plain function: policy → the one write pipeline. Throws ToolError (DESIGN §3 codes). */
 export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
   const input = parseToolInput(EditInput, raw);
-  const spec = normalizeEditSpec({ old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }, input.file_path);
+  const spec = normalizeEditSpec(
+    { old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all },
+    input.file_path,
+  );
   if (spec.old_string === spec.new_string) throw new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE);
   const key = await inputKey(spec);
-  return authorizedWrite(deps, 'Edit', input.file_path, input.dry_run, (current, plan) => planEdit(current, plan, spec, key, input, deps), ctx);
+  return authorizedWrite(
+    deps,
+    'Edit',
+    input.file_path,
+    input.dry_run,
+    (current, plan) => planEdit(current, plan, spec, key, input, deps),
+    ctx,
+  );
 }
 
 export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

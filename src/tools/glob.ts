@@ -20,7 +20,11 @@ export const GlobInput = z.strictObject({
     .describe(
       'The directory to search in. If not specified, every allowed root is searched. IMPORTANT: Omit this field to use the default. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.',
     ),
-  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.'),
+  include_ignored: semanticBoolean(z.boolean())
+    .optional()
+    .describe(
+      'Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.',
+    ),
 });
 export type GlobInput = z.infer<typeof GlobInput>;
 
@@ -56,7 +60,14 @@ export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallCon
   const globText = splits[0]!.glob;
   const result = await runSearch(
     deps.workers,
-    { kind: 'glob', dirs: [...dirs], glob: globText, limit: deps.config.search.globLimit, includeIgnored: input.include_ignored ?? false, rules: policy.walkRules() },
+    {
+      kind: 'glob',
+      dirs: [...dirs],
+      glob: globText,
+      limit: deps.config.search.globLimit,
+      includeIgnored: input.include_ignored ?? false,
+      rules: policy.walkRules(),
+    },
     ctx,
   );
   if (result === 'cancelled') return { text: 'Glob was cancelled.', structured: { cancelled: true } };
@@ -65,7 +76,12 @@ export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallCon
   const text = files.length === 0 ? 'No files found' : [...files, ...(truncated ? [TRUNCATED] : [])].join('\n');
   return {
     text,
-    structured: { filenames: files, numFiles: files.length, truncated, durationMs: Math.round(performance.now() - started) },
+    structured: {
+      filenames: files,
+      numFiles: files.length,
+      truncated,
+      durationMs: Math.round(performance.now() - started),
+    },
   };
 }
 
@@ -80,7 +96,13 @@ export function registerGlobTool(server: McpServer, deps: ToolDeps, decorate: To
   registerStrictTool(
     server,
     'Glob',
-    { title: 'Find files by name (glob)', description: GLOB_DESCRIPTION, input: GlobInput, output: [GlobOutput, CancelledOutput], annotations: { readOnlyHint: true, openWorldHint: false } },
+    {
+      title: 'Find files by name (glob)',
+      description: GLOB_DESCRIPTION,
+      input: GlobInput,
+      output: [GlobOutput, CancelledOutput],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
     { log: deps.log, session: deps.session, decorate },
     (input, extra) => glob(input, deps, extra),
   );

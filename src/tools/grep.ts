@@ -17,29 +17,61 @@ import type { ToolResultDecorator } from './tool-result.js';
 const count = semanticNumber(z.number().int().min(0));
 
 export const GrepInput = z.strictObject({
-  pattern: z.string().describe('The regular expression pattern to search for in file contents (JavaScript syntax, u flag)'),
+  pattern: z
+    .string()
+    .describe('The regular expression pattern to search for in file contents (JavaScript syntax, u flag)'),
   path: z.string().optional().describe('File or directory to search in. Defaults to every allowed root.'),
-  glob: z.string().optional().describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}", "src/**/*.ts", "!*.test.ts") - like rg --glob'),
-  type: z.string().optional().describe('File type to search (rg --type). Common types: js, ts, py, rust, go, java, md, etc. More efficient than glob for standard file types.'),
+  glob: z
+    .string()
+    .optional()
+    .describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}", "src/**/*.ts", "!*.test.ts") - like rg --glob'),
+  type: z
+    .string()
+    .optional()
+    .describe(
+      'File type to search (rg --type). Common types: js, ts, py, rust, go, java, md, etc. More efficient than glob for standard file types.',
+    ),
   output_mode: z
     .enum(['content', 'files_with_matches', 'count'])
     .optional()
     .describe(
       'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
     ),
-  '-B': count.optional().describe('Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'),
-  '-A': count.optional().describe('Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'),
-  '-C': count.optional().describe('Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'),
-  '-n': semanticBoolean(z.boolean()).optional().describe('Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'),
+  '-B': count
+    .optional()
+    .describe('Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'),
+  '-A': count
+    .optional()
+    .describe('Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'),
+  '-C': count
+    .optional()
+    .describe(
+      'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.',
+    ),
+  '-n': semanticBoolean(z.boolean())
+    .optional()
+    .describe(
+      'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.',
+    ),
   '-i': semanticBoolean(z.boolean()).optional().describe('Case insensitive search (rg -i)'),
-  multiline: semanticBoolean(z.boolean()).optional().describe('Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.'),
+  multiline: semanticBoolean(z.boolean())
+    .optional()
+    .describe(
+      'Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.',
+    ),
   head_limit: count
     .optional()
     .describe(
       'Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250. Pass 0 for unlimited (use sparingly — large result sets waste context).',
     ),
-  offset: count.optional().describe('Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.'),
-  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+  offset: count
+    .optional()
+    .describe(
+      'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.',
+    ),
+  include_ignored: semanticBoolean(z.boolean())
+    .optional()
+    .describe('Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
 });
 export type GrepInput = z.infer<typeof GrepInput>;
 
@@ -68,7 +100,9 @@ export const GrepOutput = z.strictObject({
   truncated: z.boolean().describe('More entries follow: call again with offset = nextOffset'),
   nextOffset: z.number().int().optional(),
   filesSearched: z.number().int(),
-  skipped: z.strictObject({ binary: z.number().int(), tooLarge: z.number().int(), unreadable: z.number().int() }).describe('Files not searched, by reason'),
+  skipped: z
+    .strictObject({ binary: z.number().int(), tooLarge: z.number().int(), unreadable: z.number().int() })
+    .describe('Files not searched, by reason'),
   durationMs: z.number().int(),
 });
 
@@ -78,11 +112,14 @@ export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallCon
   const cfg = deps.config.search;
   const mode: GrepMode = input.output_mode ?? 'files_with_matches';
   // Cheap input errors first: a bad regex or type fails before any walk.
-  const pattern = compileGrepPattern(input.pattern, { ignoreCase: input['-i'] ?? false, multiline: input.multiline ?? false });
+  const pattern = compileGrepPattern(input.pattern, {
+    ignoreCase: input['-i'] ?? false,
+    multiline: input.multiline ?? false,
+  });
   const typeGlobs = input.type === undefined ? [] : fileTypeGlobs(input.type);
   const policy = deps.session.policy;
   const targets = await resolveTargets(input.path, policy, { tool: 'Grep', directoriesOnly: false });
-  const context = mode === 'content' ? input['-C'] ?? 0 : 0;
+  const context = mode === 'content' ? (input['-C'] ?? 0) : 0;
   const headLimit = input.head_limit ?? cfg.headLimit;
   const offset = input.offset ?? 0;
   const result = await runSearch(
@@ -94,8 +131,8 @@ export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallCon
       globs: input.glob === undefined ? [] : splitGlobs(input.glob),
       typeGlobs,
       mode,
-      before: mode === 'content' ? input['-B'] ?? context : 0,
-      after: mode === 'content' ? input['-A'] ?? context : 0,
+      before: mode === 'content' ? (input['-B'] ?? context) : 0,
+      after: mode === 'content' ? (input['-A'] ?? context) : 0,
       lineNumbers: input['-n'] ?? true,
       headLimit,
       offset,
@@ -114,7 +151,9 @@ export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallCon
     structured: {
       mode,
       numFiles: r.numFiles,
-      ...(mode === 'content' ? { content: r.lines.join('\n'), numLines: r.shown } : { filenames: mode === 'files_with_matches' ? r.lines : r.lines.map(countPath) }),
+      ...(mode === 'content'
+        ? { content: r.lines.join('\n'), numLines: r.shown }
+        : { filenames: mode === 'files_with_matches' ? r.lines : r.lines.map(countPath) }),
       ...(mode === 'count' ? { content: r.lines.join('\n'), numMatches: r.numMatches } : {}),
       appliedLimit: headLimit,
       appliedOffset: offset,
@@ -136,7 +175,13 @@ export function registerGrepTool(server: McpServer, deps: ToolDeps, decorate: To
   registerStrictTool(
     server,
     'Grep',
-    { title: 'Search file contents (regex)', description: GREP_DESCRIPTION, input: GrepInput, output: [GrepOutput, CancelledOutput], annotations: { readOnlyHint: true, openWorldHint: false } },
+    {
+      title: 'Search file contents (regex)',
+      description: GREP_DESCRIPTION,
+      input: GrepInput,
+      output: [GrepOutput, CancelledOutput],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
     { log: deps.log, session: deps.session, decorate },
     (input, extra) => grep(input, deps, extra),
   );

@@ -21,8 +21,12 @@ export type FileHistoryInput = z.input<typeof FileHistoryInput>;
 export const RestoreFileInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file to restore'),
   version: semanticNumber(z.number().int().min(0)).describe('The version to restore, as listed by FileHistory'),
-  dry_run: semanticBoolean(z.boolean()).default(false).describe('Return the diff the restore would make without writing (default false)'),
-  force: semanticBoolean(z.boolean()).default(false).describe('Restore even though the file changed outside editguard since its last recorded version (default false)'),
+  dry_run: semanticBoolean(z.boolean())
+    .default(false)
+    .describe('Return the diff the restore would make without writing (default false)'),
+  force: semanticBoolean(z.boolean())
+    .default(false)
+    .describe('Restore even though the file changed outside editguard since its last recorded version (default false)'),
 });
 export type RestoreFileInput = z.input<typeof RestoreFileInput>;
 
@@ -46,7 +50,9 @@ export const FileHistoryOutput = z.strictObject({
       z.looseObject({
         version: z.number().int(),
         time: z.string().describe('ISO 8601'),
-        origin: z.enum(['initial', 'write', 'external']).describe('initial: before the first recorded write; external: changed outside editguard'),
+        origin: z
+          .enum(['initial', 'write', 'external'])
+          .describe('initial: before the first recorded write; external: changed outside editguard'),
         tool: z.string().nullable(),
         session: z.string().nullable(),
         instance: z.string().nullable(),
@@ -79,7 +85,11 @@ export const RestoreFileOutput = z.strictObject({
 });
 
 /** FileHistory as a plain function: strict input → the history engine. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
-export function fileHistory(raw: FileHistoryInput, deps: FileToolDeps, history: HistoryStore | undefined): Promise<ToolOutput> {
+export function fileHistory(
+  raw: FileHistoryInput,
+  deps: FileToolDeps,
+  history: HistoryStore | undefined,
+): Promise<ToolOutput> {
   return fileHistoryView(parseToolInput(FileHistoryInput, raw), deps, history);
 }
 
@@ -88,7 +98,12 @@ export function fileHistory(raw: FileHistoryInput, deps: FileToolDeps, history: 
  * @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND (unknown file or version, or a
  *   missing blob), STALE (changed outside editguard since the latest version, without force).
  */
-export async function restoreFile(raw: RestoreFileInput, deps: FileToolDeps, history: HistoryStore | undefined, ctx?: ProgressContext): Promise<ToolOutput> {
+export async function restoreFile(
+  raw: RestoreFileInput,
+  deps: FileToolDeps,
+  history: HistoryStore | undefined,
+  ctx?: ProgressContext,
+): Promise<ToolOutput> {
   const input = parseToolInput(RestoreFileInput, raw);
   const store = requireStore(history);
   let restored: { realPath: string; hash: string | null } | undefined;
@@ -97,18 +112,37 @@ export async function restoreFile(raw: RestoreFileInput, deps: FileToolDeps, his
     'RestoreFile',
     input.file_path,
     input.dry_run,
-    (current, plan) => planRestore(current, plan, input, store, deps, (hash) => (restored = { realPath: current.target.realPath, hash })),
+    (current, plan) =>
+      planRestore(
+        current,
+        plan,
+        input,
+        store,
+        deps,
+        (hash) => (restored = { realPath: current.target.realPath, hash }),
+      ),
     ctx,
   );
   if (input.dry_run || restored === undefined) return output;
   return withUndoVersion(output, store, restored);
 }
 
-export function registerHistoryTools(server: McpServer, deps: ToolDeps, history: HistoryStore | undefined, decorate: ToolResultDecorator): void {
+export function registerHistoryTools(
+  server: McpServer,
+  deps: ToolDeps,
+  history: HistoryStore | undefined,
+  decorate: ToolResultDecorator,
+): void {
   registerStrictTool(
     server,
     'FileHistory',
-    { title: 'File history (versions written)', description: FILE_HISTORY_DESCRIPTION, input: FileHistoryInput, output: [FileHistoryOutput], annotations: { readOnlyHint: true, openWorldHint: false } },
+    {
+      title: 'File history (versions written)',
+      description: FILE_HISTORY_DESCRIPTION,
+      input: FileHistoryInput,
+      output: [FileHistoryOutput],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
     { log: deps.log, session: deps.session, decorate },
     (input) => fileHistory(input, deps, history),
   );

@@ -16,9 +16,16 @@ export const LsInput = z.strictObject({
   path: z
     .string()
     .optional()
-    .describe('The absolute path to the directory to list. Omit it to list the allowed roots (the directories you may work in).'),
-  ignore: z.array(z.string()).optional().describe('List of glob patterns to ignore (a pattern without "/" matches entry names)'),
-  include_ignored: semanticBoolean(z.boolean()).optional().describe('Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+    .describe(
+      'The absolute path to the directory to list. Omit it to list the allowed roots (the directories you may work in).',
+    ),
+  ignore: z
+    .array(z.string())
+    .optional()
+    .describe('List of glob patterns to ignore (a pattern without "/" matches entry names)'),
+  include_ignored: semanticBoolean(z.boolean())
+    .optional()
+    .describe('Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
 });
 export type LsInput = z.infer<typeof LsInput>;
 
@@ -53,7 +60,10 @@ export async function ls(input: LsInput, deps: ToolDeps, ctx?: SearchCallContext
   if (result === 'cancelled') return { text: 'LS was cancelled.', structured: { cancelled: true } };
   const { trees, total, truncated } = result as LsResult;
   const lines = trees.flatMap(renderLsTree);
-  const head = input.path === undefined ? [`Allowed roots (every file tool works only inside these): ${policy.roots.join(', ')}`, ''] : [];
+  const head =
+    input.path === undefined
+      ? [`Allowed roots (every file tool works only inside these): ${policy.roots.join(', ')}`, '']
+      : [];
   const note = truncated ? [lsTruncatedNote(limit), ''] : [];
   return {
     text: [...head, ...note, ...lines].join('\n'),
@@ -70,7 +80,13 @@ export function registerLsTool(server: McpServer, deps: ToolDeps, decorate: Tool
   registerStrictTool(
     server,
     'LS',
-    { title: 'List directory', description: LS_DESCRIPTION, input: LsInput, output: [LsOutput, CancelledOutput], annotations: { readOnlyHint: true, openWorldHint: false } },
+    {
+      title: 'List directory',
+      description: LS_DESCRIPTION,
+      input: LsInput,
+      output: [LsOutput, CancelledOutput],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
     { log: deps.log, session: deps.session, decorate },
     (input, extra) => ls(input, deps, extra),
   );

@@ -21,13 +21,21 @@ export const MAX_EDITS = 100;
 const EditItem = z.strictObject({
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with'),
-  replace_all: semanticBoolean(z.boolean()).default(false).describe('Replace all occurrences of old_string (default false)'),
+  replace_all: semanticBoolean(z.boolean())
+    .default(false)
+    .describe('Replace all occurrences of old_string (default false)'),
 });
 
 export const MultiEditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
-  edits: z.array(EditItem).min(1).max(MAX_EDITS).describe(`Edits to apply in order; each one sees the result of the previous ones (at most ${MAX_EDITS})`),
-  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
+  edits: z
+    .array(EditItem)
+    .min(1)
+    .max(MAX_EDITS)
+    .describe(`Edits to apply in order; each one sees the result of the previous ones (at most ${MAX_EDITS})`),
+  dry_run: semanticBoolean(z.boolean())
+    .default(false)
+    .describe('Validate and return the patch without writing (default false)'),
 });
 export type MultiEditInput = z.input<typeof MultiEditInput>;
 
@@ -47,12 +55,20 @@ export const MultiEditOutput = z.strictObject({
   edits_applied: z.number().int().describe('Edits applied (0 when already applied)'),
   replacements: z.number().int().describe('Occurrences replaced by all edits together'),
   edits: z
-    .array(z.strictObject({ index: z.number().int(), replacements: z.number().int(), line: z.number().int().describe('1-based line of its first replacement in the new file') }))
+    .array(
+      z.strictObject({
+        index: z.number().int(),
+        replacements: z.number().int(),
+        line: z.number().int().describe('1-based line of its first replacement in the new file'),
+      }),
+    )
     .describe('Each edit, in order (the first 1000)'),
   edits_truncated: z.boolean().optional(),
   ...PATCH,
   dry_run: z.boolean().describe('true: nothing was written'),
-  already_applied: z.boolean().describe('true: an identical earlier call already made these edits; nothing was written'),
+  already_applied: z
+    .boolean()
+    .describe('true: an identical earlier call already made these edits; nothing was written'),
   created: z.boolean().optional().describe('The first edit (old_string "") created the file'),
   ...TEXT_FACTS,
   ...OUTSIDE_WRITE,
@@ -63,15 +79,27 @@ export async function multiEdit(raw: MultiEditInput, deps: ToolDeps, ctx?: Progr
   return runMultiEdit(parseToolInput(MultiEditInput, raw), deps, ctx);
 }
 
-async function runMultiEdit(input: z.output<typeof MultiEditInput>, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
+async function runMultiEdit(
+  input: z.output<typeof MultiEditInput>,
+  deps: ToolDeps,
+  ctx?: ProgressContext,
+): Promise<ToolOutput> {
   const specs = input.edits.map((e) => normalizeEditSpec({ ...e }, input.file_path));
   checkEditList(specs);
   const key = await inputKey(specs);
-  return authorizedWrite(deps, 'MultiEdit', input.file_path, input.dry_run, (current, plan) => planMultiEdit(current, plan, specs, key, input, deps), ctx);
+  return authorizedWrite(
+    deps,
+    'MultiEdit',
+    input.file_path,
+    input.dry_run,
+    (current, plan) => planMultiEdit(current, plan, specs, key, input, deps),
+    ctx,
+  );
 }
 
 /** The retry rule's key: a digest of every edit's inputs. */
-const inputKey = (specs: readonly EditSpec[]) => digestTexts(['MultiEdit', ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
+const inputKey = (specs: readonly EditSpec[]) =>
+  digestTexts(['MultiEdit', ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
 
 export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
   registerStrictTool(

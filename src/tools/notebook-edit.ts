@@ -19,10 +19,18 @@ export const NotebookEditInput = z.strictObject({
   cell_id: z
     .string()
     .optional()
-    .describe('The id of the cell to edit, as Read shows it in <cell id="…">, or cell-N for the N-th cell (0-based). For insert, the new cell goes after this cell, or first when omitted.'),
+    .describe(
+      'The id of the cell to edit, as Read shows it in <cell id="…">, or cell-N for the N-th cell (0-based). For insert, the new cell goes after this cell, or first when omitted.',
+    ),
   new_source: z.string().describe('The new source for the cell (ignored by delete)'),
-  cell_type: z.enum(['code', 'markdown', 'raw']).optional().describe('The type of the cell. Defaults to the current type for replace; required for insert.'),
-  edit_mode: z.enum(['replace', 'insert', 'delete']).optional().describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
+  cell_type: z
+    .enum(['code', 'markdown', 'raw'])
+    .optional()
+    .describe('The type of the cell. Defaults to the current type for replace; required for insert.'),
+  edit_mode: z
+    .enum(['replace', 'insert', 'delete'])
+    .optional()
+    .describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
   dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and report without writing (default false)'),
 });
 export type NotebookEditInput = z.input<typeof NotebookEditInput>;
@@ -46,7 +54,9 @@ export const NotebookEditOutput = z.strictObject({
   cell_index: z.number().int().describe('0-based: in the new notebook for replace/insert, in the old one for delete'),
   cell_type: z.string(),
   language: z.string().describe('The kernel language'),
-  edit_mode: z.enum(['replace', 'insert', 'delete']).describe('The edit applied (replacing one past the last cell inserts)'),
+  edit_mode: z
+    .enum(['replace', 'insert', 'delete'])
+    .describe('The edit applied (replacing one past the last cell inserts)'),
   cell_count: z.number().int().describe('Cells in the notebook after the edit'),
   nbformat: z.number().int(),
   nbformat_minor: z.number().int(),
@@ -61,17 +71,40 @@ export const NotebookEditOutput = z.strictObject({
 export const randomCellId = (): string => randomBytes(4).toString('hex');
 
 /** NotebookEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
-export async function notebookEdit(raw: NotebookEditInput, deps: ToolDeps, newId: () => string = randomCellId, ctx?: ProgressContext): Promise<ToolOutput> {
+export async function notebookEdit(
+  raw: NotebookEditInput,
+  deps: ToolDeps,
+  newId: () => string = randomCellId,
+  ctx?: ProgressContext,
+): Promise<ToolOutput> {
   const input = parseToolInput(NotebookEditInput, raw);
   if (!isNotebookPath(input.notebook_path)) {
-    throw new ToolError('INVALID_INPUT', 'File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.', { path: input.notebook_path });
+    throw new ToolError(
+      'INVALID_INPUT',
+      'File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.',
+      { path: input.notebook_path },
+    );
   }
   const mode: EditMode = input.edit_mode ?? 'replace';
-  if (mode === 'insert' && input.cell_type === undefined) throw new ToolError('INVALID_INPUT', 'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".');
+  if (mode === 'insert' && input.cell_type === undefined)
+    throw new ToolError(
+      'INVALID_INPUT',
+      'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".',
+    );
   if (mode !== 'insert' && input.cell_id === undefined) {
-    throw new ToolError('INVALID_INPUT', 'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).');
+    throw new ToolError(
+      'INVALID_INPUT',
+      'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).',
+    );
   }
-  return authorizedWrite(deps, 'NotebookEdit', input.notebook_path, input.dry_run, (current, plan) => planNotebookEdit(current, plan, input, mode, deps, newId), ctx);
+  return authorizedWrite(
+    deps,
+    'NotebookEdit',
+    input.notebook_path,
+    input.dry_run,
+    (current, plan) => planNotebookEdit(current, plan, input, mode, deps, newId),
+    ctx,
+  );
 }
 
 export function registerNotebookEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

@@ -6,14 +6,23 @@ import { ERROR_CODES } from '../errors.js';
 export type OutputVariants = readonly [z.ZodObject, ...z.ZodObject[]];
 
 /** The notices of files changed outside the session, appended to any result (tool-result.ts). */
-const NOTICES = z.array(z.string()).optional().describe('Files changed outside this session since it last read them: Read them again before editing them');
+const NOTICES = z
+  .array(z.string())
+  .optional()
+  .describe('Files changed outside this session since it last read them: Read them again before editing them');
 
 /** `structuredContent` of every isError result (tool-result.ts errorResult): the code, the message and the code's details. */
 export const ErrorOutput = z.strictObject({
   error: z
     .looseObject({
-      code: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...Array<keyof typeof ERROR_CODES>]).describe('Stable error code (README "Error codes")'),
-      errorCode: z.number().int().optional().describe("Claude Code's numeric code for the same failure, where it has one"),
+      code: z
+        .enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...Array<keyof typeof ERROR_CODES>])
+        .describe('Stable error code (README "Error codes")'),
+      errorCode: z
+        .number()
+        .int()
+        .optional()
+        .describe("Claude Code's numeric code for the same failure, where it has one"),
       message: z.string().describe('What went wrong and what to do; the same text as the content'),
     })
     .describe('The failure; other keys are details of the code (path, suggestion, edit_index, …)'),
@@ -45,7 +54,10 @@ export const TEXT_FACTS = {
 /** Added to a write's result when another program wrote the file while editguard replaced it (write-pipeline.ts). */
 export const OUTSIDE_WRITE = {
   outside_write: z
-    .strictObject({ replaced: z.boolean(), in_history: z.boolean().describe('The outside content was saved as a version: FileHistory shows it') })
+    .strictObject({
+      replaced: z.boolean(),
+      in_history: z.boolean().describe('The outside content was saved as a version: FileHistory shows it'),
+    })
     .optional(),
 };
 
@@ -63,7 +75,9 @@ export function outputUnion(variants: OutputVariants) {
  * shape as alternatives (anyOf). The SDK's client validates every result against it, errors included.
  */
 export function publishedOutputSchema(variants: OutputVariants): Record<string, unknown> {
-  const json = withoutSafeIntegerBounds(z.toJSONSchema(outputUnion(variants), { io: 'output', target: 'draft-7' })) as Record<string, unknown>;
+  const json = withoutSafeIntegerBounds(
+    z.toJSONSchema(outputUnion(variants), { io: 'output', target: 'draft-7' }),
+  ) as Record<string, unknown>;
   delete json.$schema;
   return { type: 'object', ...json };
 }
@@ -74,7 +88,8 @@ function withoutSafeIntegerBounds(node: unknown): unknown {
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
+    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER))
+      continue;
     out[k] = withoutSafeIntegerBounds(v);
   }
   return out;

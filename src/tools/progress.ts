@@ -4,7 +4,10 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 import { WRITE_STAGES, type WriteStage } from '../write/write-pipeline.js';
 
 /** The parts of an MCP request that progress uses (the tool callback's `extra`). */
-export type ProgressContext = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, '_meta' | 'sendNotification'>;
+export type ProgressContext = Pick<
+  RequestHandlerExtra<ServerRequest, ServerNotification>,
+  '_meta' | 'sendNotification'
+>;
 
 /** Sends one progress notification; a value not above the last one sent is dropped (MCP: progress increases). */
 export type SendProgress = (progress: number, message: string, total?: number) => void;
@@ -18,7 +21,10 @@ export function progressSender(ctx: ProgressContext | undefined): SendProgress |
     if (progress <= last) return;
     last = progress;
     ctx
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message } })
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
+      })
       .catch(() => {
         // A client that went away mid-call: the result will not reach it either.
       });
@@ -37,7 +43,12 @@ const STAGE_TEXT: Record<WriteStage, string> = {
  * The write pipeline's progress callback for one tool call: each stage becomes a notification
  * (progress 1…5 of 5; a dry run stops at 2 of 2). Undefined without a progress token.
  */
-export function writeProgress(ctx: ProgressContext | undefined, tool: string, display: string, dryRun: boolean): ((stage: WriteStage) => void) | undefined {
+export function writeProgress(
+  ctx: ProgressContext | undefined,
+  tool: string,
+  display: string,
+  dryRun: boolean,
+): ((stage: WriteStage) => void) | undefined {
   const send = progressSender(ctx);
   if (send === undefined) return undefined;
   const total = dryRun ? 2 : WRITE_STAGES.length;

@@ -9,11 +9,17 @@ import { parseToolInput, registerStrictTool, semanticNumber } from './strict-inp
 import type { ToolResultDecorator } from './tool-result.js';
 
 export const ReadInput = z.strictObject({
-  file_path: z.string().describe('The absolute path to the file to read (relative paths resolve against the first root)'),
+  file_path: z
+    .string()
+    .describe('The absolute path to the file to read (relative paths resolve against the first root)'),
   offset: semanticNumber(z.number().int().min(0))
     .optional()
-    .describe('The line number to start reading from (1-based; 0 also means the first line). Only provide if the file is too large to read at once'),
-  limit: semanticNumber(z.number().int().min(1)).optional().describe('The number of lines to read. Only provide if the file is too large to read at once.'),
+    .describe(
+      'The line number to start reading from (1-based; 0 also means the first line). Only provide if the file is too large to read at once',
+    ),
+  limit: semanticNumber(z.number().int().min(1))
+    .optional()
+    .describe('The number of lines to read. Only provide if the file is too large to read at once.'),
   pages: z
     .string()
     .optional()
@@ -51,7 +57,12 @@ export const READ_OUTPUTS: OutputVariants = [
     num_lines: z.number().int().describe('Lines shown'),
     ...START_AND_LENGTH,
   }),
-  z.strictObject({ file_path: z.string(), type: z.literal('image'), mime_type: z.string(), size: z.number().int().describe('Bytes') }),
+  z.strictObject({
+    file_path: z.string(),
+    type: z.literal('image'),
+    mime_type: z.string(),
+    size: z.number().int().describe('Bytes'),
+  }),
   z.strictObject({ file_path: z.string(), type: z.literal('pdf'), size: z.number().int().describe('Bytes') }),
   z.strictObject({
     file_path: z.string(),
@@ -65,7 +76,10 @@ export const READ_OUTPUTS: OutputVariants = [
     num_cells: z.number().int(),
     ...START_AND_LENGTH,
     elided_cells: z.array(z.string()).describe('Cells whose outputs were elided: Read each alone (offset=N limit=1)'),
-    partial: z.boolean().optional().describe('Some cells or outputs of this notebook are still unseen (NotebookEdit needs them)'),
+    partial: z
+      .boolean()
+      .optional()
+      .describe('Some cells or outputs of this notebook are still unseen (NotebookEdit needs them)'),
   }),
 ];
 

@@ -56,7 +56,9 @@ export function boundNotices(notices: readonly string[]): string[] {
     used += shown.length + 2;
   }
   if (out.length < notices.length) {
-    out.push(`… and ${notices.length - out.length} more notices of files changed outside this session; Read those files again before editing them.`);
+    out.push(
+      `… and ${notices.length - out.length} more notices of files changed outside this session; Read those files again before editing them.`,
+    );
   }
   return out;
 }

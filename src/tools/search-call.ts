@@ -7,7 +7,10 @@ import { WorkerCancelled, type WorkerPool } from '../workers/worker-pool.js';
 import { progressSender } from './progress.js';
 
 /** The parts of an MCP request a search uses (the tool callback's `extra`). */
-export type SearchCallContext = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'signal' | '_meta' | 'sendNotification'>;
+export type SearchCallContext = Pick<
+  RequestHandlerExtra<ServerRequest, ServerNotification>,
+  'signal' | '_meta' | 'sendNotification'
+>;
 
 /**
  * Runs a job in the worker pool: MCP progress when the client sent a progress token, stopped (its worker

@@ -1,7 +1,12 @@
 // Strict tool inputs (DESIGN §3): one zod object per tool, published with additionalProperties: false and parsed here, so an unknown or mistyped argument is refused before anything happens.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+  ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -80,9 +85,14 @@ interface IssueView {
 
 function inputError(input: StrictInput, issues: readonly z.core.$ZodIssue[]): ToolError {
   // Unknown names first: they are the typos that would otherwise have changed what the call does.
-  const ordered = [...issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+  const ordered = [...issues].sort(
+    (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
+  );
   const views = ordered.slice(0, MAX_LISTED_ISSUES).map((issue) => describeIssue(input, issue));
-  const more = issues.length > views.length ? ` (and ${issues.length - views.length} more problem${issues.length - views.length === 1 ? '' : 's'})` : '';
+  const more =
+    issues.length > views.length
+      ? ` (and ${issues.length - views.length} more problem${issues.length - views.length === 1 ? '' : 's'})`
+      : '';
   const message = `${views.map((v) => v.sentence).join(' ')}${more} Nothing was read or written; fix the arguments and call again.`;
   const first = views[0]!;
   return new ToolError('INVALID_INPUT', message, {
@@ -100,24 +110,50 @@ function describeIssue(input: StrictInput, issue: z.core.$ZodIssue): IssueView {
       const key = issue.keys[0] ?? '';
       const name = at ? `${at}.${key}` : key;
       const suggestion = nearestName(key, valid);
-      const others = issue.keys.length > 1 ? ` (also unknown: ${issue.keys.slice(1, 4).map((k) => quote(k)).join(', ')}${issue.keys.length > 4 ? ', …' : ''})` : '';
-      const hint = suggestion ? `; did you mean ${quote(suggestion)}?` : `. Valid parameters${at ? ` of ${at}` : ''}: ${valid.join(', ')}.`;
-      return { sentence: `Unknown parameter ${quote(name)}${hint}${others}`, parameter: clip(name, MAX_SHOWN_NAME), suggestion };
+      const others =
+        issue.keys.length > 1
+          ? ` (also unknown: ${issue.keys
+              .slice(1, 4)
+              .map((k) => quote(k))
+              .join(', ')}${issue.keys.length > 4 ? ', …' : ''})`
+          : '';
+      const hint = suggestion
+        ? `; did you mean ${quote(suggestion)}?`
+        : `. Valid parameters${at ? ` of ${at}` : ''}: ${valid.join(', ')}.`;
+      return {
+        sentence: `Unknown parameter ${quote(name)}${hint}${others}`,
+        parameter: clip(name, MAX_SHOWN_NAME),
+        suggestion,
+      };
     }
     case 'invalid_type': {
       const expected = issue.expected === 'int' ? 'a whole number' : article(String(issue.expected));
-      if (issue.input === undefined) return { sentence: `Missing required parameter ${quote(at)} (${expected}).`, parameter: at };
+      if (issue.input === undefined)
+        return { sentence: `Missing required parameter ${quote(at)} (${expected}).`, parameter: at };
       return { sentence: `Parameter ${quote(at)} must be ${expected} (got ${showValue(issue.input)}).`, parameter: at };
     }
     case 'invalid_value':
-      return { sentence: `Parameter ${quote(at)} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} (got ${showValue(issue.input)}).`, parameter: at };
+      return {
+        sentence: `Parameter ${quote(at)} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} (got ${showValue(issue.input)}).`,
+        parameter: at,
+      };
     case 'too_small':
     case 'too_big': {
       const bound = issue.code === 'too_small' ? 'at least' : 'at most';
       const limit = Number(issue.code === 'too_small' ? issue.minimum : issue.maximum);
-      const what = issue.origin === 'array' ? `${limit} item${limit === 1 ? '' : 's'}` : issue.origin === 'string' ? `${limit} characters` : `${limit}`;
+      const what =
+        issue.origin === 'array'
+          ? `${limit} item${limit === 1 ? '' : 's'}`
+          : issue.origin === 'string'
+            ? `${limit} characters`
+            : `${limit}`;
       const verb = issue.origin === 'array' || issue.origin === 'string' ? 'have' : 'be';
-      const got = issue.origin === 'array' && Array.isArray(issue.input) ? ` (got ${issue.input.length})` : issue.origin === 'number' ? ` (got ${showValue(issue.input)})` : '';
+      const got =
+        issue.origin === 'array' && Array.isArray(issue.input)
+          ? ` (got ${issue.input.length})`
+          : issue.origin === 'number'
+            ? ` (got ${showValue(issue.input)})`
+            : '';
       return { sentence: `Parameter ${quote(at)} must ${verb} ${bound} ${what}${got}.`, parameter: at };
     }
     default:
@@ -140,7 +176,8 @@ function objectAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodObject 
 
 function unwrap(node: z.ZodType | undefined): z.ZodType | undefined {
   for (let i = 0; i < 10 && node; i++) {
-    if (node instanceof z.ZodOptional || node instanceof z.ZodDefault || node instanceof z.ZodNullable) node = node.unwrap() as z.ZodType;
+    if (node instanceof z.ZodOptional || node instanceof z.ZodDefault || node instanceof z.ZodNullable)
+      node = node.unwrap() as z.ZodType;
     else if (node instanceof z.ZodPipe) node = node.out as z.ZodType;
     else break;
   }
@@ -179,7 +216,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let v = Math.min(d[(i - 1) * cols + j]! + 1, d[i * cols + j - 1]! + 1, d[(i - 1) * cols + j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
       d[i * cols + j] = v;
     }
   }
@@ -194,7 +232,10 @@ function showPath(path: readonly PropertyKey[]): string {
 
 /** A value as the message shows it: its type and a short preview, never the whole of a large input. */
 function showValue(v: unknown): string {
-  if (typeof v === 'string') return v.length > MAX_SHOWN_VALUE ? `a string of ${v.length} characters starting ${JSON.stringify(v.slice(0, MAX_SHOWN_VALUE))}` : `the string ${JSON.stringify(v)}`;
+  if (typeof v === 'string')
+    return v.length > MAX_SHOWN_VALUE
+      ? `a string of ${v.length} characters starting ${JSON.stringify(v.slice(0, MAX_SHOWN_VALUE))}`
+      : `the string ${JSON.stringify(v)}`;
   if (Array.isArray(v)) return `an array of ${v.length} item${v.length === 1 ? '' : 's'}`;
   if (v === null) return 'null';
   if (typeof v === 'object') return 'an object';
@@ -237,8 +278,18 @@ export function registerStrictTool<S extends StrictInput>(
 ): void {
   server.registerTool(
     name,
-    { title: spec.title, description: spec.description, inputSchema: wireSchema(spec.input), outputSchema: wireOutputSchema(spec.output), annotations: { title: spec.title, ...spec.annotations } },
+    {
+      title: spec.title,
+      description: spec.description,
+      inputSchema: wireSchema(spec.input),
+      outputSchema: wireOutputSchema(spec.output),
+      annotations: { title: spec.title, ...spec.annotations },
+    },
     (raw: unknown, extra: ToolCallExtra): Promise<CallToolResult> =>
-      toToolResult(async () => run(spec.parse ? await spec.parse(raw) : parseToolInput(spec.input, raw), extra), { tool: name, log: ctx.log, session: ctx.session }, ctx.decorate),
+      toToolResult(
+        async () => run(spec.parse ? await spec.parse(raw) : parseToolInput(spec.input, raw), extra),
+        { tool: name, log: ctx.log, session: ctx.session },
+        ctx.decorate,
+      ),
   );
 }

@@ -35,7 +35,11 @@ export interface ToolCall {
  * Runs a tool body and adapts the outcome to an MCP result; an unexpected error becomes INTERNAL,
  * logged with the tool and the session that hit it.
  */
-export async function toToolResult(body: () => Promise<ToolOutput>, call: ToolCall, decorate?: ToolResultDecorator): Promise<CallToolResult> {
+export async function toToolResult(
+  body: () => Promise<ToolOutput>,
+  call: ToolCall,
+  decorate?: ToolResultDecorator,
+): Promise<CallToolResult> {
   let result: CallToolResult;
   const log = withContext(call.log, { tool: call.tool, session: call.session.shortId });
   try {

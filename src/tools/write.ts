@@ -13,9 +13,13 @@ import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-in
 import type { ToolResultDecorator } from './tool-result.js';
 
 export const WriteInput = z.strictObject({
-  file_path: z.string().describe('The absolute path to the file to write (relative paths resolve against the first root)'),
+  file_path: z
+    .string()
+    .describe('The absolute path to the file to write (relative paths resolve against the first root)'),
   content: z.string().describe('The content to write to the file'),
-  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and return the patch without writing (default false)'),
+  dry_run: semanticBoolean(z.boolean())
+    .default(false)
+    .describe('Validate and return the patch without writing (default false)'),
 });
 export type WriteInput = z.input<typeof WriteInput>;
 
@@ -47,11 +51,25 @@ export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ProgressConte
   // Every character is one to three bytes: only content near the limit needs counting.
   const max = deps.config.maxEditBytes;
   const surely = input.content.length > max;
-  const size = surely ? input.content.length : input.content.length * 3 > max ? Buffer.byteLength(input.content, 'utf8') : 0;
+  const size = surely
+    ? input.content.length
+    : input.content.length * 3 > max
+      ? Buffer.byteLength(input.content, 'utf8')
+      : 0;
   if (size > max) {
-    throw new ToolError('TOO_LARGE', `Content is too large to write (${surely ? 'at least ' : ''}${formatBytes(size)}). Maximum file size is ${formatBytes(max)}.`);
+    throw new ToolError(
+      'TOO_LARGE',
+      `Content is too large to write (${surely ? 'at least ' : ''}${formatBytes(size)}). Maximum file size is ${formatBytes(max)}.`,
+    );
   }
-  return authorizedWrite(deps, 'Write', input.file_path, input.dry_run, (current, plan) => planWrite(current, plan, input), ctx);
+  return authorizedWrite(
+    deps,
+    'Write',
+    input.file_path,
+    input.dry_run,
+    (current, plan) => planWrite(current, plan, input),
+    ctx,
+  );
 }
 
 export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {

@@ -25,27 +25,31 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
   const decoder = new TextDecoder('utf-8');
   const parts: string[] = [];
   let size = 0;
-  return listenToBody(req, (chunk, finish) => {
-    size += chunk.length;
-    if (size > limit) {
-      req.pause();
-      finish({ kind: 'too-large', limit });
-      return;
-    }
-    parts.push(decoder.decode(chunk, { stream: true }));
-  }, (finish) => {
-    parts.push(decoder.decode());
-    const text = parts.join('');
-    parts.length = 0;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      finish({ kind: 'invalid-json' });
-      return;
-    }
-    finish({ kind: 'ok', value });
-  });
+  return listenToBody(
+    req,
+    (chunk, finish) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        finish({ kind: 'too-large', limit });
+        return;
+      }
+      parts.push(decoder.decode(chunk, { stream: true }));
+    },
+    (finish) => {
+      parts.push(decoder.decode());
+      const text = parts.join('');
+      parts.length = 0;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        finish({ kind: 'invalid-json' });
+        return;
+      }
+      finish({ kind: 'ok', value });
+    },
+  );
 }
 
 /** A Content-Length up to this is read whole and parsed with one JSON.parse (well under a millisecond). */
@@ -54,17 +58,21 @@ const SMALL_BODY = 64 * 1024;
 /** readJsonBody for a body whose Content-Length (≤ SMALL_BODY, so under any limit) was declared. */
 function readSmallJsonBody(req: IncomingMessage): Promise<BodyResult> {
   const chunks: Buffer[] = [];
-  return listenToBody(req, (chunk) => void chunks.push(chunk), (finish) => {
-    // As TextDecoder: malformed UTF-8 becomes U+FFFD.
-    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return finish({ kind: 'invalid-json' });
-    }
-    finish({ kind: 'ok', value });
-  });
+  return listenToBody(
+    req,
+    (chunk) => void chunks.push(chunk),
+    (finish) => {
+      // As TextDecoder: malformed UTF-8 becomes U+FFFD.
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return finish({ kind: 'invalid-json' });
+      }
+      finish({ kind: 'ok', value });
+    },
+  );
 }
 
 type Finish = (r: BodyResult) => void;
@@ -74,7 +82,11 @@ type Finish = (r: BodyResult) => void;
  * an error or a close before the end is 'aborted'. The first result given to `finish` wins and
  * removes the listeners.
  */
-function listenToBody(req: IncomingMessage, onData: (chunk: Buffer, finish: Finish) => void, onEnd: (finish: Finish) => void): Promise<BodyResult> {
+function listenToBody(
+  req: IncomingMessage,
+  onData: (chunk: Buffer, finish: Finish) => void,
+  onEnd: (finish: Finish) => void,
+): Promise<BodyResult> {
   return new Promise((resolve) => {
     let settled = false;
     const finish: Finish = (r) => {

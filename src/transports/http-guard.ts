@@ -116,19 +116,34 @@ export interface AccessRequest {
  * The guards in the order they apply — Host (DNS rebinding), Origin, path, bearer token — as the
  * first refusal, or undefined when the request may go on.
  */
-export function accessRefusal(req: AccessRequest, policy: OriginPolicy, token: string | BearerToken | undefined, mcpPath: string): Refusal | undefined {
+export function accessRefusal(
+  req: AccessRequest,
+  policy: OriginPolicy,
+  token: string | BearerToken | undefined,
+  mcpPath: string,
+): Refusal | undefined {
   if (!hostAllowed(req.host, policy)) {
-    return { status: 403, message: `Forbidden: Host ${JSON.stringify(req.host ?? '')} is not allowed (DNS-rebinding protection). Add it with --allowed-host or http.allowedHosts.` };
+    return {
+      status: 403,
+      message: `Forbidden: Host ${JSON.stringify(req.host ?? '')} is not allowed (DNS-rebinding protection). Add it with --allowed-host or http.allowedHosts.`,
+    };
   }
   if (!originAllowed(req.origin, policy)) {
-    return { status: 403, message: `Forbidden: Origin ${JSON.stringify(req.origin)} is not allowed. Add it with --allowed-origin or http.allowedOrigins.` };
+    return {
+      status: 403,
+      message: `Forbidden: Origin ${JSON.stringify(req.origin)} is not allowed. Add it with --allowed-origin or http.allowedOrigins.`,
+    };
   }
   if (req.pathname !== mcpPath) return { status: 404, message: `Not found: the MCP endpoint is ${mcpPath}.` };
   if (bearerMatches(token, req.authorization)) return undefined;
   const invalid = req.authorization !== undefined;
   return {
     status: 401,
-    message: invalid ? 'Unauthorized: the bearer token is not valid.' : 'Unauthorized: send Authorization: Bearer <token>.',
-    headers: { 'WWW-Authenticate': invalid ? 'Bearer realm="editguard", error="invalid_token"' : 'Bearer realm="editguard"' },
+    message: invalid
+      ? 'Unauthorized: the bearer token is not valid.'
+      : 'Unauthorized: send Authorization: Bearer <token>.',
+    headers: {
+      'WWW-Authenticate': invalid ? 'Bearer realm="editguard", error="invalid_token"' : 'Bearer realm="editguard"',
+    },
   };
 }

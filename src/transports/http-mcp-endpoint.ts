@@ -11,7 +11,15 @@ import type { Session } from '../session/session.js';
 import { shortSessionId } from '../session/session-id.js';
 import { readJsonBody } from './http-body.js';
 import type { InflightTracker } from './http-inflight.js';
-import { KEEP_ALIVE_MS, PARSE_ERROR, RETRY_AFTER_S, SERVER_ERROR, SESSION_NOT_FOUND, header, sendError } from './http-response.js';
+import {
+  KEEP_ALIVE_MS,
+  PARSE_ERROR,
+  RETRY_AFTER_S,
+  SERVER_ERROR,
+  SESSION_NOT_FOUND,
+  header,
+  sendError,
+} from './http-response.js';
 import type { HttpSessionRegistry } from './http-sessions.js';
 
 /** One Mcp-Session-Id: its own McpServer, Session and Streamable HTTP transport. */
@@ -48,15 +56,28 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   return async (req, res, late) => {
     const method = req.method ?? 'GET';
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
-      return sendError(res, 405, SERVER_ERROR, 'Method not allowed. Use POST, GET or DELETE on /mcp.', { Allow: 'GET, POST, DELETE' });
+      return sendError(res, 405, SERVER_ERROR, 'Method not allowed. Use POST, GET or DELETE on /mcp.', {
+        Allow: 'GET, POST, DELETE',
+      });
     }
     const sid = header(req, 'mcp-session-id');
     const live = sid === undefined ? undefined : registry.get(sid);
     if (sid !== undefined && !live) {
-      return sendError(res, 404, SESSION_NOT_FOUND, 'Session not found: it ended, expired or never existed. Send initialize without Mcp-Session-Id to start a new one.');
+      return sendError(
+        res,
+        404,
+        SESSION_NOT_FOUND,
+        'Session not found: it ended, expired or never existed. Send initialize without Mcp-Session-Id to start a new one.',
+      );
     }
     if (method !== 'POST') {
-      if (!live) return sendError(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required. Send initialize first.');
+      if (!live)
+        return sendError(
+          res,
+          400,
+          SERVER_ERROR,
+          'Bad Request: Mcp-Session-Id header is required. Send initialize first.',
+        );
       if (late) return refuseWhileDraining(res, true);
       // An open GET event stream is not work in flight: it neither delays shutdown nor keeps a session alive.
       if (method === 'DELETE') deps.inflight.track(res, registry.begin(live.id));
@@ -67,13 +88,19 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     // Not JSON (wrong Content-Type): the SDK's transport answers it (415), before reading the body.
     const messages = post.json ? (Array.isArray(post.body) ? (post.body as unknown[]) : [post.body]) : undefined;
     // While draining, only answers to the server's own requests (elicitation) still get in.
-    if (late && (!live || !messages || messages.some((m) => isJSONRPCRequest(m)))) return refuseWhileDraining(res, live !== undefined);
+    if (late && (!live || !messages || messages.some((m) => isJSONRPCRequest(m))))
+      return refuseWhileDraining(res, live !== undefined);
     if (live) {
       await toTransport(live.transport, req, res, post.body);
       return endCancelled(live.transport, messages);
     }
     if (messages && !messages.some((m) => isInitializeRequest(m))) {
-      return sendError(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required. Send initialize first.');
+      return sendError(
+        res,
+        400,
+        SERVER_ERROR,
+        'Bad Request: Mcp-Session-Id header is required. Send initialize first.',
+      );
     }
     if (registry.full) {
       log.warn(`refused a new session: ${registry.size} of ${registry.maxSessions} in use`);
@@ -100,7 +127,12 @@ function refuseWhileDraining(res: ServerResponse, inSession: boolean): void {
  * `json: false` (body unread) when the Content-Type is not JSON; undefined when an error was already sent
  * (too large, invalid JSON) or the client went away.
  */
-async function readPost(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, live: LiveSession | undefined): Promise<{ json: boolean; body: unknown } | undefined> {
+async function readPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: McpEndpointDeps,
+  live: LiveSession | undefined,
+): Promise<{ json: boolean; body: unknown } | undefined> {
   deps.inflight.track(res, live ? deps.registry.begin(live.id) : undefined);
   if (!isJsonContentType(header(req, 'content-type') ?? null)) return { json: false, body: undefined };
   const tooLarge = `Request body too large: the limit is ${deps.bodyLimit} bytes (http.maxBodyBytes).`;
@@ -122,7 +154,12 @@ async function readPost(req: IncomingMessage, res: ServerResponse, deps: McpEndp
  * streams itself, and node then leaves out the `Keep-Alive: timeout=…` a client reads to keep an idle
  * connection as long as the server does (without it, clients drop it after their own 4-5 s): set here.
  */
-function toTransport(transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
+function toTransport(
+  transport: StreamableHTTPServerTransport,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body?: unknown,
+): Promise<void> {
   if (res.shouldKeepAlive) res.setHeader('Keep-Alive', `timeout=${KEEP_ALIVE_MS / 1000}`);
   return transport.handleRequest(req, res, body);
 }
@@ -142,7 +179,12 @@ function endCancelled(transport: StreamableHTTPServerTransport, messages: unknow
 }
 
 /** Opens a session and lets its transport answer the initialize request. */
-async function initialize(req: IncomingMessage, res: ServerResponse, body: unknown, deps: McpEndpointDeps): Promise<void> {
+async function initialize(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  deps: McpEndpointDeps,
+): Promise<void> {
   const fresh = openSession(deps);
   deps.registry.add(fresh.id, fresh);
   try {
@@ -160,7 +202,10 @@ function openSession({ app, registry, jsonResponse, log }: McpEndpointDeps): Liv
   const id = session.id;
   const server = createServer(app, session);
   // Host/Origin are checked by editguard's guard before any transport (its rules: loopback names, ports, `*`).
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, enableJsonResponse: jsonResponse });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => id,
+    enableJsonResponse: jsonResponse,
+  });
   let released = false;
   const release = () => {
     if (released) return;

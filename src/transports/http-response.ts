@@ -22,7 +22,13 @@ export function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 /** A JSON answer with Content-Length; `close` ends the connection after it. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, close = false): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  close = false,
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'Content-Type': 'application/json',
@@ -38,7 +44,14 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * within bounds, so the client reads the answer instead of a reset connection; `close` ends the
  * connection after the answer.
  */
-export function sendError(res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>, close = false): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+  close = false,
+): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers, close);
   if (!close) discardBody(res.req);
 }

@@ -61,7 +61,10 @@ function accessPolicy(cfg: Config['http']): OriginPolicy {
   }
   return {
     // A server bound to one specific address is naturally reached by that name.
-    allowedHosts: [...cfg.allowedHosts, ...(isLoopbackAddress(cfg.host) || cfg.host === '0.0.0.0' || cfg.host === '::' ? [] : [cfg.host])],
+    allowedHosts: [
+      ...cfg.allowedHosts,
+      ...(isLoopbackAddress(cfg.host) || cfg.host === '0.0.0.0' || cfg.host === '::' ? [] : [cfg.host]),
+    ],
     allowedOrigins: cfg.allowedOrigins,
   };
 }
@@ -88,8 +91,17 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const late = stopping;
     const pathname = pathOf(req.url);
-    if ((req.method === 'GET' || req.method === 'HEAD') && answerProbe(res, pathname, { app, draining: stopping, sessions: registry.size, inflight: inflight.count })) return;
-    const access = { host: header(req, 'host'), origin: header(req, 'origin'), authorization: header(req, 'authorization'), pathname };
+    if (
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      answerProbe(res, pathname, { app, draining: stopping, sessions: registry.size, inflight: inflight.count })
+    )
+      return;
+    const access = {
+      host: header(req, 'host'),
+      origin: header(req, 'origin'),
+      authorization: header(req, 'authorization'),
+      pathname,
+    };
     const refusal = accessRefusal(access, origins, token, MCP_PATH);
     if (refusal) return sendError(res, refusal.status, SERVER_ERROR, refusal.message, refusal.headers);
     return endpoint(req, res, late);
@@ -115,23 +127,37 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
     stats: () => ({ sessions: registry.size, inflight: inflight.count, reaped: registry.reaped }),
     close: () => {
       stopping = true;
-      closing ??= shutDown({ server, app, registry, inflight, log, timeoutMs: cfg.shutdownTimeoutMs }).then(resolveClosed);
+      closing ??= shutDown({ server, app, registry, inflight, log, timeoutMs: cfg.shutdownTimeoutMs }).then(
+        resolveClosed,
+      );
       return closing;
     },
   };
 }
 
 // Probes are unauthenticated on purpose (Kubernetes, Docker HEALTHCHECK): they reveal only liveness, version and counts.
-function answerProbe(res: ServerResponse, pathname: string, p: { app: App; draining: boolean; sessions: number; inflight: number }): boolean {
+function answerProbe(
+  res: ServerResponse,
+  pathname: string,
+  p: { app: App; draining: boolean; sessions: number; inflight: number },
+): boolean {
   if (pathname === HEALTH_PATH) {
     // Liveness: a draining process is alive (restarting it would cut its in-flight calls short).
     const status = p.draining ? 'draining' : 'ok';
-    sendJson(res, 200, { status, instance: p.app.instanceId, version: VERSION, sessions: p.sessions, inflight: p.inflight, watch: p.app.watchStatus() });
+    sendJson(res, 200, {
+      status,
+      instance: p.app.instanceId,
+      version: VERSION,
+      sessions: p.sessions,
+      inflight: p.inflight,
+      watch: p.app.watchStatus(),
+    });
     return true;
   }
   if (pathname !== READY_PATH) return false;
   // Readiness: a draining process takes no new sessions, so load balancers should stop sending them.
-  if (p.draining) sendJson(res, 503, { status: 'draining', instance: p.app.instanceId }, { 'Retry-After': String(RETRY_AFTER_S) });
+  if (p.draining)
+    sendJson(res, 503, { status: 'draining', instance: p.app.instanceId }, { 'Retry-After': String(RETRY_AFTER_S) });
   else sendJson(res, 200, { status: 'ready', instance: p.app.instanceId });
   return true;
 }
@@ -158,7 +184,9 @@ async function listen(server: http.Server, host: string, port: number): Promise<
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   server.on('clientError', (err: Error, socket) => {
     if (socket.writable && errnoCode(err) !== 'ECONNRESET') {
-      socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"Bad Request"}');
+      socket.end(
+        'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"Bad Request"}',
+      );
     } else socket.destroy();
   });
   // Long tool calls stream for as long as they run; SSE keep-alives hold idle streams open.
@@ -196,7 +224,14 @@ async function listen(server: http.Server, host: string, port: number): Promise<
  * seeing a refused connection), give queued writes the rest of the budget, close every session,
  * stop listening, drop the remaining connections.
  */
-async function shutDown(p: { server: http.Server; app: App; registry: HttpSessionRegistry<LiveSession>; inflight: InflightTracker; log: Logger; timeoutMs: number }): Promise<void> {
+async function shutDown(p: {
+  server: http.Server;
+  app: App;
+  registry: HttpSessionRegistry<LiveSession>;
+  inflight: InflightTracker;
+  log: Logger;
+  timeoutMs: number;
+}): Promise<void> {
   // Idle keep-alive connections would otherwise carry new work in; their clients reconnect and are told 503.
   p.server.closeIdleConnections();
   const started = Date.now();

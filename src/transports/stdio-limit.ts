@@ -28,12 +28,14 @@ export class LineLimit {
   constructor(input: Readable, limit: number, onOversized: (bytes: number, id: string | number | undefined) => void) {
     this.#limit = limit;
     this.#onOversized = onOversized;
-    input.on('data', (chunk: Buffer | string) => this.#onData(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
+    input.on('data', (chunk: Buffer | string) =>
+      this.#onData(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk),
+    );
     input.once('end', () => this.output.end());
   }
 
   #onData(chunk: Buffer): void {
-    for (let start = 0; start < chunk.length; ) {
+    for (let start = 0; start < chunk.length;) {
       const nl = chunk.indexOf(NEWLINE, start);
       this.#take(chunk.subarray(start, nl === -1 ? chunk.length : nl));
       if (nl === -1) return;
@@ -62,7 +64,11 @@ export class LineLimit {
     this.#pending = [];
     this.#size = 0;
     this.#skipping = undefined;
-    if (skipping) this.#onOversized(size, requestId(skipping.head.toString('utf8'), skipping.tail.toString('utf8').replace(/\r$/, '')));
+    if (skipping)
+      this.#onOversized(
+        size,
+        requestId(skipping.head.toString('utf8'), skipping.tail.toString('utf8').replace(/\r$/, '')),
+      );
     else if (size > 0) this.output.write(Buffer.concat([...pending, NL], size + 1));
   }
 }
@@ -84,7 +90,9 @@ const ID = String.raw`(-?\d{1,20}|"(?:[^"\\]|\\.){0,256}")`;
 // The id as the last member (the SDK's clients write method, params, jsonrpc, id).
 const ID_AT_END = new RegExp(String.raw`[{,]\s*"id"\s*:\s*${ID}\s*\}\s*$`);
 // The id after a few short members at the start (jsonrpc, method), as most other clients write it.
-const ID_AT_START = new RegExp(String.raw`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,128}"\s*,){0,2}\s*"id"\s*:\s*${ID}\s*[,}]`);
+const ID_AT_START = new RegExp(
+  String.raw`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,128}"\s*,){0,2}\s*"id"\s*:\s*${ID}\s*[,}]`,
+);
 
 /** The request id of a message seen only by its two ends; undefined for notifications, responses or when unsure. */
 export function requestId(head: string, tail: string): string | number | undefined {

@@ -15,12 +15,16 @@ export async function serveStdio(app: App, stdin: Readable, stdout: Writable): P
   const server = createServer(app, session);
   const limit = defaultMessageLimit(app.config.maxEditBytes);
   const lines = new LineLimit(stdin, limit, (bytes, id) => {
-    app.log.warn(`discarded a ${bytes}-byte message over the stdio limit${id === undefined ? '' : ` (request ${JSON.stringify(id)} answered with an error)`}`);
+    app.log.warn(
+      `discarded a ${bytes}-byte message over the stdio limit${id === undefined ? '' : ` (request ${JSON.stringify(id)} answered with an error)`}`,
+    );
     if (id === undefined) return;
     const message =
       `Message too large: ${bytes} bytes, over the limit of ${limit} bytes (2 × maxEditBytes + 1 MiB, which fits the largest allowed Write). ` +
       'It was discarded and nothing was done; the connection stays open.';
-    transport.send({ jsonrpc: '2.0', id, error: { code: MESSAGE_TOO_LARGE, message } }).catch((err: unknown) => app.log.debug(`stdio: ${String(err)}`));
+    transport
+      .send({ jsonrpc: '2.0', id, error: { code: MESSAGE_TOO_LARGE, message } })
+      .catch((err: unknown) => app.log.debug(`stdio: ${String(err)}`));
   });
   // LineLimit hands over one line of at most `limit` bytes at a time: the limit is its; the SDK's own
   // (which would close the server) is set out of reach.

@@ -178,7 +178,14 @@ export async function writeTempFor(req: DiskCommitRequest): Promise<string | und
   // Several hard links: a rename would split them, so the file is written in place (no temp).
   const inPlace = current.exists && current.stat.nlink > 1;
   if (change.kind !== 'write' || inPlace) return undefined;
-  return writeTemp(req.dir, req.name, change.bytes, current.exists ? current.stat : undefined, req.ops ?? realOps, AS_ROOT);
+  return writeTemp(
+    req.dir,
+    req.name,
+    change.bytes,
+    current.exists ? current.stat : undefined,
+    req.ops ?? realOps,
+    AS_ROOT,
+  );
 }
 
 /**
@@ -255,7 +262,13 @@ function exchangeOver(req: DiskCommitRequest, temp: string, ops: AtomicWriteOps)
  * returned for history. A symlink (or other non-file) is removed unread, as a rename over it would
  * have; a directory is put back (`putBack`) and the call is STALE.
  */
-function settleTaken(req: DiskCommitRequest, held: Held, aside: string, ops: AtomicWriteOps, putBack: () => void): Buffer | undefined {
+function settleTaken(
+  req: DiskCommitRequest,
+  held: Held,
+  aside: string,
+  ops: AtomicWriteOps,
+  putBack: () => void,
+): Buffer | undefined {
   const { dir } = req;
   let st: fs.BigIntStats;
   try {

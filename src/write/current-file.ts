@@ -50,13 +50,26 @@ export interface LoadOptions {
  * @throws ToolError IS_DIRECTORY, INVALID_PATH (not a regular file), TOO_LARGE (over maxEditBytes);
  *   ESWAPPED (a symlink took the file's place); errno errors other than ENOENT as they come.
  */
-export function loadCurrentFile(target: ResolvedPath, state: FileState | undefined, opts: LoadOptions, dir: ConfinedDir | undefined): CurrentFile {
+export function loadCurrentFile(
+  target: ResolvedPath,
+  state: FileState | undefined,
+  opts: LoadOptions,
+  dir: ConfinedDir | undefined,
+): CurrentFile {
   const found = dir && readSmallInSync(dir, path.basename(target.realPath), opts.maxEditBytes);
   if (found === undefined) return { target, state, exists: false, ...lazyText(Buffer.alloc(0), opts.fallbackEncoding) };
   requireEditableFile(target, found.stat, opts.maxEditBytes);
   // Unread only when it is no regular file or too large, both refused just above.
   const bytes = found.bytes!;
-  return { target, state, exists: true, stat: found.stat, bytes, hash: digest(bytes), ...lazyText(bytes, opts.fallbackEncoding) };
+  return {
+    target,
+    state,
+    exists: true,
+    stat: found.stat,
+    bytes,
+    hash: digest(bytes),
+    ...lazyText(bytes, opts.fallbackEncoding),
+  };
 }
 
 /** decoded() and doc() of `bytes`, each computed on first use. */
@@ -72,15 +85,24 @@ function lazyText(bytes: Buffer, fallback: 'latin1' | undefined): Pick<FileView,
 
 function requireEditableFile(target: ResolvedPath, stat: fs.Stats, maxEditBytes: number): void {
   if (stat.isDirectory()) {
-    throw new ToolError('IS_DIRECTORY', `${target.input} is a directory, not a file. Pass the path of a file.`, { path: target.input });
+    throw new ToolError('IS_DIRECTORY', `${target.input} is a directory, not a file. Pass the path of a file.`, {
+      path: target.input,
+    });
   }
   if (!stat.isFile()) {
-    throw new ToolError('INVALID_PATH', `${target.input} is not a regular file (device, socket or FIFO); editguard only writes regular files.`);
+    throw new ToolError(
+      'INVALID_PATH',
+      `${target.input} is not a regular file (device, socket or FIFO); editguard only writes regular files.`,
+    );
   }
   if (stat.size > maxEditBytes) {
-    throw new ToolError('TOO_LARGE', `File is too large to edit (${formatBytes(stat.size)}). Maximum editable file size is ${formatBytes(maxEditBytes)}.`, {
-      size: stat.size,
-      max: maxEditBytes,
-    });
+    throw new ToolError(
+      'TOO_LARGE',
+      `File is too large to edit (${formatBytes(stat.size)}). Maximum editable file size is ${formatBytes(maxEditBytes)}.`,
+      {
+        size: stat.size,
+        max: maxEditBytes,
+      },
+    );
   }
 }

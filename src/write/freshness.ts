@@ -24,10 +24,7 @@ export class FreshnessDecision {
   }
 }
 
-export type Freshness =
-  | { kind: 'fresh' }
-  | { kind: 'not-read' }
-  | { kind: 'stale'; mtimeChanged: boolean };
+export type Freshness = { kind: 'fresh' } | { kind: 'not-read' } | { kind: 'stale'; mtimeChanged: boolean };
 
 /**
  * Verdict for a file that exists now. mtime only tells whether something probably happened;

@@ -141,7 +141,9 @@ export class WritePipeline {
       } catch (err) {
         throw fsError(err, req.target.input) ?? err;
       } finally {
-        await release?.().catch((err: unknown) => this.#opts.log.warn(`could not release the write lock of ${real}`, err));
+        await release?.().catch((err: unknown) =>
+          this.#opts.log.warn(`could not release the write lock of ${real}`, err),
+        );
       }
     });
   }
@@ -161,12 +163,14 @@ export class WritePipeline {
       if (plan.change === 'write') this.#requireEditableSize(plan.bytes);
       if (plan.change === 'none' || req.dryRun) return plan.output;
       // The invariant that makes this the only write path: no existing content is replaced unseen.
-      if (!made.has(plan.freshness)) throw new Error(`${req.tool} planned a write to ${real} without a freshness decision of its own`);
+      if (!made.has(plan.freshness))
+        throw new Error(`${req.tool} planned a write to ${real} without a freshness decision of its own`);
       if (current.exists) assertWritable(dir!, name, current.stat, display);
       dir ??= ConfinedDir.openCreating(path.dirname(real));
 
       const event = writeEvent(req, real, plan, current, (this.#opts.clock ?? Date.now)());
-      const change = plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
+      const change =
+        plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
       const commit: DiskCommitRequest = { dir, name, display, current, change, ops: this.#opts.ops };
       req.progress?.('backup');
       const temp = await this.#backupBesideTemp(event, commit);
@@ -174,7 +178,8 @@ export class WritePipeline {
       disk = commitToDisk(commit, temp);
       // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
       dir.verify();
-      if (disk.stat) event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
+      if (disk.stat)
+        event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
       if (plan.change === 'write' && event.after && disk.stat) {
         rememberWrite(req.session, real, plan, event.after.hash, disk.stat);
         plan.onCommitted?.(event.after.hash);
@@ -210,7 +215,10 @@ export class WritePipeline {
    * Resolves the temp's name (undefined: a delete, or a write in place).
    */
   async #backupBesideTemp(event: WriteEvent, commit: DiskCommitRequest): Promise<string | undefined> {
-    const [backup, temp] = await Promise.allSettled([this.#opts.recorder?.backup(event.path, event.before, event), writeTempFor(commit)]);
+    const [backup, temp] = await Promise.allSettled([
+      this.#opts.recorder?.backup(event.path, event.before, event),
+      writeTempFor(commit),
+    ]);
     if (temp.status === 'rejected') throw temp.reason;
     if (backup.status === 'rejected') {
       if (temp.value !== undefined) removeQuietly(commit.dir, temp.value, commit.ops);
@@ -224,7 +232,10 @@ export class WritePipeline {
     try {
       await this.#opts.recorder?.overwritten?.(event, { bytes, hash: digest(bytes) });
     } catch (err) {
-      this.#opts.log.warn(`history could not keep an outside write to ${event.path} that editguard's ${event.tool} replaced`, err);
+      this.#opts.log.warn(
+        `history could not keep an outside write to ${event.path} that editguard's ${event.tool} replaced`,
+        err,
+      );
     }
   }
 
@@ -232,10 +243,14 @@ export class WritePipeline {
   #requireEditableSize(bytes: Buffer): void {
     const max = this.#opts.maxEditBytes;
     if (bytes.length <= max) return;
-    throw new ToolError('TOO_LARGE', `The result would be too large (${formatBytes(bytes.length)}). Maximum editable file size is ${formatBytes(max)}.`, {
-      size: bytes.length,
-      max,
-    });
+    throw new ToolError(
+      'TOO_LARGE',
+      `The result would be too large (${formatBytes(bytes.length)}). Maximum editable file size is ${formatBytes(max)}.`,
+      {
+        size: bytes.length,
+        max,
+      },
+    );
   }
 }
 
@@ -274,7 +289,13 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
 }
 
 /** A write's event: the pre-image as loaded, the new bytes with their hash. */
-function writeEvent(req: WriteRequest, real: string, plan: WritePlan | DeletePlan, current: CurrentFile, time: number): WriteEvent {
+function writeEvent(
+  req: WriteRequest,
+  real: string,
+  plan: WritePlan | DeletePlan,
+  current: CurrentFile,
+  time: number,
+): WriteEvent {
   return {
     path: real,
     tool: req.tool,

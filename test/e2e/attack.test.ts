@@ -10,7 +10,16 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { harnessPool, tempDir, textOf, TRANSPORTS, type Harness, type TransportKind } from '../helpers/harness.js';
 import { jupyterJson, notebook } from '../helpers/notebooks.js';
-import { CAN_RACE, outsideDamage, prng, raceSeconds, raceSeed, snapshot, startSwapper, Tally } from '../helpers/race.js';
+import {
+  CAN_RACE,
+  outsideDamage,
+  prng,
+  raceSeconds,
+  raceSeed,
+  snapshot,
+  startSwapper,
+  Tally,
+} from '../helpers/race.js';
 
 const OUTSIDE = 'OUTSIDE';
 const nb = (source: string) => jupyterJson(notebook([{ type: 'code', id: 'c1', source }]));
@@ -93,34 +102,43 @@ async function mirror(a: Arena, names: string[]): Promise<void> {
   }
 }
 
-const codeOf = (r: CallToolResult) => (r.isError ? ((r.structuredContent as { error?: { code?: string } })?.error?.code ?? 'error') : 'ok');
+const codeOf = (r: CallToolResult) =>
+  r.isError ? ((r.structuredContent as { error?: { code?: string } })?.error?.code ?? 'error') : 'ok';
 
 /** One step of a client under attack; returns its outcome code; `leaked` when it showed outside content. */
 type Step = (h: Harness, a: Arena, i: number, rnd: () => number) => Promise<{ code: string; leaked?: boolean }>;
 
-const readStep = (rel: string): Step => async (h, a) => {
-  const r = await h.call('Read', { file_path: path.join(a.root, rel) });
-  return { code: codeOf(r), leaked: textOf(r).includes(OUTSIDE) };
-};
+const readStep =
+  (rel: string): Step =>
+  async (h, a) => {
+    const r = await h.call('Read', { file_path: path.join(a.root, rel) });
+    return { code: codeOf(r), leaked: textOf(r).includes(OUTSIDE) };
+  };
 
-const editStep = (rel: string): Step => async (h, a, i) => {
-  const file = path.join(a.root, rel);
-  await h.call('Read', { file_path: file });
-  const [from, to] = i % 2 === 0 ? ['inside', 'INSIDE'] : ['INSIDE', 'inside'];
-  let r = await h.call('Edit', { file_path: file, old_string: from, new_string: to });
-  if (codeOf(r) === 'NO_MATCH') r = await h.call('Edit', { file_path: file, old_string: to, new_string: from });
-  return { code: codeOf(r) };
-};
+const editStep =
+  (rel: string): Step =>
+  async (h, a, i) => {
+    const file = path.join(a.root, rel);
+    await h.call('Read', { file_path: file });
+    const [from, to] = i % 2 === 0 ? ['inside', 'INSIDE'] : ['INSIDE', 'inside'];
+    let r = await h.call('Edit', { file_path: file, old_string: from, new_string: to });
+    if (codeOf(r) === 'NO_MATCH') r = await h.call('Edit', { file_path: file, old_string: to, new_string: from });
+    return { code: codeOf(r) };
+  };
 
-const resourceStep = (rel: string): Step => async (h, a) => {
-  try {
-    const r = await h.client.readResource({ uri: pathToFileURL(path.join(a.root, rel)).href });
-    const text = r.contents.map((c) => ('text' in c ? c.text : Buffer.from(String(c.blob), 'base64').toString())).join('');
-    return { code: 'ok', leaked: text.includes(OUTSIDE) };
-  } catch {
-    return { code: 'resource-error' };
-  }
-};
+const resourceStep =
+  (rel: string): Step =>
+  async (h, a) => {
+    try {
+      const r = await h.client.readResource({ uri: pathToFileURL(path.join(a.root, rel)).href });
+      const text = r.contents
+        .map((c) => ('text' in c ? c.text : Buffer.from(String(c.blob), 'base64').toString()))
+        .join('');
+      return { code: 'ok', leaked: text.includes(OUTSIDE) };
+    } catch {
+      return { code: 'resource-error' };
+    }
+  };
 
 /**
  * For the search tools: a deeper inside tree (d/sub/) and outside files whose names and contents say
@@ -149,7 +167,10 @@ const searchStep: Step = async (h, a, i) => {
   ];
   const [name, args] = calls[i % calls.length]!;
   const r = await h.call(name, args);
-  return { code: codeOf(r), leaked: textOf(r).includes(OUTSIDE) || JSON.stringify(r.structuredContent ?? {}).includes(OUTSIDE) };
+  return {
+    code: codeOf(r),
+    leaked: textOf(r).includes(OUTSIDE) || JSON.stringify(r.structuredContent ?? {}).includes(OUTSIDE),
+  };
 };
 
 interface Scenario {
@@ -168,16 +189,33 @@ const SCENARIOS: Scenario[] = [
   { name: 'Read, file swapped', arena: 'file', seed: 1102, step: readStep('f.txt') },
   { name: 'file:// resource, parent directory swapped', arena: 'dir', seed: 1103, step: resourceStep('d/f.txt') },
   { name: 'file:// resource, file swapped', arena: 'file', seed: 1104, step: resourceStep('f.txt') },
-  { name: 'Read→Edit, parent directory swapped', arena: 'dir', seed: 1105, mirror: ['f.txt'], step: editStep('d/f.txt') },
+  {
+    name: 'Read→Edit, parent directory swapped',
+    arena: 'dir',
+    seed: 1105,
+    mirror: ['f.txt'],
+    step: editStep('d/f.txt'),
+  },
   { name: 'Read→Edit, file swapped', arena: 'file', seed: 1106, mirror: ['f.txt'], step: editStep('f.txt') },
-  { name: 'Read→Edit of a hard-linked file (in place), file swapped', arena: 'hardlink', seed: 1107, mirror: ['h.txt'], step: editStep('h.txt') },
+  {
+    name: 'Read→Edit of a hard-linked file (in place), file swapped',
+    arena: 'hardlink',
+    seed: 1107,
+    mirror: ['h.txt'],
+    step: editStep('h.txt'),
+  },
   {
     name: 'Write of new and read files, parent directory swapped',
     arena: 'dir',
     seed: 1108,
     mirror: ['f.txt'],
     step: async (h, a, i, rnd) => {
-      if (rnd() < 0.5) return { code: codeOf(await h.call('Write', { file_path: path.join(a.root, 'd', `new-${i}.txt`), content: `new ${i}\n` })) };
+      if (rnd() < 0.5)
+        return {
+          code: codeOf(
+            await h.call('Write', { file_path: path.join(a.root, 'd', `new-${i}.txt`), content: `new ${i}\n` }),
+          ),
+        };
       const file = path.join(a.root, 'd', 'f.txt');
       await h.call('Read', { file_path: file });
       return { code: codeOf(await h.call('Write', { file_path: file, content: `inside line ${i}\n` })) };
@@ -187,7 +225,11 @@ const SCENARIOS: Scenario[] = [
     name: 'Write into new subdirectories, parent directory swapped',
     arena: 'dir',
     seed: 1109,
-    step: async (h, a, i) => ({ code: codeOf(await h.call('Write', { file_path: path.join(a.root, 'd', `sub-${i}`, 'deep', 'n.txt'), content: `n ${i}\n` })) }),
+    step: async (h, a, i) => ({
+      code: codeOf(
+        await h.call('Write', { file_path: path.join(a.root, 'd', `sub-${i}`, 'deep', 'n.txt'), content: `n ${i}\n` }),
+      ),
+    }),
   },
   {
     name: 'Read→NotebookEdit, parent directory swapped',
@@ -197,7 +239,9 @@ const SCENARIOS: Scenario[] = [
     step: async (h, a, i) => {
       const file = path.join(a.root, 'd', 'nb.ipynb');
       await h.call('Read', { file_path: file });
-      return { code: codeOf(await h.call('NotebookEdit', { notebook_path: file, cell_id: 'c1', new_source: `inside ${i}` })) };
+      return {
+        code: codeOf(await h.call('NotebookEdit', { notebook_path: file, cell_id: 'c1', new_source: `inside ${i}` })),
+      };
     },
   },
   {
@@ -210,7 +254,11 @@ const SCENARIOS: Scenario[] = [
       await h.call('Write', { file_path: file, content: 'r one inside\n' });
       await h.call('Write', { file_path: file, content: 'r two inside\n' });
     },
-    step: async (h, a, i) => ({ code: codeOf(await h.call('RestoreFile', { file_path: path.join(a.root, 'd', 'r.txt'), version: i % 3, force: true })) }),
+    step: async (h, a, i) => ({
+      code: codeOf(
+        await h.call('RestoreFile', { file_path: path.join(a.root, 'd', 'r.txt'), version: i % 3, force: true }),
+      ),
+    }),
   },
   {
     name: 'FileHistory and history:// (hashing the current file), parent directory swapped',
@@ -227,7 +275,10 @@ const SCENARIOS: Scenario[] = [
       const file = path.join(a.root, 'd', 'r.txt');
       if (i % 2 === 0) {
         const r = await h.call('FileHistory', { file_path: file });
-        return { code: codeOf(r), leaked: (r.structuredContent as { current_version?: number } | undefined)?.current_version === 1 };
+        return {
+          code: codeOf(r),
+          leaked: (r.structuredContent as { current_version?: number } | undefined)?.current_version === 1,
+        };
       }
       try {
         const r = await h.client.readResource({ uri: `history://${encodeURIComponent(file)}` });
@@ -238,12 +289,22 @@ const SCENARIOS: Scenario[] = [
       }
     },
   },
-  { name: 'Glob, Grep and LS, parent directory swapped', arena: 'dir', seed: 1113, setup: searchArena, step: searchStep },
+  {
+    name: 'Glob, Grep and LS, parent directory swapped',
+    arena: 'dir',
+    seed: 1113,
+    setup: searchArena,
+    step: searchStep,
+  },
   { name: 'Grep, file swapped', arena: 'file', seed: 1114, setup: searchArena, step: searchStep },
 ];
 
 /** Runs `scenario` for `seconds` and returns its tally (escapes: outside content shown, outside files changed or created). */
-async function race(open: (root: string) => Promise<Harness>, scenario: Scenario, seconds: number): Promise<{ tally: Tally; swaps: number; after: string }> {
+async function race(
+  open: (root: string) => Promise<Harness>,
+  scenario: Scenario,
+  seconds: number,
+): Promise<{ tally: Tally; swaps: number; after: string }> {
   const a = await arena(scenario.arena);
   const h = await open(a.root);
   await scenario.setup?.(h, a);
@@ -292,28 +353,39 @@ const SPAWNED = new Set([
   'Glob, Grep and LS, parent directory swapped',
 ]);
 
-describe.skipIf(!CAN_RACE).each(TRANSPORTS)('attacks over %s: a directory or file swapped for a symlink mid-call', (kind) => {
-  const { open, trackDir } = harnessPool(kind);
-  const scenarios = kind === 'memory' ? SCENARIOS : SCENARIOS.filter((s) => SPAWNED.has(s.name));
-  it.each(scenarios.map((s) => [s.name, s] as const))('%s: nothing outside the root is read or written', async (_name, scenario) => {
-    const seed = raceSeed(scenario.seed);
-    const s = { ...scenario, seed };
-    const { tally, swaps, after } = await race(
-      async (root) => {
-        trackDir(path.dirname(root));
-        return open({ root });
+describe.skipIf(!CAN_RACE).each(TRANSPORTS)(
+  'attacks over %s: a directory or file swapped for a symlink mid-call',
+  (kind) => {
+    const { open, trackDir } = harnessPool(kind);
+    const scenarios = kind === 'memory' ? SCENARIOS : SCENARIOS.filter((s) => SPAWNED.has(s.name));
+    it.each(scenarios.map((s) => [s.name, s] as const))(
+      '%s: nothing outside the root is read or written',
+      async (_name, scenario) => {
+        const seed = raceSeed(scenario.seed);
+        const s = { ...scenario, seed };
+        const { tally, swaps, after } = await race(
+          async (root) => {
+            trackDir(path.dirname(root));
+            return open({ root });
+          },
+          s,
+          raceSeconds(SECONDS[kind]),
+        );
+        const summary = `${kind} ${scenario.name} (seed ${seed}, ${swaps} swaps): ${tally}`;
+        console.log(summary);
+        expect(swaps, summary).toBeGreaterThan(100);
+        expect(tally.calls, summary).toBeGreaterThanOrEqual(MIN_CALLS);
+        expect({ escapes: tally.escapes, temps: tally.temps, internal: tally.get('INTERNAL') }, summary).toEqual({
+          escapes: 0,
+          temps: 0,
+          internal: 0,
+        });
+        // The swap is not a denial of service: calls succeed while it runs (where there are enough of them to
+        // tell), and the same call succeeds once it stops.
+        if (kind === 'memory') expect(tally.get('ok'), summary).toBeGreaterThan(0);
+        expect(after, summary).toBe('ok');
       },
-      s,
-      raceSeconds(SECONDS[kind]),
+      60_000,
     );
-    const summary = `${kind} ${scenario.name} (seed ${seed}, ${swaps} swaps): ${tally}`;
-    console.log(summary);
-    expect(swaps, summary).toBeGreaterThan(100);
-    expect(tally.calls, summary).toBeGreaterThanOrEqual(MIN_CALLS);
-    expect({ escapes: tally.escapes, temps: tally.temps, internal: tally.get('INTERNAL') }, summary).toEqual({ escapes: 0, temps: 0, internal: 0 });
-    // The swap is not a denial of service: calls succeed while it runs (where there are enough of them to
-    // tell), and the same call succeeds once it stops.
-    if (kind === 'memory') expect(tally.get('ok'), summary).toBeGreaterThan(0);
-    expect(after, summary).toBe('ok');
-  }, 60_000);
-});
+  },
+);

@@ -27,7 +27,12 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
   it('replace_all of a one-character string on every line answers with a bounded patch and the full counts', async () => {
     const h = await open({ files: { 'big.txt': 'item = q;\n'.repeat(300_000) } });
     okOf(await h.call('Read', { file_path: h.path('big.txt'), limit: 1 }));
-    const r = await h.call('Edit', { file_path: h.path('big.txt'), old_string: 'q', new_string: 'Q', replace_all: true });
+    const r = await h.call('Edit', {
+      file_path: h.path('big.txt'),
+      old_string: 'q',
+      new_string: 'Q',
+      replace_all: true,
+    });
     const s = okOf(r);
     expect(s).toMatchObject({ replacements: 300_000, patch_truncated: true });
     expect(size(r)).toBeLessThan(64 * 1024);
@@ -40,15 +45,26 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
     const h = await open({});
     okOf(await h.call('Write', { file_path: h.path('big.txt'), content }));
     expect((await fs.readFile(h.path('big.txt'))).equals(Buffer.from(content, 'utf8'))).toBe(true);
-    const s = okOf(await h.call('Edit', { file_path: h.path('big.txt'), old_string: '😀', new_string: '"x"', replace_all: true }));
+    const s = okOf(
+      await h.call('Edit', { file_path: h.path('big.txt'), old_string: '😀', new_string: '"x"', replace_all: true }),
+    );
     expect(s.replacements).toBe(2 * (content.length / chunk.length));
-    expect((await fs.readFile(h.path('big.txt'))).equals(Buffer.from(content.replaceAll('😀', '"x"'), 'utf8'))).toBe(true);
+    expect((await fs.readFile(h.path('big.txt'))).equals(Buffer.from(content.replaceAll('😀', '"x"'), 'utf8'))).toBe(
+      true,
+    );
   });
 
   it('a replace_all whose result would pass maxEditBytes is TOO_LARGE before anything is built', async () => {
     const h = await open({ files: { 'a.txt': 'a\n'.repeat(1000) }, config: { maxEditBytes: 1024 * 1024 } });
     okOf(await h.call('Read', { file_path: h.path('a.txt') }));
-    const err = errorOf(await h.call('Edit', { file_path: h.path('a.txt'), old_string: 'a', new_string: 'b'.repeat(5000), replace_all: true }));
+    const err = errorOf(
+      await h.call('Edit', {
+        file_path: h.path('a.txt'),
+        old_string: 'a',
+        new_string: 'b'.repeat(5000),
+        replace_all: true,
+      }),
+    );
     expect(err.code).toBe('TOO_LARGE');
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('a\n'.repeat(1000));
   });
@@ -58,14 +74,18 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
     const h = await open({ files: { 'm.txt': `${lines.join('\n')}\n` } });
     okOf(await h.call('Read', { file_path: h.path('m.txt'), limit: 1 }));
     const edited = (i: number) => i % 100 === 0;
-    const edits = lines.filter((_, i) => edited(i)).map((l) => ({ old_string: l, new_string: l.replace('value', 'other') }));
+    const edits = lines
+      .filter((_, i) => edited(i))
+      .map((l) => ({ old_string: l, new_string: l.replace('value', 'other') }));
     const r = await h.call('MultiEdit', { file_path: h.path('m.txt'), edits });
     const s = okOf(r);
     expect(s).toMatchObject({ edits_applied: 100, replacements: 100, patch_truncated: true });
     expect((s.edits as Array<{ line: number }>)[99]).toEqual({ index: 99, replacements: 1, line: 9901 });
     expect(textOf(r)).toMatch(/… and 50 more edits/);
     expect(size(r)).toBeLessThan(64 * 1024);
-    expect(await fs.readFile(h.path('m.txt'), 'utf8')).toBe(`${lines.map((l, i) => (edited(i) ? l.replace('value', 'other') : l)).join('\n')}\n`);
+    expect(await fs.readFile(h.path('m.txt'), 'utf8')).toBe(
+      `${lines.map((l, i) => (edited(i) ? l.replace('value', 'other') : l)).join('\n')}\n`,
+    );
 
     okOf(await h.call('Read', { file_path: h.path('m.txt'), limit: 1 }));
     const err = errorOf(await h.call('MultiEdit', { file_path: h.path('m.txt'), edits: [...edits, edits[0]!] }));
@@ -82,17 +102,28 @@ describe.each(TRANSPORTS)('bounded answers over %s', (kind) => {
     expect(Buffer.byteLength(textOf(r))).toBeLessThanOrEqual(32 * 1024);
     expect(textOf(r)).toMatch(new RegExp(`Call Read with offset=${s.next_offset as number} to continue\\.$`));
     const next = await h.call('Read', { file_path: h.path('long.txt'), offset: s.next_offset });
-    expect(textOf(next).split('\n')[0]).toBe(`${s.next_offset as number}\t${(s.next_offset as number) - 1}: ${'lorem ipsum dolor sit amet '.repeat(4)}`);
+    expect(textOf(next).split('\n')[0]).toBe(
+      `${s.next_offset as number}\t${(s.next_offset as number) - 1}: ${'lorem ipsum dolor sit amet '.repeat(4)}`,
+    );
   });
 
   it('a notebook over the cell cap reads (bounded) but NotebookEdit refuses it with TOO_LARGE naming the cap', async () => {
-    const cells = Array.from({ length: 10_001 }, (_, i) => ({ cell_type: 'code', execution_count: null, id: `c${i}`, metadata: {}, outputs: [], source: [`x = ${i}\n`] }));
+    const cells = Array.from({ length: 10_001 }, (_, i) => ({
+      cell_type: 'code',
+      execution_count: null,
+      id: `c${i}`,
+      metadata: {},
+      outputs: [],
+      source: [`x = ${i}\n`],
+    }));
     const nb = `${JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;
     const h = await open({ files: { 'big.ipynb': nb } });
     const r = await h.call('Read', { file_path: h.path('big.ipynb') });
     expect(okOf(r)).toMatchObject({ cell_count: 10_001, truncated: true });
     expect(size(r)).toBeLessThan(40 * 1024);
-    const err = errorOf(await h.call('NotebookEdit', { notebook_path: h.path('big.ipynb'), cell_id: 'c0', new_source: 'y' }));
+    const err = errorOf(
+      await h.call('NotebookEdit', { notebook_path: h.path('big.ipynb'), cell_id: 'c0', new_source: 'y' }),
+    );
     expect(err.code).toBe('TOO_LARGE');
     expect(err.message).toContain('at most 10000 cells');
     expect(await fs.readFile(h.path('big.ipynb'), 'utf8')).toBe(nb);
@@ -110,7 +141,10 @@ describe('long work yields (memory transport, two sessions on one app)', () => {
     okOf(await h.call('Read', { file_path: h.path('m.txt'), limit: 1 }));
     const order: string[] = [];
     const heavy = h
-      .call('MultiEdit', { file_path: h.path('m.txt'), edits: lines.slice(0, 100).map((l) => ({ old_string: l, new_string: l.replace('value', 'other') })) })
+      .call('MultiEdit', {
+        file_path: h.path('m.txt'),
+        edits: lines.slice(0, 100).map((l) => ({ old_string: l, new_string: l.replace('value', 'other') })),
+      })
       .then((r) => {
         okOf(r);
         order.push('A');
@@ -131,10 +165,12 @@ describe('long work yields (memory transport, two sessions on one app)', () => {
     track(b);
     okOf(await h.call('Read', { file_path: h.path('big.txt'), limit: 1 }));
     const order: string[] = [];
-    const heavy = h.call('Edit', { file_path: h.path('big.txt'), old_string: 'q', new_string: 'Q', replace_all: true }).then((r) => {
-      expect(okOf(r).replacements).toBe(300_000);
-      order.push('A');
-    });
+    const heavy = h
+      .call('Edit', { file_path: h.path('big.txt'), old_string: 'q', new_string: 'Q', replace_all: true })
+      .then((r) => {
+        expect(okOf(r).replacements).toBe(300_000);
+        order.push('A');
+      });
     await new Promise((r) => setImmediate(r));
     const small = b.call('Read', { file_path: h.path('small.txt') }).then((r) => {
       okOf(r);

@@ -47,7 +47,11 @@ async function run(args: string[], cwd?: string): Promise<Exit> {
   return done;
 }
 
-type ToolReply = { content: Array<{ type: string; text?: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
+type ToolReply = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+};
 const resultOf = (msg: Record<string, unknown>) => msg.result as ToolReply;
 
 describe('editguard CLI', () => {
@@ -97,7 +101,12 @@ describe('editguard CLI', () => {
     const file = path.join(root, 'a.txt');
     await fs.writeFile(file, 'alpha\nbeta\n');
     // Debug logging on purpose: the more the server logs, the more a stray stdout write would show.
-    const peer = new RawPeer(start(['--root', root, '--state-dir', path.join(root, '..', `${path.basename(root)}-state`), '--log-level', 'debug'], root));
+    const peer = new RawPeer(
+      start(
+        ['--root', root, '--state-dir', path.join(root, '..', `${path.basename(root)}-state`), '--log-level', 'debug'],
+        root,
+      ),
+    );
 
     const init = await peer.initialize();
     expect(init).toMatchObject({ jsonrpc: '2.0', id: 0, result: { serverInfo: { name: 'editguard' } } });
@@ -111,14 +120,19 @@ describe('editguard CLI', () => {
     expect(read.content[0]?.text).toBe('1\talpha\n2\tbeta');
 
     const edit = resultOf(
-      await peer.request(3, 'tools/call', { name: 'Edit', arguments: { file_path: file, old_string: 'beta', new_string: 'gamma' } }),
+      await peer.request(3, 'tools/call', {
+        name: 'Edit',
+        arguments: { file_path: file, old_string: 'beta', new_string: 'gamma' },
+      }),
     );
     expect(edit.isError).toBeFalsy();
     expect(edit.content[0]?.text).toContain('has been updated successfully');
     expect(await fs.readFile(file, 'utf8')).toBe('alpha\ngamma\n');
 
     // A failing call and an unknown tool must also answer in protocol, not on a stray line.
-    const missing = resultOf(await peer.request(4, 'tools/call', { name: 'Read', arguments: { file_path: path.join(root, 'nope.txt') } }));
+    const missing = resultOf(
+      await peer.request(4, 'tools/call', { name: 'Read', arguments: { file_path: path.join(root, 'nope.txt') } }),
+    );
     expect(missing.isError).toBe(true);
     const unknown = await peer.request(5, 'tools/call', { name: 'NoSuchTool', arguments: {} });
     expect(unknown.jsonrpc).toBe('2.0');
@@ -132,7 +146,10 @@ describe('editguard CLI', () => {
     expect(peer.lines.length).toBeGreaterThanOrEqual(6);
     for (const line of peer.lines) {
       let msg: Record<string, unknown> | undefined;
-      expect(() => (msg = JSON.parse(line) as Record<string, unknown>), `stdout line is not JSON: ${line}`).not.toThrow();
+      expect(
+        () => (msg = JSON.parse(line) as Record<string, unknown>),
+        `stdout line is not JSON: ${line}`,
+      ).not.toThrow();
       expect(msg?.jsonrpc, `stdout line is not JSON-RPC: ${line}`).toBe('2.0');
       expect('result' in msg! || 'error' in msg! || 'method' in msg!, `not a JSON-RPC message: ${line}`).toBe(true);
     }
@@ -157,13 +174,17 @@ describe('editguard CLI', () => {
     const peer = new RawPeer(start(['--state-dir', path.join(cwd, '.state'), root], cwd));
     await peer.initialize();
 
-    const abs = resultOf(await peer.request(1, 'tools/call', { name: 'Read', arguments: { file_path: path.join(root, 'pos.txt') } }));
+    const abs = resultOf(
+      await peer.request(1, 'tools/call', { name: 'Read', arguments: { file_path: path.join(root, 'pos.txt') } }),
+    );
     expect(abs.isError).toBeFalsy();
     expect(abs.content[0]?.text).toBe('1\tpositional');
     // Relative paths resolve against the first root, not the process's working directory.
     const rel = resultOf(await peer.request(2, 'tools/call', { name: 'Read', arguments: { file_path: 'pos.txt' } }));
     expect(rel.content[0]?.text).toBe('1\tpositional');
-    const outside = resultOf(await peer.request(3, 'tools/call', { name: 'Read', arguments: { file_path: path.join(cwd, 'here.txt') } }));
+    const outside = resultOf(
+      await peer.request(3, 'tools/call', { name: 'Read', arguments: { file_path: path.join(cwd, 'here.txt') } }),
+    );
     expect(outside.isError).toBe(true);
     expect((outside.structuredContent?.error as { code: string }).code).toBe('PATH_DENIED');
 

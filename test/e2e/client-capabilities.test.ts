@@ -19,7 +19,12 @@ afterEach(async () => {
 });
 
 async function connect(root: string, client: Client, config: ConfigInput = {}) {
-  const app = await createApp(parseConfig({ roots: [root], ...config }), { cwd: root, home: os.homedir(), log: silentLogger, stateDir: await tempDir('eg-state-') });
+  const app = await createApp(parseConfig({ roots: [root], ...config }), {
+    cwd: root,
+    home: os.homedir(),
+    log: silentLogger,
+    stateDir: await tempDir('eg-state-'),
+  });
   const session = app.newSession();
   const server = createServer(app, session);
   const [a, b] = InMemoryTransport.createLinkedPair();
@@ -30,7 +35,8 @@ async function connect(root: string, client: Client, config: ConfigInput = {}) {
     await server.close();
     await app.close();
   });
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
   return { app, session, call };
 }
 
@@ -67,7 +73,9 @@ describe('elicitation for protected paths', () => {
       throw new Error('user closed the dialog');
     });
     const { call } = await connect(root, client);
-    expect(errorOf(await call('Write', { file_path: path.join(root, '.git', 'HEAD'), content: 'x' })).code).toBe('PATH_DENIED');
+    expect(errorOf(await call('Write', { file_path: path.join(root, '.git', 'HEAD'), content: 'x' })).code).toBe(
+      'PATH_DENIED',
+    );
   });
 });
 
@@ -78,7 +86,9 @@ describe('MCP roots from the client', () => {
     await fs.writeFile(path.join(root, 'inner', 'a.txt'), 'a\n');
     await fs.writeFile(path.join(root, 'outer.txt'), 'o\n');
     const client = new Client({ name: 't', version: '0' }, { capabilities: { roots: { listChanged: true } } });
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(path.join(root, 'inner')).href }] }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: [{ uri: pathToFileURL(path.join(root, 'inner')).href }],
+    }));
     const { session, call } = await connect(root, client);
     // No waiting here: the first call itself waits for the client's roots (issue 11).
     okOf(await call('Read', { file_path: path.join(root, 'inner', 'a.txt') }));

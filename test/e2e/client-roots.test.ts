@@ -61,7 +61,9 @@ describe.each(TRANSPORTS)('client roots over %s', (kind) => {
       expect(e.message).toContain('Nothing is open');
       expect(e.message).toContain(root);
     }
-    expect(errorOf(await h.call('Write', { file_path: path.join(root, 'new.txt'), content: 'x' })).code).toBe('PATH_DENIED');
+    expect(errorOf(await h.call('Write', { file_path: path.join(root, 'new.txt'), content: 'x' })).code).toBe(
+      'PATH_DENIED',
+    );
     await expect(fs.access(path.join(root, 'new.txt'))).rejects.toThrow();
   });
 
@@ -109,7 +111,9 @@ describe('client roots: the log', () => {
     await h.call('Read', { file_path: path.join(root, 'missing.txt') });
     const warnings = lines.filter((l) => l.includes('roots/list'));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^editguard warn: session [\w.]+: the client did not answer roots\/list within 200 ms; serving the server's roots \(.+\)\n$/);
+    expect(warnings[0]).toMatch(
+      /^editguard warn: session [\w.]+: the client did not answer roots\/list within 200 ms; serving the server's roots \(.+\)\n$/,
+    );
   });
 
   it('clientRoots.enabled false never asks the client', async () => {

@@ -42,7 +42,11 @@ async function loop(call: Call, file: string, c: number, until: number): Promise
       // Its file (or its view of it) is no longer its own: further rounds would only repeat this.
       break;
     }
-    const e = await call('Edit', { file_path: file, old_string: `counter ${c}=[${out.value}]`, new_string: `counter ${c}=[${out.value + 1}]` });
+    const e = await call('Edit', {
+      file_path: file,
+      old_string: `counter ${c}=[${out.value}]`,
+      new_string: `counter ${c}=[${out.value + 1}]`,
+    });
     if (e.isError) {
       out.errors.push(`Edit: ${textOf(e).slice(0, 80)}`);
       continue;
@@ -62,7 +66,9 @@ async function race(h: Harness, calls: Call[], seconds: number): Promise<void> {
   const wrong = outcomes.flatMap((o) => o.wrong);
   const errors = outcomes.flatMap((o) => o.errors);
   const onDisk = await Promise.all(files.map((f) => fs.readFile(f, 'utf8')));
-  const misplaced = onDisk.flatMap((text, c) => (text === body(c, outcomes[c]!.value) ? [] : [`f${c}.txt: ${JSON.stringify(text)}`]));
+  const misplaced = onDisk.flatMap((text, c) =>
+    text === body(c, outcomes[c]!.value) ? [] : [`f${c}.txt: ${JSON.stringify(text)}`],
+  );
   const rounds = outcomes.reduce((n, o) => n + o.rounds, 0);
   const report = `${SESSIONS} sessions, ${rounds} Read+Edit rounds in ${seconds} s: ${wrong.length} wrong contents, ${errors.length} errors, ${misplaced.length} files not as their session left them\n${[...wrong, ...errors, ...misplaced].slice(0, 10).join('\n')}`;
   expect(wrong, report).toEqual([]);

@@ -19,7 +19,11 @@ interface Container {
   name: string;
   image: string;
   args?: string[];
-  env?: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string } } }>;
+  env?: Array<{
+    name: string;
+    value?: string;
+    valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string } };
+  }>;
   ports?: Array<{ name?: string; containerPort: number }>;
   livenessProbe?: Probe;
   readinessProbe?: Probe;
@@ -83,7 +87,11 @@ const scalingOut = /^## Scaling out\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '
 describe('deploy/: Kubernetes manifests', () => {
   it('every YAML file under deploy/ parses, each document a Kubernetes object or the kustomization', async () => {
     const files = await yamlFiles(DEPLOY);
-    expect(files.map((f) => path.relative(DEPLOY, f))).toEqual(['kubernetes/editguard.yaml', 'kubernetes/proxy.yaml', 'kustomization.yaml']);
+    expect(files.map((f) => path.relative(DEPLOY, f))).toEqual([
+      'kubernetes/editguard.yaml',
+      'kubernetes/proxy.yaml',
+      'kustomization.yaml',
+    ]);
     for (const f of files) {
       for (const doc of (await yamlDocs(f)) as K8sObject[]) {
         expect(typeof doc.apiVersion, f).toBe('string');
@@ -111,13 +119,19 @@ describe('deploy/: Kubernetes manifests', () => {
     expect(path.join(DEPLOY, generated!.files[0]!)).toBe(NGINX_RECIPE);
     const pod = proxy!.spec.template!.spec;
     const volume = pod.volumes!.find((v) => v.configMap?.name === 'editguard-nginx');
-    expect(pod.containers[0]!.volumeMounts).toContainEqual({ name: volume!.name, mountPath: '/etc/nginx/conf.d', readOnly: true });
+    expect(pod.containers[0]!.volumeMounts).toContainEqual({
+      name: volume!.name,
+      mountPath: '/etc/nginx/conf.d',
+      readOnly: true,
+    });
   });
 
   it('replicas probe /healthz (liveness) and /readyz (readiness) on the port they serve', () => {
     expect(statefulSet.spec.replicas).toBeGreaterThanOrEqual(2);
     const port = editguard!.ports!.find((p) => p.name === 'http')!;
-    expect(editguard!.args!.join(' ')).toContain(`--http --host 0.0.0.0 --port ${port.containerPort} --root /workspace --state-dir /state`);
+    expect(editguard!.args!.join(' ')).toContain(
+      `--http --host 0.0.0.0 --port ${port.containerPort} --root /workspace --state-dir /state`,
+    );
     expect(editguard!.livenessProbe!.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(editguard!.readinessProbe!.httpGet).toEqual({ path: '/readyz', port: 'http' });
     // Room for the drain (http.shutdownTimeoutMs, 10 s by default) and history bookkeeping after it.
@@ -132,9 +146,15 @@ describe('deploy/: Kubernetes manifests', () => {
 
   it('every replica mounts the same ReadWriteMany workspace and state dir', () => {
     const pod = statefulSet.spec.template!.spec;
-    const mounts = Object.fromEntries(editguard!.volumeMounts!.map((m) => [m.mountPath, pod.volumes!.find((v) => v.name === m.name)?.persistentVolumeClaim?.claimName]));
+    const mounts = Object.fromEntries(
+      editguard!.volumeMounts!.map((m) => [
+        m.mountPath,
+        pod.volumes!.find((v) => v.name === m.name)?.persistentVolumeClaim?.claimName,
+      ]),
+    );
     expect(mounts).toEqual({ '/workspace': 'editguard-workspace', '/state': 'editguard-state' });
-    for (const claim of ['editguard-workspace', 'editguard-state']) expect(find('PersistentVolumeClaim', claim)?.spec.accessModes).toEqual(['ReadWriteMany']);
+    for (const claim of ['editguard-workspace', 'editguard-state'])
+      expect(find('PersistentVolumeClaim', claim)?.spec.accessModes).toEqual(['ReadWriteMany']);
   });
 
   it('each replica has a Service of its own selecting exactly its pod (a stable upstream address for nginx)', () => {
@@ -154,9 +174,14 @@ describe('deploy/nginx/editguard.conf routes the replicas the StatefulSet runs',
     const routes = [...map.matchAll(/"~\^([\w-]+)\\\."\s+(\w+);/g)].map((m) => [m[1], m[2]]);
     expect(routes.map((r) => r[0])).toEqual(podNames);
     for (const [instance, name] of routes) {
-      expect([...upstream(name!).matchAll(/server (\S+?)[\s;]/g)].map((m) => m[1]), instance).toEqual([`${instance}:${port}`]);
+      expect(
+        [...upstream(name!).matchAll(/server (\S+?)[\s;]/g)].map((m) => m[1]),
+        instance,
+      ).toEqual([`${instance}:${port}`]);
     }
-    expect([...upstream('editguard_any').matchAll(/server (\S+?)[\s;]/g)].map((m) => m[1])).toEqual(podNames.map((n) => `${n}:${port}`));
+    expect([...upstream('editguard_any').matchAll(/server (\S+?)[\s;]/g)].map((m) => m[1])).toEqual(
+      podNames.map((n) => `${n}:${port}`),
+    );
     expect(map).toMatch(/""\s+editguard_any;/);
     const listen = Number(/listen (\d+);/.exec(conf)?.[1]);
     expect(proxy!.spec.template!.spec.containers[0]!.ports).toContainEqual({ name: 'http', containerPort: listen });
@@ -166,7 +191,16 @@ describe('deploy/nginx/editguard.conf routes the replicas the StatefulSet runs',
 describe('README "Scaling out" names what the manifests hold', () => {
   it('the probes, the volumes, the instance id and how to apply them', () => {
     expect(scalingOut).not.toBe('');
-    for (const word of ['/healthz', '/readyz', 'editguard-workspace', 'editguard-state', 'EDITGUARD_INSTANCE_ID', 'kubectl apply -k deploy/', 'deploy/nginx/editguard.conf', 'ReadWriteMany']) {
+    for (const word of [
+      '/healthz',
+      '/readyz',
+      'editguard-workspace',
+      'editguard-state',
+      'EDITGUARD_INSTANCE_ID',
+      'kubectl apply -k deploy/',
+      'deploy/nginx/editguard.conf',
+      'ReadWriteMany',
+    ]) {
       expect(scalingOut, word).toContain(word);
     }
   });

@@ -15,16 +15,38 @@ describe.each(TRANSPORTS)('Edit of a large file over %s', (kind) => {
     const raw = `\uFEFF${LINES.join('\r\n')}\r\n`;
     const h = await open({ files: { 'big.txt': raw } });
     okOf(await h.call('Read', { file_path: h.path('big.txt'), limit: 1 }));
-    const r = await h.call('Edit', { file_path: h.path('big.txt'), old_string: `${LINES[12_344]}\n${LINES[12_345]}`, new_string: 'one\ntwo\nthree' });
+    const r = await h.call('Edit', {
+      file_path: h.path('big.txt'),
+      old_string: `${LINES[12_344]}\n${LINES[12_345]}`,
+      new_string: 'one\ntwo\nthree',
+    });
     const s = okOf(r);
-    expect(s).toMatchObject({ replacements: 1, encoding: 'utf-8', bom: true, line_endings: 'CRLF', already_applied: false });
+    expect(s).toMatchObject({
+      replacements: 1,
+      encoding: 'utf-8',
+      bom: true,
+      line_endings: 'CRLF',
+      already_applied: false,
+    });
     expect(s.structuredPatch).toEqual([
       {
         oldStart: 12_342,
         oldLines: 8,
         newStart: 12_342,
         newLines: 9,
-        lines: [` ${LINES[12_341]}`, ` ${LINES[12_342]}`, ` ${LINES[12_343]}`, `-${LINES[12_344]}`, `-${LINES[12_345]}`, '+one', '+two', '+three', ` ${LINES[12_346]}`, ` ${LINES[12_347]}`, ` ${LINES[12_348]}`],
+        lines: [
+          ` ${LINES[12_341]}`,
+          ` ${LINES[12_342]}`,
+          ` ${LINES[12_343]}`,
+          `-${LINES[12_344]}`,
+          `-${LINES[12_345]}`,
+          '+one',
+          '+two',
+          '+three',
+          ` ${LINES[12_346]}`,
+          ` ${LINES[12_347]}`,
+          ` ${LINES[12_348]}`,
+        ],
       },
     ]);
     expect(textOf(r)).toContain(`12345\tone\n12346\ttwo\n12347\tthree\n12348\t${LINES[12_346]}`);
@@ -42,7 +64,9 @@ describe.each(TRANSPORTS)('Edit of a large file over %s', (kind) => {
     // Another program changes one line: the diff names that line only, so the session's text was exact.
     const now = await fs.readFile(h.path('big.txt'), 'utf8');
     await fs.writeFile(h.path('big.txt'), now.replace(LINES[300]!, 'outside'));
-    const err = errorOf(await h.call('Edit', { file_path: h.path('big.txt'), old_string: LINES[400]!, new_string: 'third' }));
+    const err = errorOf(
+      await h.call('Edit', { file_path: h.path('big.txt'), old_string: LINES[400]!, new_string: 'third' }),
+    );
     expect(err.code).toBe('STALE');
     expect(err.message).toContain(`What changed on disk since your last read:\n-301: ${LINES[300]}\n+301: outside`);
     expect(err.message).not.toContain('first');
@@ -50,13 +74,22 @@ describe.each(TRANSPORTS)('Edit of a large file over %s', (kind) => {
   });
 
   it('deleting a line takes its line break along; mixed endings and curly quotes keep their rules', async () => {
-    const h = await open({ files: { 'big.txt': `${LINES.join('\n')}\n`, 'mixed.txt': `${LINES.join('\n')}\r\n`, 'quotes.txt': `${LINES.join('\n')}\nsay “hi”\n` } });
-    for (const f of ['big.txt', 'mixed.txt', 'quotes.txt']) okOf(await h.call('Read', { file_path: h.path(f), limit: 1 }));
+    const h = await open({
+      files: {
+        'big.txt': `${LINES.join('\n')}\n`,
+        'mixed.txt': `${LINES.join('\n')}\r\n`,
+        'quotes.txt': `${LINES.join('\n')}\nsay “hi”\n`,
+      },
+    });
+    for (const f of ['big.txt', 'mixed.txt', 'quotes.txt'])
+      okOf(await h.call('Read', { file_path: h.path(f), limit: 1 }));
     okOf(await h.call('Edit', { file_path: h.path('big.txt'), old_string: LINES[5]!, new_string: '' }));
     expect(await fs.readFile(h.path('big.txt'), 'utf8')).toBe(`${LINES.filter((_, i) => i !== 5).join('\n')}\n`);
     // Mixed line endings, and a match found only through quote normalisation.
     okOf(await h.call('Edit', { file_path: h.path('mixed.txt'), old_string: LINES[7]!, new_string: 'seven' }));
-    expect(await fs.readFile(h.path('mixed.txt'), 'utf8')).toBe(`${LINES.map((l, i) => (i === 7 ? 'seven' : l)).join('\n')}\r\n`);
+    expect(await fs.readFile(h.path('mixed.txt'), 'utf8')).toBe(
+      `${LINES.map((l, i) => (i === 7 ? 'seven' : l)).join('\n')}\r\n`,
+    );
     okOf(await h.call('Edit', { file_path: h.path('quotes.txt'), old_string: 'say "hi"', new_string: 'say "bye"' }));
     expect(await fs.readFile(h.path('quotes.txt'), 'utf8')).toBe(`${LINES.join('\n')}\nsay “bye”\n`);
   });
@@ -68,7 +101,11 @@ describe.each(TRANSPORTS)('Edit of a large file over %s', (kind) => {
     const file = h.path('big.txt');
     okOf(await h.call('Read', { file_path: file, limit: 1 }));
     let want = big;
-    for (const [k, line] of [[1, LINES[1000]!], [2, upper[10_000]!], [3, LINES[5]!]] as const) {
+    for (const [k, line] of [
+      [1, LINES[1000]!],
+      [2, upper[10_000]!],
+      [3, LINES[5]!],
+    ] as const) {
       okOf(await h.call('Edit', { file_path: file, old_string: line, new_string: `edit ${k}` }));
       want = want.replace(line, `edit ${k}`);
       expect((await fs.readFile(file)).equals(Buffer.from(want))).toBe(true);
@@ -83,6 +120,8 @@ describe.each(TRANSPORTS)('Edit of a large file over %s', (kind) => {
     expect(err.message).toContain(`+${20_000 + 15_001}: ${upper[15_000]!.slice(0, -1)}y`);
     okOf(await h.call('Read', { file_path: file, limit: 1 }));
     okOf(await h.call('Edit', { file_path: file, old_string: LINES[7]!, new_string: 'four' }));
-    expect((await fs.readFile(file)).equals(Buffer.from(outside.toString('utf8').replace(LINES[7]!, 'four')))).toBe(true);
+    expect((await fs.readFile(file)).equals(Buffer.from(outside.toString('utf8').replace(LINES[7]!, 'four')))).toBe(
+      true,
+    );
   });
 });

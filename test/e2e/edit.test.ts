@@ -27,7 +27,13 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
   const edit = (h: Harness, rel: string, old_string: string, new_string: string, extra: Record<string, unknown> = {}) =>
     h.call('Edit', { file_path: h.path(rel), old_string, new_string, ...extra });
   /** Read then Edit; returns the Edit result. */
-  const readAndEdit = async (h: Harness, rel: string, old_string: string, new_string: string, extra: Record<string, unknown> = {}) => {
+  const readAndEdit = async (
+    h: Harness,
+    rel: string,
+    old_string: string,
+    new_string: string,
+    extra: Record<string, unknown> = {},
+  ) => {
     await read(h, rel);
     return edit(h, rel, old_string, new_string, extra);
   };
@@ -50,7 +56,13 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       const outside = await tempDir('eg-outside-');
       trackDir(outside);
       await fs.writeFile(path.join(outside, 'victim.txt'), 'secret\n');
-      const err = errorOf(await h.call('Edit', { file_path: path.join(outside, 'victim.txt'), old_string: 'secret', new_string: 'pwned' }));
+      const err = errorOf(
+        await h.call('Edit', {
+          file_path: path.join(outside, 'victim.txt'),
+          old_string: 'secret',
+          new_string: 'pwned',
+        }),
+      );
       expect(err.code).toBe('PATH_DENIED');
       expect(err.errorCode).toBe(2);
       expect(err.message).toContain('outside the allowed roots');
@@ -64,7 +76,11 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       trackDir(outside);
       await fs.writeFile(path.join(outside, 'victim.txt'), 'secret\n');
       const name = path.basename(outside);
-      for (const file_path of [`${h.root}/../${name}/victim.txt`, `../${name}/victim.txt`, `sub/../../${name}/victim.txt`]) {
+      for (const file_path of [
+        `${h.root}/../${name}/victim.txt`,
+        `../${name}/victim.txt`,
+        `sub/../../${name}/victim.txt`,
+      ]) {
         const err = errorOf(await h.call('Edit', { file_path, old_string: 'secret', new_string: 'pwned' }));
         expect(err.code, file_path).toBe('PATH_DENIED');
         expect(err.errorCode).toBe(2);
@@ -84,7 +100,10 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
     });
 
     it('Edit of a path matching a configured deny glob fails with PATH_DENIED and the permission-settings message', async () => {
-      const h = await open({ files: { 'secret/key.txt': 'k=1\n', 'open.txt': 'k=1\n' }, config: { deny: ['secret/**'] } });
+      const h = await open({
+        files: { 'secret/key.txt': 'k=1\n', 'open.txt': 'k=1\n' },
+        config: { deny: ['secret/**'] },
+      });
       const err = errorOf(await edit(h, 'secret/key.txt', 'k=1', 'k=2'));
       expect(err.code).toBe('PATH_DENIED');
       expect(err.errorCode).toBe(2);
@@ -97,7 +116,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
 
     it('Edit of a path with a NUL byte fails with INVALID_PATH before touching the filesystem', async () => {
       const h = await open({ files: { 'a.txt': 'x\n' } });
-      const err = errorOf(await h.call('Edit', { file_path: `${h.path('a.txt')}\0.bak`, old_string: 'x', new_string: 'y' }));
+      const err = errorOf(
+        await h.call('Edit', { file_path: `${h.path('a.txt')}\0.bak`, old_string: 'x', new_string: 'y' }),
+      );
       expect(err.code).toBe('INVALID_PATH');
       expect(err.errorCode).toBeUndefined();
       expect(err.message).toContain('NUL');
@@ -133,7 +154,16 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
     });
 
     it('Edit of an .ipynb fails with NOTEBOOK_FILE (5) pointing to NotebookEdit', async () => {
-      const nb = JSON.stringify({ cells: [{ cell_type: 'code', source: ['x = 1'], metadata: {}, outputs: [], execution_count: null }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1);
+      const nb = JSON.stringify(
+        {
+          cells: [{ cell_type: 'code', source: ['x = 1'], metadata: {}, outputs: [], execution_count: null }],
+          metadata: {},
+          nbformat: 4,
+          nbformat_minor: 5,
+        },
+        null,
+        1,
+      );
       const h = await open({ files: { 'n.ipynb': nb } });
       await read(h, 'n.ipynb');
       const err = errorOf(await edit(h, 'n.ipynb', 'x = 1', 'x = 2'));
@@ -159,7 +189,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       const err = errorOf(await edit(h, 'a.txt', 'three', 'drei'));
       expect(err.code).toBe('STALE');
       expect(err.errorCode).toBe(7);
-      expect(err.message).toContain('File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.');
+      expect(err.message).toContain(
+        'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.',
+      );
       expect(err.message).toContain('-2: two');
       expect(err.message).toContain('+2: TWO!');
       expect(err.message).not.toContain('three');
@@ -214,7 +246,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       const err = errorOf(await edit(h, 'big.txt', 'x', 'y'));
       expect(err.code).toBe('TOO_LARGE');
       expect(err.errorCode).toBe(10);
-      expect(err.message).toMatch(/^File is too large to edit \(2\.0 KB\)\. Maximum editable file size is 1000 bytes\.$/);
+      expect(err.message).toMatch(
+        /^File is too large to edit \(2\.0 KB\)\. Maximum editable file size is 1000 bytes\.$/,
+      );
       expect(await disk(h, 'big.txt')).toEqual(Buffer.from(big.repeat(20)));
     });
 
@@ -237,7 +271,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       await read(h, 'l1.txt');
       const ok = okOf(await edit(h, 'l1.txt', 'hello', 'na\u00efve'));
       expect(ok.encoding).toBe('latin1');
-      expect(await disk(h, 'l1.txt')).toEqual(Buffer.from([...Buffer.from('caf'), 0xe9, ...Buffer.from('\nna'), 0xef, ...Buffer.from('ve\n'), 0xff, 0x0a]));
+      expect(await disk(h, 'l1.txt')).toEqual(
+        Buffer.from([...Buffer.from('caf'), 0xe9, ...Buffer.from('\nna'), 0xef, ...Buffer.from('ve\n'), 0xff, 0x0a]),
+      );
       // A character Latin-1 cannot store is refused rather than truncated.
       const err = errorOf(await edit(h, 'l1.txt', 've', 've \u20ac'));
       expect(err.code).toBe('ENCODING_UNSUPPORTED');
@@ -251,7 +287,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
     });
 
     it('Edit of a binary file fails with BINARY_FILE and leaves its bytes alone', async () => {
-      const bin = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x00, 0x01, 0x02]);
+      const bin = Buffer.from([
+        0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x00, 0x01, 0x02,
+      ]);
       const h = await open({ files: { 'prog.bin': bin } });
       const err = errorOf(await edit(h, 'prog.bin', 'hello', 'HELLO'));
       expect(err.code).toBe('BINARY_FILE');
@@ -308,11 +346,14 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       expect((await disk(h, 'q.js')).toString()).toBe('say(\u201chi\u201d); \nnew();\n');
     });
 
-    it.each(['md', 'mdx'])('Edit keeps trailing whitespace of new_string in a .%s file (hard line breaks)', async (ext) => {
-      const h = await open({ files: { [`doc.${ext}`]: '# Title\nold line\n' } });
-      okOf(await readAndEdit(h, `doc.${ext}`, 'old line', 'first  \nsecond'));
-      expect((await disk(h, `doc.${ext}`)).toString()).toBe('# Title\nfirst  \nsecond\n');
-    });
+    it.each(['md', 'mdx'])(
+      'Edit keeps trailing whitespace of new_string in a .%s file (hard line breaks)',
+      async (ext) => {
+        const h = await open({ files: { [`doc.${ext}`]: '# Title\nold line\n' } });
+        okOf(await readAndEdit(h, `doc.${ext}`, 'old line', 'first  \nsecond'));
+        expect((await disk(h, `doc.${ext}`)).toString()).toBe('# Title\nfirst  \nsecond\n');
+      },
+    );
 
     it('Edit of a CRLF file keeps CRLF everywhere and writes inserted line breaks as CRLF', async () => {
       const h = await open({ files: { 'w.txt': 'line1\r\nline2\r\nline3\r\n' } });
@@ -355,11 +396,15 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
 
     it('Edit of a UTF-16LE BOM file keeps UTF-16LE and the BOM', async () => {
       const bom = Buffer.from([0xff, 0xfe]);
-      const h = await open({ files: { 'le.txt': Buffer.concat([bom, Buffer.from('héllo\r\nwörld ✓\r\n', 'utf16le')]) } });
+      const h = await open({
+        files: { 'le.txt': Buffer.concat([bom, Buffer.from('héllo\r\nwörld ✓\r\n', 'utf16le')]) },
+      });
       const ok = okOf(await readAndEdit(h, 'le.txt', 'wörld ✓', 'wélt ✗\nzwei'));
       expect(ok.encoding).toBe('utf-16le');
       expect(ok.bom).toBe(true);
-      expect(await disk(h, 'le.txt')).toEqual(Buffer.concat([bom, Buffer.from('héllo\r\nwélt ✗\r\nzwei\r\n', 'utf16le')]));
+      expect(await disk(h, 'le.txt')).toEqual(
+        Buffer.concat([bom, Buffer.from('héllo\r\nwélt ✗\r\nzwei\r\n', 'utf16le')]),
+      );
     });
 
     it('Edit of a UTF-16BE BOM file keeps UTF-16BE and the BOM', async () => {
@@ -374,7 +419,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
     it('Edit matches curly quotes with straight ones and writes new_string in the file’s curly style (opening, closing, apostrophe)', async () => {
       const h = await open({ files: { 'q.txt': 'intro\nmsg = \u201cIt\u2019s fine\u201d; tag = \u2018x\u2019;\n' } });
       okOf(await readAndEdit(h, 'q.txt', `"It's fine"; tag = 'x'`, `"Don't panic" (really); tag = 'y'`));
-      expect((await disk(h, 'q.txt')).toString()).toBe('intro\nmsg = \u201cDon\u2019t panic\u201d (really); tag = \u2018y\u2019;\n');
+      expect((await disk(h, 'q.txt')).toString()).toBe(
+        'intro\nmsg = \u201cDon\u2019t panic\u201d (really); tag = \u2018y\u2019;\n',
+      );
     });
 
     it('Edit keeps straight quotes in new_string when the file itself uses straight quotes', async () => {
@@ -412,7 +459,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       const res = await readAndEdit(h, 'r.js', 'foo', 'baz', { replace_all: true });
       const ok = okOf(res);
       expect(ok.replacements).toBe(3);
-      expect(textOf(res)).toContain(`The file ${h.path('r.js')} has been updated successfully. All occurrences were successfully replaced.`);
+      expect(textOf(res)).toContain(
+        `The file ${h.path('r.js')} has been updated successfully. All occurrences were successfully replaced.`,
+      );
       expect(await disk(h, 'r.js')).toEqual(Buffer.from('baz(1);\nbar();\nbaz(2); baz(3);\n'));
     });
 
@@ -474,7 +523,16 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       expect(hunk.newStart).toBe(497);
       expect(hunk.oldLines).toBe(7);
       expect(hunk.newLines).toBe(7);
-      expect(hunk.lines).toEqual([' line 497', ' line 498', ' line 499', '-line 500', '+line five hundred', ' line 501', ' line 502', ' line 503']);
+      expect(hunk.lines).toEqual([
+        ' line 497',
+        ' line 498',
+        ' line 499',
+        '-line 500',
+        '+line five hundred',
+        ' line 501',
+        ' line 502',
+        ' line 503',
+      ]);
       // Never the whole original file.
       expect(JSON.stringify(ok).length).toBeLessThan(2000);
     });
@@ -487,7 +545,11 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       const patch = ok.structuredPatch as Hunk[];
       expect(patch).toHaveLength(1);
       expect(patch[0]).toMatchObject({ oldStart: 1, newStart: 1, lines: ['-', '+header', ' keep', ' more'] });
-      expect(textOf(res).split('\n').filter((l) => /^\d+\t/.test(l))).toEqual(['1\theader', '2\tkeep', '3\tmore']);
+      expect(
+        textOf(res)
+          .split('\n')
+          .filter((l) => /^\d+\t/.test(l)),
+      ).toEqual(['1\theader', '2\tkeep', '3\tmore']);
     });
 
     it('Edit answers with a cat -n snippet of the edited region (±4 lines) using file line numbers', async () => {
@@ -498,7 +560,18 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       expect(text).toContain(`The file ${h.path('t.txt')} has been updated successfully.`);
       expect(text).toContain("Here's the result of running `cat -n` on a snippet of the edited file:");
       const snippet = text.split('\n').filter((l) => /^\d+\t/.test(l));
-      expect(snippet).toEqual(['11\trow 11', '12\trow 12', '13\trow 13', '14\trow 14', '15\trow fifteen', '16\trow 15b', '17\trow 16', '18\trow 17', '19\trow 18', '20\trow 19']);
+      expect(snippet).toEqual([
+        '11\trow 11',
+        '12\trow 12',
+        '13\trow 13',
+        '14\trow 14',
+        '15\trow fifteen',
+        '16\trow 15b',
+        '17\trow 16',
+        '18\trow 17',
+        '19\trow 18',
+        '20\trow 19',
+      ]);
     });
 
     // 0o775 and 0o666 also pin that the mode is restored after the umask (022) masked the temp file.
@@ -601,7 +674,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
       okOf(await edit(h, 'a.txt', 'n22\n', 'twenty-two\n'));
       // The edit outside the range seen also works, since old_string must match uniquely anyway.
       okOf(await edit(h, 'a.txt', 'n45\n', 'forty-five\n'));
-      expect((await disk(h, 'a.txt')).toString()).toBe(lines.map((l) => (l === 'n22' ? 'twenty-two' : l === 'n45' ? 'forty-five' : l)).join('\n') + '\n');
+      expect((await disk(h, 'a.txt')).toString()).toBe(
+        lines.map((l) => (l === 'n22' ? 'twenty-two' : l === 'n45' ? 'forty-five' : l)).join('\n') + '\n',
+      );
     });
   });
 
@@ -681,7 +756,9 @@ describe.each(TRANSPORTS)('Edit over %s', (kind) => {
     it('a Read past the end of the file counts as a read for Edit', async () => {
       const h = await open({ files: { 'a.txt': 'one\ntwo\n' } });
       const r = await h.call('Read', { file_path: h.path('a.txt'), offset: 10 });
-      expect(textOf(r)).toBe('Warning: the file exists but is shorter than the provided offset (10). The file has 2 lines.');
+      expect(textOf(r)).toBe(
+        'Warning: the file exists but is shorter than the provided offset (10). The file has 2 lines.',
+      );
       okOf(await edit(h, 'a.txt', 'two', 'TWO'));
       expect((await disk(h, 'a.txt')).toString()).toBe('one\nTWO\n');
     });

@@ -33,7 +33,14 @@ async function expectRefused(h: Harness, rel: string, code: string): Promise<{ e
   const file = h.path(rel);
   const before = await fs.readFile(file);
   okOf(await h.call('Read', { file_path: file }));
-  const edit = errorOf(await h.call('Edit', { file_path: file, old_string: 'old line', new_string: 'new line '.repeat(200), replace_all: true }));
+  const edit = errorOf(
+    await h.call('Edit', {
+      file_path: file,
+      old_string: 'old line',
+      new_string: 'new line '.repeat(200),
+      replace_all: true,
+    }),
+  );
   const write = errorOf(await h.call('Write', { file_path: file, content: 'new content\n'.repeat(10_000) }));
   expect([edit.code, write.code], `${edit.message}\n${write.message}`).toEqual([code, code]);
   expect(await fs.readFile(file)).toEqual(before);
@@ -54,7 +61,9 @@ describe.each(TRANSPORTS)('faults as data over %s', (kind) => {
     // RestoreFile goes through the same rule: a delete of a read-only file is refused too.
     okOf(await h.call('Write', { file_path: h.path('new.txt'), content: 'v1\n' }));
     await fs.chmod(h.path('new.txt'), 0o444);
-    expect(errorOf(await h.call('RestoreFile', { file_path: h.path('new.txt'), version: 0 })).code).toBe('PERMISSION_DENIED');
+    expect(errorOf(await h.call('RestoreFile', { file_path: h.path('new.txt'), version: 0 })).code).toBe(
+      'PERMISSION_DENIED',
+    );
     expect(await fs.readFile(h.path('new.txt'), 'utf8')).toBe('v1\n');
   });
 
@@ -103,8 +112,14 @@ describe.each(TRANSPORTS)('faults as data over %s', (kind) => {
  * Runs the CLI (stdio) and sends it an initialize request: resolves when it answers (started) or
  * exits (not started) — event-driven, so a loaded machine only makes it slower, never wrong.
  */
-async function startCli(args: string[], opts: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stderr: string; started: boolean }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}) });
+async function startCli(
+  args: string[],
+  opts: { uid?: number; gid?: number } = {},
+): Promise<{ code: number | null; stderr: string; started: boolean }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}),
+  });
   let stderr = '';
   let stdout = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -116,7 +131,9 @@ async function startCli(args: string[], opts: { uid?: number; gid?: number } = {
     }),
   );
   child.stdin.on('error', () => {});
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`,
+  );
   const first = await Promise.race([exited, answered]);
   if (first === 'answered') {
     child.stdin.end();
@@ -160,34 +177,40 @@ describe('the state dir at start-up', () => {
     expect(off.started, off.stderr).toBe(true);
   });
 
-  it.skipIf(MOUNT_UNAVAILABLE !== undefined)('a read-only state dir stops start-up with a message naming it', async () => {
-    const root = await dir('eg-root-', 0o777);
-    const state = tmpfs(64);
-    state.readOnly();
-    const refused = await startCli(['--root', root, '--state-dir', state.dir]);
-    expect(refused.started, refused.stderr).toBe(false);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(state.dir);
-    expect(refused.stderr).toMatch(/read-only/i);
-  });
+  it.skipIf(MOUNT_UNAVAILABLE !== undefined)(
+    'a read-only state dir stops start-up with a message naming it',
+    async () => {
+      const root = await dir('eg-root-', 0o777);
+      const state = tmpfs(64);
+      state.readOnly();
+      const refused = await startCli(['--root', root, '--state-dir', state.dir]);
+      expect(refused.started, refused.stderr).toBe(false);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(state.dir);
+      expect(refused.stderr).toMatch(/read-only/i);
+    },
+  );
 });
 
-describe.skipIf(process.platform === 'win32').each(['stdio', 'http'] as const)('as an unprivileged user over %s', (kind) => {
-  const { open } = harnessPool(kind);
+describe.skipIf(process.platform === 'win32').each(['stdio', 'http'] as const)(
+  'as an unprivileged user over %s',
+  (kind) => {
+    const { open } = harnessPool(kind);
 
-  it("a file the server's user may not write is PERMISSION_DENIED although its directory is writable (rename would bypass it)", async () => {
-    const root = await tempDir('eg-perm-');
-    const state = await tempDir('eg-perm-state-');
-    await fs.chmod(root, 0o777);
-    await fs.chmod(state, 0o777);
-    await fs.writeFile(path.join(root, 'theirs.txt'), OLD, { mode: 0o644 });
-    await fs.chmod(path.join(root, 'theirs.txt'), 0o644);
-    if (UNPRIVILEGED === undefined) {
-      // Not root: a file we own with the write bit off stands in for someone else's file.
-      await fs.chmod(path.join(root, 'theirs.txt'), 0o444);
-    }
-    const h = await open({ root, stateDir: state, ...(UNPRIVILEGED ? { user: UNPRIVILEGED } : {}) });
-    const { edit } = await expectRefused(h, 'theirs.txt', 'PERMISSION_DENIED');
-    expect(edit).toContain('theirs.txt');
-  });
-});
+    it("a file the server's user may not write is PERMISSION_DENIED although its directory is writable (rename would bypass it)", async () => {
+      const root = await tempDir('eg-perm-');
+      const state = await tempDir('eg-perm-state-');
+      await fs.chmod(root, 0o777);
+      await fs.chmod(state, 0o777);
+      await fs.writeFile(path.join(root, 'theirs.txt'), OLD, { mode: 0o644 });
+      await fs.chmod(path.join(root, 'theirs.txt'), 0o644);
+      if (UNPRIVILEGED === undefined) {
+        // Not root: a file we own with the write bit off stands in for someone else's file.
+        await fs.chmod(path.join(root, 'theirs.txt'), 0o444);
+      }
+      const h = await open({ root, stateDir: state, ...(UNPRIVILEGED ? { user: UNPRIVILEGED } : {}) });
+      const { edit } = await expectRefused(h, 'theirs.txt', 'PERMISSION_DENIED');
+      expect(edit).toContain('theirs.txt');
+    });
+  },
+);

@@ -24,7 +24,11 @@ describe.each(TRANSPORTS)('Glob and LS over %s', (kind: TransportKind) => {
     const names = async (args: Record<string, unknown>) => okOf(await h.call('Glob', args)).filenames;
     expect(await names({ pattern: '*.log' })).toEqual([abs('keep.log')]);
     expect(await names({ pattern: '*.ts', path: abs('src') })).toEqual([abs('src/invoice.ts'), abs('src/item.ts')]);
-    expect(await names({ pattern: 'src/*.{ts,tsx}' })).toEqual([abs('src/invoice.ts'), abs('src/item.ts'), abs('src/view.tsx')]);
+    expect(await names({ pattern: 'src/*.{ts,tsx}' })).toEqual([
+      abs('src/invoice.ts'),
+      abs('src/item.ts'),
+      abs('src/view.tsx'),
+    ]);
     expect(await names({ pattern: 'src/it?m.[jt]s' })).toEqual([abs('src/item.ts')]);
     expect(await names({ pattern: `${abs('docs')}/**/*.md` })).toEqual([abs('docs/guide.md')]);
     expect(await names({ pattern: 'docs/guide.md' })).toEqual([abs('docs/guide.md')]);
@@ -34,8 +38,14 @@ describe.each(TRANSPORTS)('Glob and LS over %s', (kind: TransportKind) => {
 
   it('Glob: include_ignored lists ignored files and .git/', async () => {
     const all = okOf(await h.call('Glob', { pattern: '**/*.{ts,js}', include_ignored: true })).filenames as string[];
-    expect(all).toEqual(expect.arrayContaining(['node_modules/dep/index.js', 'build/out.js', 'src/sub/skip.gen.ts', 'src/sub/generated/deep.ts'].map(abs)));
-    expect(okOf(await h.call('Glob', { pattern: '.git/*', include_ignored: true })).filenames).toEqual(expect.arrayContaining([abs('.git/HEAD')]));
+    expect(all).toEqual(
+      expect.arrayContaining(
+        ['node_modules/dep/index.js', 'build/out.js', 'src/sub/skip.gen.ts', 'src/sub/generated/deep.ts'].map(abs),
+      ),
+    );
+    expect(okOf(await h.call('Glob', { pattern: '.git/*', include_ignored: true })).filenames).toEqual(
+      expect.arrayContaining([abs('.git/HEAD')]),
+    );
   });
 
   it('Glob: errors for a file as path, a missing path, a path outside the roots and an unusable pattern', async () => {
@@ -48,11 +58,26 @@ describe.each(TRANSPORTS)('Glob and LS over %s', (kind: TransportKind) => {
   it('LS: an indented tree, directories first, hidden entries shown, ignored entries and .git/ not', async () => {
     const r = await h.call('LS', { path: abs('src') });
     expect(textOf(r)).toBe(
-      [`- ${abs('src')}/`, '  - sub/', '    - .gitignore', '    - helper.py', '    - keep.gen.ts', '  - invoice.ts', '  - item.ts', '  - view.tsx'].join('\n'),
+      [
+        `- ${abs('src')}/`,
+        '  - sub/',
+        '    - .gitignore',
+        '    - helper.py',
+        '    - keep.gen.ts',
+        '  - invoice.ts',
+        '  - item.ts',
+        '  - view.tsx',
+      ].join('\n'),
     );
     expect(okOf(r)).toMatchObject({ path: abs('src'), numEntries: 7, truncated: false });
     const top = textOf(await h.call('LS', { path: h.root }));
-    expect(top.split('\n').slice(0, 5)).toEqual([`- ${h.root}/`, '  - .hidden/', '    - config.ts', '  - data/', '    - big.txt']);
+    expect(top.split('\n').slice(0, 5)).toEqual([
+      `- ${h.root}/`,
+      '  - .hidden/',
+      '    - config.ts',
+      '  - data/',
+      '    - big.txt',
+    ]);
     expect(top).toContain('  - .gitignore');
     expect(top).not.toMatch(/node_modules|build\/|app\.log|\.git\/|excluded|notes-private/);
   });
@@ -83,12 +108,17 @@ describe.each(TRANSPORTS)('Glob and LS over %s', (kind: TransportKind) => {
     expect(errorOf(await h.call('LS', { path: path.dirname(h.root) })).code).toBe('PATH_DENIED');
   });
 
-  it('caps: Glob at globLimit with Claude Code\'s truncation line, LS at lsLimit with a note', async () => {
+  it("caps: Glob at globLimit with Claude Code's truncation line, LS at lsLimit with a note", async () => {
     const files = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`d/f${i}.txt`, `${i}`]));
     const small = await open({ files, config: { search: { globLimit: 4, lsLimit: 3 } } });
     for (let i = 0; i < 6; i++) await fs.utimes(small.path(`d/f${i}.txt`), 1000 + i, 1000 + i);
     const g = await small.call('Glob', { pattern: '**/*.txt' });
-    expect(textOf(g)).toBe([...[5, 4, 3, 2].map((i) => small.path(`d/f${i}.txt`)), '(Results are truncated. Consider using a more specific path or pattern.)'].join('\n'));
+    expect(textOf(g)).toBe(
+      [
+        ...[5, 4, 3, 2].map((i) => small.path(`d/f${i}.txt`)),
+        '(Results are truncated. Consider using a more specific path or pattern.)',
+      ].join('\n'),
+    );
     expect(okOf(g)).toMatchObject({ numFiles: 4, truncated: true });
     const l = await small.call('LS', { path: small.path('d') });
     expect(textOf(l)).toBe(
@@ -104,7 +134,7 @@ describe.each(TRANSPORTS)('Glob and LS over %s', (kind: TransportKind) => {
     expect(okOf(l)).toMatchObject({ numEntries: 3, truncated: true });
   });
 
-  it('the default caps are Claude Code\'s: 100 Glob results', async () => {
+  it("the default caps are Claude Code's: 100 Glob results", async () => {
     const files = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`m/${i}.txt`, '']));
     const many = await open({ files });
     const g = okOf(await many.call('Glob', { pattern: 'm/*.txt' }));

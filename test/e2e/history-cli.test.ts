@@ -35,7 +35,8 @@ async function writtenByServer(): Promise<Fixture> {
   okOf(await h.call('Edit', { file_path: a, old_string: 'two', new_string: 'TWO' }));
   okOf(await h.call('Write', { file_path: h.path('notes/b.md'), content: '# b\n' }));
   okOf(await h.call('Edit', { file_path: a, old_string: 'three\n', new_string: 'three\nfour\n' }));
-  const listing = async (rel: string) => okOf(await h.call('FileHistory', { file_path: h.path(rel) })) as unknown as HistoryListing;
+  const listing = async (rel: string) =>
+    okOf(await h.call('FileHistory', { file_path: h.path(rel) })) as unknown as HistoryListing;
   const session = (await listing('a.txt')).versions[0]!.session!;
   return { h, session, listing, cli: (args) => runCli([...args, '--state-dir', h.stateDir], { cwd: h.root }) };
 }
@@ -59,7 +60,7 @@ describe('editguard history / diff on a state dir a running server writes', () =
     const out = lines(ok(await fx.cli(['history'])));
     expect(out[0]).toMatch(/^WHEN +VERSION +TOOL +SESSION +CHANGE +SIZE +FILE$/);
     const rows = out.slice(1, -1);
-    expect(out.at(-1)).toBe('One file\'s versions: editguard history FILE');
+    expect(out.at(-1)).toBe("One file's versions: editguard history FILE");
     expect(rows.map((r) => r.replace(/^\S+ \S+ \([^)]*\) +/, '').split(/ {2,}/))).toEqual([
       ['3', 'Edit', fx.session, '+1 -0', '19 bytes', 'a.txt'],
       ['1', 'Write', fx.session, '+1 -0', '4 bytes', 'notes/b.md'],
@@ -75,9 +76,20 @@ describe('editguard history / diff on a state dir a running server writes', () =
   });
 
   it('history --json gives every version with file, session and tool; --limit caps it and says how many are left', async () => {
-    const all = JSON.parse(ok(await fx.cli(['history', '--json']))) as { total: number; versions: Array<Record<string, unknown>> };
+    const all = JSON.parse(ok(await fx.cli(['history', '--json']))) as {
+      total: number;
+      versions: Array<Record<string, unknown>>;
+    };
     expect(all.total).toBe(4);
-    expect(all.versions.map((v) => [path.relative(fx.h.root, v.file_path as string), v.version, v.tool, v.session, v.origin])).toEqual([
+    expect(
+      all.versions.map((v) => [
+        path.relative(fx.h.root, v.file_path as string),
+        v.version,
+        v.tool,
+        v.session,
+        v.origin,
+      ]),
+    ).toEqual([
       ['a.txt', 3, 'Edit', fx.session, 'write'],
       ['notes/b.md', 1, 'Write', fx.session, 'write'],
       ['a.txt', 2, 'Edit', fx.session, 'write'],
@@ -90,11 +102,18 @@ describe('editguard history / diff on a state dir a running server writes', () =
     expect(two.at(-2)).toBe('… 2 older versions not shown (--limit N shows more).');
   });
 
-  it('history FILE lists its versions like FileHistory, marks the current one, and --json is FileHistory\'s listing', async () => {
+  it("history FILE lists its versions like FileHistory, marks the current one, and --json is FileHistory's listing", async () => {
     const out = lines(ok(await fx.cli(['history', 'a.txt'])));
     expect(out[0]).toBe('a.txt: 4 versions, newest first; the file is version 3, the latest.');
     expect(out[1]).toMatch(/^VERSION +WHEN +TOOL +SESSION +CHANGE +SIZE$/);
-    expect(out.slice(2, 6).map((r) => r.replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \([^)]*\)/, 'WHEN').trim().split(/ {2,}/))).toEqual([
+    expect(
+      out.slice(2, 6).map((r) =>
+        r
+          .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \([^)]*\)/, 'WHEN')
+          .trim()
+          .split(/ {2,}/),
+      ),
+    ).toEqual([
       ['3', 'WHEN', 'Edit', fx.session, '+1 -0', '19 bytes', '← current'],
       ['2', 'WHEN', 'Edit', fx.session, '+1 -1', '14 bytes'],
       ['1', 'WHEN', 'Write', fx.session, '+3 -0', '14 bytes'],
@@ -111,7 +130,9 @@ describe('editguard history / diff on a state dir a running server writes', () =
     expect(since1).toMatch(/^--- a\.txt\tversion 1 \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)\n\+\+\+ a\.txt\tnow\n/);
     expect(since1.split('\n').slice(2).join('\n')).toBe('@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n three\n+four\n');
     const created = ok(await fx.cli(['diff', 'a.txt', '0', '2']));
-    expect(created).toMatch(/^--- \/dev\/null\tversion 0 .*\n\+\+\+ a\.txt\tversion 2 .*\n@@ -0,0 \+1,3 @@\n\+one\n\+TWO\n\+three\n$/);
+    expect(created).toMatch(
+      /^--- \/dev\/null\tversion 0 .*\n\+\+\+ a\.txt\tversion 2 .*\n@@ -0,0 \+1,3 @@\n\+one\n\+TWO\n\+three\n$/,
+    );
     expect(ok(await fx.cli(['diff', 'a.txt', '3']))).toBe('');
     const json = JSON.parse(ok(await fx.cli(['diff', 'a.txt', '1', '2', '--json'])));
     expect(json).toMatchObject({
@@ -139,11 +160,19 @@ describe('editguard history / diff on a state dir a running server writes', () =
     expect(none.code).toBe(1);
     expect(none.stderr).toContain(`editguard history: no history for missing.txt in ${fx.h.stateDir}`);
     const noneJson = await fx.cli(['history', 'missing.txt', '--json']);
-    expect(JSON.parse(noneJson.stdout).error).toMatchObject({ code: 'HISTORY_NOT_FOUND', path: fx.h.path('missing.txt') });
+    expect(JSON.parse(noneJson.stdout).error).toMatchObject({
+      code: 'HISTORY_NOT_FOUND',
+      path: fx.h.path('missing.txt'),
+    });
     const nine = await fx.cli(['diff', 'a.txt', '9']);
     expect(nine.code).toBe(1);
-    expect(nine.stderr).toBe('editguard diff: a.txt has no version 9; it has versions 0 to 3 (`editguard history a.txt` lists them).\n');
-    for (const args of [['restore', 'a.txt', 'x'], ['history', '--force']]) {
+    expect(nine.stderr).toBe(
+      'editguard diff: a.txt has no version 9; it has versions 0 to 3 (`editguard history a.txt` lists them).\n',
+    );
+    for (const args of [
+      ['restore', 'a.txt', 'x'],
+      ['history', '--force'],
+    ]) {
       const r = await fx.cli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(new RegExp(`^editguard ${args[0]}: .*\\nUsage: editguard ${args[0]} `));
@@ -183,16 +212,31 @@ describe('editguard restore on a state dir a running server writes', () => {
     const a = fx.h.path('a.txt');
     okOf(await fx.h.call('Read', { file_path: a }));
     const out = ok(await fx.cli(['restore', 'a.txt', '1']));
-    expect(out).toBe('Restored a.txt to version 1 (14 bytes, +1 -2 lines).\nRecorded as version 4; undo with: editguard restore a.txt 3\n');
+    expect(out).toBe(
+      'Restored a.txt to version 1 (14 bytes, +1 -2 lines).\nRecorded as version 4; undo with: editguard restore a.txt 3\n',
+    );
     expect(await fs.readFile(a, 'utf8')).toBe(V1);
     const listing = await fx.listing('a.txt');
-    expect(listing.versions[0]).toMatchObject({ version: 4, origin: 'write', tool: 'RestoreFile', lines_added: 1, lines_removed: 2 });
+    expect(listing.versions[0]).toMatchObject({
+      version: 4,
+      origin: 'write',
+      tool: 'RestoreFile',
+      lines_added: 1,
+      lines_removed: 2,
+    });
     expect(listing.versions[0]!.session).toMatch(/^cli\./);
     expect(listing.status).toBe('unchanged');
     // The server's session read version 3: the restore is a change outside it, so its Edit is refused.
     expect(errorOf(await fx.h.call('Edit', { file_path: a, old_string: 'one', new_string: 'ONE' })).code).toBe('STALE');
     const undo = JSON.parse(ok(await fx.cli(['restore', 'a.txt', '3', '--json'])));
-    expect(undo).toMatchObject({ file_path: a, version: 3, already_current: false, deleted: false, new_version: 5, undo_version: 4 });
+    expect(undo).toMatchObject({
+      file_path: a,
+      version: 3,
+      already_current: false,
+      deleted: false,
+      new_version: 5,
+      undo_version: 4,
+    });
     expect(await fs.readFile(a, 'utf8')).toBe(V3);
     expect(ok(await fx.cli(['restore', 'a.txt', '3']))).toBe('a.txt already is version 3; nothing was written.\n');
     const deleted = ok(await fx.cli(['restore', 'a.txt', '0']));
@@ -207,7 +251,9 @@ describe('editguard restore on a state dir a running server writes', () => {
     const refused = await fx.cli(['restore', 'a.txt', '1']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain('a.txt was changed outside editguard after version 3, its latest recorded version; restoring version 1 discards that change.');
+    expect(refused.stderr).toContain(
+      'a.txt was changed outside editguard after version 3, its latest recorded version; restoring version 1 discards that change.',
+    );
     expect(refused.stderr).toContain('Add --force to restore anyway');
     expect(await fs.readFile(a, 'utf8')).toBe(`${V3}edited by hand\n`);
     const json = await fx.cli(['restore', 'a.txt', '1', '--json']);
@@ -225,23 +271,26 @@ describe('editguard restore on a state dir a running server writes', () => {
     expect(await fs.readFile(a, 'utf8')).toBe(`${V3}edited by hand\n`);
   });
 
-  it.skipIf(!HAVE_SCRIPT)('on a terminal it asks before overwriting an outside change: no keeps the file, yes restores', async () => {
-    const fx = await fixture();
-    const a = fx.h.path('a.txt');
-    await fs.appendFile(a, 'edited by hand\n');
-    const args = ['restore', 'a.txt', '1', '--state-dir', fx.h.stateDir];
-    const no = await runCliInTerminal(args, { cwd: fx.h.root, prompt: 'Restore anyway? [y/N]', answer: 'n' });
-    expect(no.code).toBe(1);
-    expect(no.stdout).toContain('a.txt was changed outside editguard after version 3');
-    expect(no.stdout).toContain('Not restored. Add --force to restore anyway');
-    expect(await fs.readFile(a, 'utf8')).toBe(`${V3}edited by hand\n`);
-    const yes = await runCliInTerminal(args, { cwd: fx.h.root, prompt: 'Restore anyway? [y/N]', answer: 'y' });
-    expect(yes.code, yes.stdout).toBe(0);
-    expect(yes.stdout).toContain('Restored a.txt to version 1');
-    expect(await fs.readFile(a, 'utf8')).toBe(V1);
-  });
+  it.skipIf(!HAVE_SCRIPT)(
+    'on a terminal it asks before overwriting an outside change: no keeps the file, yes restores',
+    async () => {
+      const fx = await fixture();
+      const a = fx.h.path('a.txt');
+      await fs.appendFile(a, 'edited by hand\n');
+      const args = ['restore', 'a.txt', '1', '--state-dir', fx.h.stateDir];
+      const no = await runCliInTerminal(args, { cwd: fx.h.root, prompt: 'Restore anyway? [y/N]', answer: 'n' });
+      expect(no.code).toBe(1);
+      expect(no.stdout).toContain('a.txt was changed outside editguard after version 3');
+      expect(no.stdout).toContain('Not restored. Add --force to restore anyway');
+      expect(await fs.readFile(a, 'utf8')).toBe(`${V3}edited by hand\n`);
+      const yes = await runCliInTerminal(args, { cwd: fx.h.root, prompt: 'Restore anyway? [y/N]', answer: 'y' });
+      expect(yes.code, yes.stdout).toBe(0);
+      expect(yes.stdout).toContain('Restored a.txt to version 1');
+      expect(await fs.readFile(a, 'utf8')).toBe(V1);
+    },
+  );
 
-  it('takes the servers\' write lock: while another process holds it the restore waits, then gives up and writes nothing', async () => {
+  it("takes the servers' write lock: while another process holds it the restore waits, then gives up and writes nothing", async () => {
     const fx = await fixture();
     const a = fx.h.path('a.txt');
     // This test process stands in for a server mid-write to a.txt: it holds the state dir's lock for the file.
@@ -302,7 +351,12 @@ describe('README "From a terminal" walkthrough', () => {
     const h = await harness('stdio', { stateDir: path.join(xdg, 'editguard') });
     try {
       const config = h.path('src/config.ts');
-      okOf(await h.call('Write', { file_path: config, content: 'export const retries = 3;\nexport const timeout = 1000;\n' }));
+      okOf(
+        await h.call('Write', {
+          file_path: config,
+          content: 'export const retries = 3;\nexport const timeout = 1000;\n',
+        }),
+      );
       okOf(await h.call('Edit', { file_path: config, old_string: 'retries = 3', new_string: 'retries = 5' }));
       okOf(await h.call('Write', { file_path: h.path('README.md'), content: '# app\n\nRetries: 5.\n' }));
       okOf(await h.call('Edit', { file_path: config, old_string: 'timeout = 1000', new_string: 'timeout = 5000' }));
@@ -311,7 +365,8 @@ describe('README "From a terminal" walkthrough', () => {
         cwd: h.root,
         env: { ...process.env, XDG_STATE_HOME: xdg },
       });
-      const listing = (await h.call('FileHistory', { file_path: config })).structuredContent as unknown as HistoryListing;
+      const listing = (await h.call('FileHistory', { file_path: config }))
+        .structuredContent as unknown as HistoryListing;
       const session = listing.versions.find((v) => v.tool === 'Write')!.session!;
       const normal = (text: string, id: string) =>
         text

@@ -10,12 +10,19 @@ import { harnessPool, okOf, type Harness } from '../helpers/harness.js';
 
 /** A 400 KiB file of numbered lines, with markers every 100 lines to edit one at a time. */
 const LINES = 4000;
-const original = Array.from({ length: LINES }, (_, i) => (i % 100 === 0 ? `MARK_${String(i).padStart(5, '0')}_ ` : `line ${String(i).padStart(5, '0')} `).padEnd(99, 'q') + '\n').join('');
+const original = Array.from(
+  { length: LINES },
+  (_, i) =>
+    (i % 100 === 0 ? `MARK_${String(i).padStart(5, '0')}_ ` : `line ${String(i).padStart(5, '0')} `).padEnd(99, 'q') +
+    '\n',
+).join('');
 
 async function blobFiles(h: Harness): Promise<Array<{ name: string; size: number }>> {
   const dir = path.join(h.stateDir, 'blobs');
   const out = [];
-  for (const sub of await fs.readdir(dir)) for (const name of await fs.readdir(path.join(dir, sub))) out.push({ name, size: (await fs.stat(path.join(dir, sub, name))).size });
+  for (const sub of await fs.readdir(dir))
+    for (const name of await fs.readdir(path.join(dir, sub)))
+      out.push({ name, size: (await fs.stat(path.join(dir, sub, name))).size });
   return out;
 }
 
@@ -39,7 +46,9 @@ describe.each(['memory', 'stdio'] as const)('history deltas over %s', (kind) => 
     // Stored as one full copy (the first version) and a delta per Edit, each a few hundred bytes.
     const blobs = await blobFiles(h);
     const deltas = blobs.filter((b) => b.name.endsWith('.d'));
-    expect(blobs.filter((b) => !b.name.endsWith('.d') && !b.name.endsWith('.tmp'))).toEqual([{ name: digest(Buffer.from(original)), size: original.length }]);
+    expect(blobs.filter((b) => !b.name.endsWith('.d') && !b.name.endsWith('.tmp'))).toEqual([
+      { name: digest(Buffer.from(original)), size: original.length },
+    ]);
     expect(deltas.length).toBe(20);
     expect(Math.max(...deltas.map((d) => d.size))).toBeLessThan(300);
 
@@ -64,7 +73,9 @@ describe.each(['memory', 'stdio'] as const)('history deltas over %s', (kind) => 
     const versions = [big];
     for (let k = 0; k < 6; k++) {
       const mark = `MARK_${String(k * 700).padStart(5, '0')}_`;
-      const edited = okOf(await h.call('Edit', { file_path: file, old_string: mark, new_string: `EDITED_${k}_`, replace_all: true }));
+      const edited = okOf(
+        await h.call('Edit', { file_path: file, old_string: mark, new_string: `EDITED_${k}_`, replace_all: true }),
+      );
       expect(edited.replacements).toBe(6);
       versions.push(versions[k]!.replaceAll(mark, `EDITED_${k}_`));
     }

@@ -41,7 +41,10 @@ const NOTEBOOK =
         { cell_type: 'markdown', id: 'intro', metadata: {}, source: ['# Title\n', 'Some text'] },
         { cell_type: 'code', execution_count: null, id: 'calc', metadata: {}, outputs: [], source: ['x = 1'] },
       ],
-      metadata: { kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' }, language_info: { name: 'python' } },
+      metadata: {
+        kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' },
+        language_info: { name: 'python' },
+      },
       nbformat: 4,
       nbformat_minor: 5,
     },
@@ -59,15 +62,23 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
   const { open, trackDir, forget } = harnessPool(kind);
 
   const disk = (h: Harness, rel: string) => fs.readFile(h.path(rel));
-  const history = async (h: Harness, rel: string) => okOf(await h.call('FileHistory', { file_path: h.path(rel) })) as unknown as Listing;
-  const restore = (h: Harness, rel: string, version: number, extra: Record<string, unknown> = {}): Promise<CallToolResult> =>
-    h.call('RestoreFile', { file_path: h.path(rel), version, ...extra });
-  const summary = (l: Listing) => l.versions.map((v) => [v.version, v.origin, v.tool, v.exists, v.lines_added, v.lines_removed]);
+  const history = async (h: Harness, rel: string) =>
+    okOf(await h.call('FileHistory', { file_path: h.path(rel) })) as unknown as Listing;
+  const restore = (
+    h: Harness,
+    rel: string,
+    version: number,
+    extra: Record<string, unknown> = {},
+  ): Promise<CallToolResult> => h.call('RestoreFile', { file_path: h.path(rel), version, ...extra });
+  const summary = (l: Listing) =>
+    l.versions.map((v) => [v.version, v.origin, v.tool, v.exists, v.lines_added, v.lines_removed]);
 
   it('Edit → Write → MultiEdit: FileHistory lists every version newest first with tool, session and line counts', async () => {
     const h = await open({ files: { 'a.txt': 'alpha\nbeta\ngamma\n' } });
     okOf(await h.call('Read', { file_path: h.path('a.txt') }));
-    const edited = okOf(await h.call('Edit', { file_path: h.path('a.txt'), old_string: 'beta', new_string: 'BETA\nbeta2' }));
+    const edited = okOf(
+      await h.call('Edit', { file_path: h.path('a.txt'), old_string: 'beta', new_string: 'BETA\nbeta2' }),
+    );
     const written = okOf(await h.call('Write', { file_path: h.path('a.txt'), content: 'one\ntwo\n' }));
     const multi = okOf(
       await h.call('MultiEdit', {
@@ -92,7 +103,12 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     expect(changes(written.structuredPatch as Hunk[])).toEqual([2, 4]);
     expect(changes(multi.structuredPatch as Hunk[])).toEqual([4, 2]);
     expect(l).toMatchObject({ file_path: h.path('a.txt'), current_version: 3, latest_version: 3, status: 'unchanged' });
-    expect(l.versions.map((v) => v.size)).toEqual([19, 8, 'alpha\nBETA\nbeta2\ngamma\n'.length, 'alpha\nbeta\ngamma\n'.length]);
+    expect(l.versions.map((v) => v.size)).toEqual([
+      19,
+      8,
+      'alpha\nBETA\nbeta2\ngamma\n'.length,
+      'alpha\nbeta\ngamma\n'.length,
+    ]);
 
     const [v3, v2, v1, v0] = l.versions;
     // The short session id names the instance that wrote the version: INSTANCE.<first 8 of the uuid>.
@@ -108,7 +124,9 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     expect([...times].sort((a, b) => b - a)).toEqual(times);
 
     const text = textOf(r);
-    expect(text).toContain(`History of ${h.path('a.txt')}: 4 versions, newest first. The file matches version 3, the latest.`);
+    expect(text).toContain(
+      `History of ${h.path('a.txt')}: 4 versions, newest first. The file matches version 3, the latest.`,
+    );
     const at = (s: string) => text.indexOf(s);
     expect(at('version 3 ')).toBeGreaterThan(-1);
     expect(at('version 3 ')).toBeLessThan(at('version 2 '));
@@ -128,9 +146,23 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     okOf(await h.call('Write', { file_path: h.path(nb), content: NOTEBOOK }));
     const snapshots = [Buffer.alloc(0), await disk(h, nb)];
     okOf(await h.call('Read', { file_path: h.path(nb) }));
-    okOf(await h.call('NotebookEdit', { notebook_path: h.path(nb), cell_id: 'intro', new_source: '# Better title\nMore text' }));
+    okOf(
+      await h.call('NotebookEdit', {
+        notebook_path: h.path(nb),
+        cell_id: 'intro',
+        new_source: '# Better title\nMore text',
+      }),
+    );
     snapshots.push(await disk(h, nb));
-    okOf(await h.call('NotebookEdit', { notebook_path: h.path(nb), cell_id: 'calc', new_source: 'y = 2', cell_type: 'code', edit_mode: 'insert' }));
+    okOf(
+      await h.call('NotebookEdit', {
+        notebook_path: h.path(nb),
+        cell_id: 'calc',
+        new_source: 'y = 2',
+        cell_type: 'code',
+        edit_mode: 'insert',
+      }),
+    );
     snapshots.push(await disk(h, nb));
     expect(new Set(snapshots.map((b) => b.toString('hex'))).size).toBe(4);
 
@@ -188,7 +220,16 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
         expect(await disk(h, 'f.txt')).toEqual(images[version]);
       }
       const l = await history(h, 'f.txt');
-      expect(l.versions.map((v) => v.tool)).toEqual(['RestoreFile', 'RestoreFile', 'RestoreFile', 'RestoreFile', 'RestoreFile', 'Write', 'Edit', null]);
+      expect(l.versions.map((v) => v.tool)).toEqual([
+        'RestoreFile',
+        'RestoreFile',
+        'RestoreFile',
+        'RestoreFile',
+        'RestoreFile',
+        'Write',
+        'Edit',
+        null,
+      ]);
       expect(l.versions[0]!.size).toBe(v2.length);
       expect(l.versions.at(-1)!.size).toBe(initial.length);
 
@@ -235,7 +276,11 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('someone else\n');
     // A dry run is held to the same rule.
     expect(errorOf(await restore(h, 'a.txt', 0, { dry_run: true })).code).toBe('STALE');
-    expect(await history(h, 'a.txt')).toMatchObject({ status: 'changed_outside', current_version: null, latest_version: 1 });
+    expect(await history(h, 'a.txt')).toMatchObject({
+      status: 'changed_outside',
+      current_version: null,
+      latest_version: 1,
+    });
 
     okOf(await restore(h, 'a.txt', 0, { force: true }));
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('v0\n');
@@ -246,7 +291,9 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
       [1, 'write', 'Edit', true],
       [0, 'initial', null, true],
     ]);
-    expect(textOf(await h.call('FileHistory', { file_path: h.path('a.txt') }))).toMatch(/version 2 .*changed outside editguard/);
+    expect(textOf(await h.call('FileHistory', { file_path: h.path('a.txt') }))).toMatch(
+      /version 2 .*changed outside editguard/,
+    );
 
     okOf(await restore(h, 'a.txt', 2));
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('someone else\n');
@@ -334,7 +381,12 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     await h1.close();
     forget(h1);
 
-    const h = await open({ root: h1.root, stateDir: h1.stateDir, files: { 'untouched.txt': 'u\n' }, config: { deny: ['**/*.env'] } });
+    const h = await open({
+      root: h1.root,
+      stateDir: h1.stateDir,
+      files: { 'untouched.txt': 'u\n' },
+      config: { deny: ['**/*.env'] },
+    });
     expect(errorOf(await h.call('FileHistory', { file_path: path.join(outside, 'x.txt') })).code).toBe('PATH_DENIED');
     expect(errorOf(await h.call('FileHistory', { file_path: h.path('secret.env') })).code).toBe('PATH_DENIED');
     expect(errorOf(await restore(h, 'secret.env', 0)).code).toBe('PATH_DENIED');
@@ -345,7 +397,9 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     const listed = (await h.client.listResources()).resources.map((r) => r.uri);
     expect(listed).toContain(`history://${encodeURIComponent(h.path('b.txt'))}`);
     expect(listed).not.toContain(`history://${encodeURIComponent(h.path('secret.env'))}`);
-    await expect(h.client.readResource({ uri: `history://${encodeURIComponent(h.path('secret.env'))}` })).rejects.toThrow(/denied/);
+    await expect(
+      h.client.readResource({ uri: `history://${encodeURIComponent(h.path('secret.env'))}` }),
+    ).rejects.toThrow(/denied/);
   });
 
   it('history survives a server restart and every entry names the session that wrote it', async () => {
@@ -375,7 +429,9 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     const uri = `history://${encodeURIComponent(file)}`;
 
     const templates = await h.client.listResourceTemplates();
-    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['history://{path}', 'history://{path}/{version}']));
+    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(['history://{path}', 'history://{path}/{version}']),
+    );
     const listed = await h.client.listResources();
     expect(listed.resources.map((r) => r.uri)).toContain(uri);
 
@@ -391,7 +447,9 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     const content = await h.client.readResource({ uri: `${uri}/1` });
     expect((content.contents[0] as { text: string }).text).toBe('resource body\n');
     await expect(h.client.readResource({ uri: `${uri}/0` })).rejects.toThrow(/did not exist/);
-    await expect(h.client.readResource({ uri: `history://${encodeURIComponent(h.path('nope.txt'))}` })).rejects.toThrow(/No history/);
+    await expect(h.client.readResource({ uri: `history://${encodeURIComponent(h.path('nope.txt'))}` })).rejects.toThrow(
+      /No history/,
+    );
   });
 
   it('with history disabled nothing is copied into the state dir and FileHistory says so', async () => {

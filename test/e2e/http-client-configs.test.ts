@@ -12,7 +12,9 @@ const installed = clientToolsInstalled();
 const EXAMPLE = path.join(REPO, 'mcp.config.example.json');
 const WINDOWS_EXAMPLE = path.join(REPO, 'mcp.config.windows.example.json');
 const TOKEN = 'change-me';
-const MCP_REMOTE = (JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['mcp-remote'];
+const MCP_REMOTE = (
+  JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+).devDependencies['mcp-remote'];
 
 interface Entry {
   type?: string;
@@ -25,28 +27,46 @@ interface Entry {
 
 describe('mcp.config.example.json', () => {
   it('holds a stdio entry (command/args/env), an HTTP entry (type "http", url, headers) and an mcp-remote bridge', async () => {
-    const servers = (JSON.parse(await fs.readFile(EXAMPLE, 'utf8')) as { mcpServers: Record<string, Entry> }).mcpServers;
+    const servers = (JSON.parse(await fs.readFile(EXAMPLE, 'utf8')) as { mcpServers: Record<string, Entry> })
+      .mcpServers;
     expect(Object.keys(servers)).toEqual(['editguard', 'editguard-http', 'editguard-bridge']);
     expect(servers.editguard).toEqual({
       command: 'node',
       args: ['/absolute/path/to/editguard/dist/cli.js', '--root', '/absolute/path/to/your/project'],
       env: {},
     });
-    expect(servers['editguard-http']).toEqual({ type: 'http', url: 'http://127.0.0.1:3333/mcp', headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect(servers['editguard-http']).toEqual({
+      type: 'http',
+      url: 'http://127.0.0.1:3333/mcp',
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
     // The bridge pins the mcp-remote CI installs, and reads its header from a file: no `${VAR}`, which
     // Claude Code would expand from its own environment rather than the entry's `env`.
     expect(servers['editguard-bridge']).toEqual({
       command: 'npx',
-      args: ['-y', `mcp-remote@${MCP_REMOTE}`, 'http://127.0.0.1:3333/mcp', '--transport', 'http-only', '--header-file', '/absolute/path/to/editguard-headers.txt'],
+      args: [
+        '-y',
+        `mcp-remote@${MCP_REMOTE}`,
+        'http://127.0.0.1:3333/mcp',
+        '--transport',
+        'http-only',
+        '--header-file',
+        '/absolute/path/to/editguard-headers.txt',
+      ],
     });
     expect(JSON.stringify(servers)).not.toContain('${');
   });
 
   it('the Windows example is the same entries with Windows paths (backslashes escaped in JSON)', async () => {
     const posix = (JSON.parse(await fs.readFile(EXAMPLE, 'utf8')) as { mcpServers: Record<string, Entry> }).mcpServers;
-    const windows = (JSON.parse(await fs.readFile(WINDOWS_EXAMPLE, 'utf8')) as { mcpServers: Record<string, Entry> }).mcpServers;
+    const windows = (JSON.parse(await fs.readFile(WINDOWS_EXAMPLE, 'utf8')) as { mcpServers: Record<string, Entry> })
+      .mcpServers;
     const paths = Object.values(windows).flatMap((e) => (e.args ?? []).filter((a) => /^[A-Z]:\\/.test(a)));
-    expect(paths).toEqual(['C:\\Users\\you\\editguard\\dist\\cli.js', 'C:\\Users\\you\\project', 'C:\\Users\\you\\editguard-headers.txt']);
+    expect(paths).toEqual([
+      'C:\\Users\\you\\editguard\\dist\\cli.js',
+      'C:\\Users\\you\\project',
+      'C:\\Users\\you\\editguard-headers.txt',
+    ]);
     expect(paths.every((p) => path.win32.isAbsolute(p) && !p.includes('/'))).toBe(true);
     const toPosix: Record<string, string> = {
       'C:\\Users\\you\\editguard\\dist\\cli.js': '/absolute/path/to/editguard/dist/cli.js',
@@ -54,7 +74,10 @@ describe('mcp.config.example.json', () => {
       'C:\\Users\\you\\editguard-headers.txt': '/absolute/path/to/editguard-headers.txt',
     };
     const mapped = Object.fromEntries(
-      Object.entries(windows).map(([name, e]) => [name, e.args ? { ...e, args: e.args.map((a) => toPosix[a] ?? a) } : e]),
+      Object.entries(windows).map(([name, e]) => [
+        name,
+        e.args ? { ...e, args: e.args.map((a) => toPosix[a] ?? a) } : e,
+      ]),
     );
     expect(mapped).toEqual(posix);
   });
@@ -78,7 +101,16 @@ describe.skipIf(!installed)('each mcp.config.example.json entry through the MCP 
     const headers = path.join(work, 'editguard-headers.txt');
     await fs.writeFile(headers, `Authorization: Bearer ${TOKEN}\n`);
     // The HTTP entries point at a server started the way the README says, with the example's token.
-    server = await startHttpServer(CLI, ['--root', root, '--state-dir', path.join(work, 'state'), '--token', TOKEN, '--log-level', 'warn']);
+    server = await startHttpServer(CLI, [
+      '--root',
+      root,
+      '--state-dir',
+      path.join(work, 'state'),
+      '--token',
+      TOKEN,
+      '--log-level',
+      'warn',
+    ]);
     // Only the placeholders change: paths to this checkout and the temp project, and the real port.
     const text = (await fs.readFile(EXAMPLE, 'utf8'))
       .replaceAll('/absolute/path/to/editguard-headers.txt', headers)
@@ -100,7 +132,12 @@ describe.skipIf(!installed)('each mcp.config.example.json entry through the MCP 
     return runNode22(INSPECTOR, ['--cli', '--config', configFile, '--server', name, '--method', 'tools/list'], {
       cwd: REPO,
       // A throwaway HOME: the inspector, npx and mcp-remote keep their files there.
-      env: { ...process.env, HOME: home, MCP_INSPECTOR_SECRET_STORE: 'memory', MCP_REMOTE_CONFIG_DIR: path.join(home, '.mcp-auth') },
+      env: {
+        ...process.env,
+        HOME: home,
+        MCP_INSPECTOR_SECRET_STORE: 'memory',
+        MCP_REMOTE_CONFIG_DIR: path.join(home, '.mcp-auth'),
+      },
       ms: 90_000,
     });
   }
@@ -114,7 +151,10 @@ describe.skipIf(!installed)('each mcp.config.example.json entry through the MCP 
 
   it('the HTTP entry really sends its headers: with another token in them the server refuses it', async () => {
     const wrong = path.join(work, 'wrong-token.json');
-    await fs.writeFile(wrong, (await fs.readFile(config, 'utf8')).replaceAll(`Bearer ${TOKEN}`, 'Bearer not-the-token'));
+    await fs.writeFile(
+      wrong,
+      (await fs.readFile(config, 'utf8')).replaceAll(`Bearer ${TOKEN}`, 'Bearer not-the-token'),
+    );
     const run = await inspect(wrong, 'editguard-http');
     expect(run.code).not.toBe(0);
     expect(run.stdout + run.stderr).toMatch(/auth/i);
@@ -124,7 +164,10 @@ describe.skipIf(!installed)('each mcp.config.example.json entry through the MCP 
     const wrongHeaders = path.join(work, 'wrong-headers.txt');
     await fs.writeFile(wrongHeaders, 'Authorization: Bearer not-the-token\n');
     const wrong = path.join(work, 'wrong-header-file.json');
-    await fs.writeFile(wrong, (await fs.readFile(config, 'utf8')).replaceAll(path.join(work, 'editguard-headers.txt'), wrongHeaders));
+    await fs.writeFile(
+      wrong,
+      (await fs.readFile(config, 'utf8')).replaceAll(path.join(work, 'editguard-headers.txt'), wrongHeaders),
+    );
     const run = await inspect(wrong, 'editguard-bridge');
     expect(run.code).not.toBe(0);
     // Refused for the token it read from the file (401, then an OAuth attempt), not for a missing file.

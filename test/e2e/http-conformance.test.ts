@@ -35,7 +35,14 @@ describe.skipIf(!installed)('MCP conformance suite over Streamable HTTP', () => 
   beforeAll(async () => {
     work = await tempDir('eg-conformance-');
     await fs.mkdir(path.join(work, 'root'));
-    server = await startHttpServer(CLI, ['--root', path.join(work, 'root'), '--state-dir', path.join(work, 'state'), '--log-level', 'warn']);
+    server = await startHttpServer(CLI, [
+      '--root',
+      path.join(work, 'root'),
+      '--state-dir',
+      path.join(work, 'state'),
+      '--log-level',
+      'warn',
+    ]);
     expectedFailures = (await fs.readFile(BASELINE, 'utf8'))
       .split('\n')
       .map((l) => /^\s*-\s*(\S+)/.exec(l)?.[1])
@@ -48,11 +55,15 @@ describe.skipIf(!installed)('MCP conformance suite over Streamable HTTP', () => 
   });
 
   it.each(SCENARIOS)('scenario %s', async (scenario) => {
-    const run = await runNode22(CONFORMANCE, ['server', '--url', server.url, '--scenario', scenario, '--expected-failures', BASELINE], {
-      cwd: work,
-      env: { ...process.env, NO_COLOR: '1' },
-      ms: 120_000,
-    });
+    const run = await runNode22(
+      CONFORMANCE,
+      ['server', '--url', server.url, '--scenario', scenario, '--expected-failures', BASELINE],
+      {
+        cwd: work,
+        env: { ...process.env, NO_COLOR: '1' },
+        ms: 120_000,
+      },
+    );
     const out = run.stdout + run.stderr;
     // Exit 0 means: passed, or failed as the baseline expects (a baseline entry that passes exits 1).
     expect(run.code, out).toBe(0);

@@ -32,7 +32,10 @@ describe('README: a session with curl', () => {
     await run('bash', ['-euo', 'pipefail', '-c', setup!], { cwd: project });
     const args = start!.trim().split(/\s+/);
     expect(args.slice(0, 2)).toEqual(['node', '/absolute/path/to/editguard/dist/cli.js']);
-    server = await startHttpServer(CLI, args.slice(2), { cwd: project, env: { ...process.env, XDG_STATE_HOME: stateHome } });
+    server = await startHttpServer(CLI, args.slice(2), {
+      cwd: project,
+      env: { ...process.env, XDG_STATE_HOME: stateHome },
+    });
 
     const walkthrough = await readmeBlock('curl-walkthrough');
     expect(walkthrough.match(/^\s*(?:SID=\$\()?curl /gm)).toHaveLength(5);
@@ -41,11 +44,16 @@ describe('README: a session with curl', () => {
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: project, timeout: 60_000 });
 
     // One JSON object per POST with a request: initialize, Read, Edit (the notification gets a bare 202).
-    const answers = stdout.split(/(?<=\})(?=\{"(?:result|error|jsonrpc)")/).map((s) => JSON.parse(s) as Record<string, unknown>);
+    const answers = stdout
+      .split(/(?<=\})(?=\{"(?:result|error|jsonrpc)")/)
+      .map((s) => JSON.parse(s) as Record<string, unknown>);
     expect(answers).toHaveLength(3);
     expect(answers[0]).toMatchObject({ id: 1, result: { serverInfo: { name: 'editguard' } } });
     expect(answers[1]).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: '1\thello world' }] } });
-    expect(answers[2]).toMatchObject({ id: 3, result: { content: [{ text: expect.stringContaining('The file notes.txt has been updated successfully.') }] } });
+    expect(answers[2]).toMatchObject({
+      id: 3,
+      result: { content: [{ text: expect.stringContaining('The file notes.txt has been updated successfully.') }] },
+    });
     expect(await fs.readFile(path.join(project, 'notes.txt'), 'utf8')).toBe('hello editguard\n');
     // DELETE ended the session.
     await waitForHealth(server.port, (h) => h.sessions === 0);

@@ -77,7 +77,10 @@ describe('Dockerfile lint', () => {
     const dir = await tempDir('eg-lint-');
     const bad = path.join(dir, 'Dockerfile');
     await fs.writeFile(bad, (await fs.readFile(DOCKERFILE, 'utf8')).replace('EXPOSE 3333', 'EXPOSE port-three-three'));
-    await expect(exec(LINTER, ['lint', bad])).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('EXPOSE') });
+    await expect(exec(LINTER, ['lint', bad])).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining('EXPOSE'),
+    });
     await fs.rm(dir, { recursive: true, force: true });
   });
 });
@@ -102,14 +105,26 @@ describe('Dockerfile shape', () => {
   it('runs the CLI serving HTTP on 0.0.0.0 with /workspace as root and /state as state dir, token from the environment', () => {
     const runtime = stages.at(-1)!;
     expect(execForm(find(runtime, 'ENTRYPOINT')[0]!.args)).toEqual(['node', '/app/dist/cli.js']);
-    expect(execForm(find(runtime, 'CMD')[0]!.args)).toEqual(['--http', '--host', '0.0.0.0', '--port', '3333', '--root', '/workspace', '--state-dir', '/state']);
+    expect(execForm(find(runtime, 'CMD')[0]!.args)).toEqual([
+      '--http',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '3333',
+      '--root',
+      '/workspace',
+      '--state-dir',
+      '/state',
+    ]);
     expect(find(runtime, 'EXPOSE')[0]!.args).toBe('3333');
     // The check finds the port itself: nothing in it is tied to 3333.
     const health = find(runtime, 'HEALTHCHECK')[0]!.args;
     expect(execForm(health.replace(/^.*?CMD\s+/, ''))).toEqual(['node', '/app/scripts/docker-healthcheck.mjs']);
     expect(health).not.toContain('3333');
     // No secret is baked into the image.
-    expect(stages.flatMap((s) => s.instructions).some((i) => /TOKEN/i.test(i.args) && (i.op === 'ENV' || i.op === 'ARG'))).toBe(false);
+    expect(
+      stages.flatMap((s) => s.instructions).some((i) => /TOKEN/i.test(i.args) && (i.op === 'ENV' || i.op === 'ARG')),
+    ).toBe(false);
   });
 });
 
@@ -122,7 +137,8 @@ describe('Dockerfile commands, replayed', () => {
   let server: HttpServerProcess | undefined;
 
   /** Maps a container path (absolute, or relative to WORKDIR) into a stage's scratch root. */
-  const inStage = (root: string, workdir: string, p: string) => path.join(root, path.posix.isAbsolute(p) ? p : path.posix.join(workdir, p));
+  const inStage = (root: string, workdir: string, p: string) =>
+    path.join(root, path.posix.isAbsolute(p) ? p : path.posix.join(workdir, p));
 
   beforeAll(async () => {
     scratch = await tempDir('eg-docker-');
@@ -155,7 +171,9 @@ describe('Dockerfile commands, replayed', () => {
           // Absolute paths in the command point into this stage's root; `node:node` is uid 1000 in
           // the node images (a host without that user, or without root, cannot chown: skipped).
           let cmd = args.replace(/(^|\s)(\/[\w./-]*)/g, (_m, pre: string, p: string) => `${pre}${path.join(root, p)}`);
-          cmd = asRoot ? cmd.replaceAll('chown node:node', `chown ${NODE_UID}:${NODE_UID}`) : cmd.replace(/chown node:node [^&;]*/g, 'true');
+          cmd = asRoot
+            ? cmd.replaceAll('chown node:node', `chown ${NODE_UID}:${NODE_UID}`)
+            : cmd.replace(/chown node:node [^&;]*/g, 'true');
           await exec('bash', ['-euo', 'pipefail', '-c', cmd], {
             cwd: inStage(root, workdir, '.'),
             env: { ...process.env, ...env },
@@ -215,7 +233,10 @@ describe('Dockerfile commands, replayed', () => {
     const cmd = find(stages.at(-1)!, 'HEALTHCHECK')[0]!.args.replace(/^.*?CMD\s+/, '');
     const argv = execForm(cmd).map((a) => (a.startsWith('/') ? path.join(runtimeRoot, a) : a));
     const user = asRoot ? { uid: NODE_UID, gid: NODE_UID } : {};
-    return exec(argv[0] === 'node' ? process.execPath : argv[0]!, [...argv.slice(1), String(pid)], { timeout: 20_000, ...user }).then(
+    return exec(argv[0] === 'node' ? process.execPath : argv[0]!, [...argv.slice(1), String(pid)], {
+      timeout: 20_000,
+      ...user,
+    }).then(
       (r) => ({ code: 0, stderr: r.stderr }),
       (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
     );
@@ -225,7 +246,9 @@ describe('Dockerfile commands, replayed', () => {
     await expect(fs.stat(path.join(runtimeRoot, 'app/dist/cli.js'))).resolves.toBeDefined();
     await expect(fs.stat(path.join(runtimeRoot, 'app/node_modules/@modelcontextprotocol/sdk'))).resolves.toBeDefined();
     await expect(fs.stat(path.join(runtimeRoot, 'app/node_modules/vitest'))).rejects.toMatchObject({ code: 'ENOENT' });
-    await expect(fs.stat(path.join(runtimeRoot, 'app/node_modules/typescript'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(fs.stat(path.join(runtimeRoot, 'app/node_modules/typescript'))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
     if (asRoot) expect((await fs.stat(path.join(runtimeRoot, 'state'))).uid).toBe(NODE_UID);
     // Sticky and world-writable: any --user can keep history in a fresh volume made from it.
     expect((await fs.stat(path.join(runtimeRoot, 'state'))).mode & 0o7777).toBe(0o1777);
@@ -241,15 +264,26 @@ describe('Dockerfile commands, replayed', () => {
     server = await entrypoint({ EDITGUARD_TOKEN: 'docker-token' });
     expect(server.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
     expect(await healthcheck(server.child.pid!)).toEqual({ code: 0, stderr: '' });
-    expect((await rawRequest(server.port, { method: 'GET', path: '/healthz' })).json).toMatchObject({ status: 'ok', sessions: 0 });
+    expect((await rawRequest(server.port, { method: 'GET', path: '/healthz' })).json).toMatchObject({
+      status: 'ok',
+      sessions: 0,
+    });
 
     const client = new Client({ name: 'docker-test', version: '0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), { requestInit: { headers: { Authorization: 'Bearer docker-token' } } }),
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), {
+        requestInit: { headers: { Authorization: 'Bearer docker-token' } },
+      }),
     );
-    const read = await client.callTool({ name: 'Read', arguments: { file_path: path.join(runtimeRoot, 'workspace/hello.txt') } });
+    const read = await client.callTool({
+      name: 'Read',
+      arguments: { file_path: path.join(runtimeRoot, 'workspace/hello.txt') },
+    });
     expect(read.isError).toBeFalsy();
-    const edit = await client.callTool({ name: 'Edit', arguments: { file_path: path.join(runtimeRoot, 'workspace/hello.txt'), old_string: 'hello', new_string: 'hi' } });
+    const edit = await client.callTool({
+      name: 'Edit',
+      arguments: { file_path: path.join(runtimeRoot, 'workspace/hello.txt'), old_string: 'hello', new_string: 'hi' },
+    });
     expect(edit.isError).toBeFalsy();
     await client.close();
     expect(await fs.readFile(path.join(runtimeRoot, 'workspace/hello.txt'), 'utf8')).toBe('hi\n');
@@ -261,58 +295,75 @@ describe('Dockerfile commands, replayed', () => {
     expect(exit).toEqual({ code: 0, signal: null });
   });
 
-  it.runIf(asRoot)('with any --user (uid 4321, the README\'s "$(id -u):$(id -g)") it serves /workspace and keeps history in /state; another user on that volume gets a clear start-up error', async () => {
-    const state = path.join(runtimeRoot, 'state');
-    const workspace = path.join(runtimeRoot, 'workspace');
-    // The volume as a fresh named volume starts: a copy of the image's /state. The workspace is the user's own.
-    await fs.rm(state, { recursive: true, force: true });
-    await fs.mkdir(state);
-    await fs.chown(state, NODE_UID, NODE_UID);
-    await fs.chmod(state, 0o1777);
-    const stranger = { uid: 4321, gid: 4321 };
-    await fs.chown(workspace, stranger.uid, stranger.gid);
-    await fs.writeFile(path.join(workspace, 'mine.txt'), 'mine\n');
-    await fs.chown(path.join(workspace, 'mine.txt'), stranger.uid, stranger.gid);
-    try {
-      // No HOME and no passwd entry, as in a container run with an arbitrary --user.
-      server = await entrypoint({ EDITGUARD_TOKEN: 'docker-token', HOME: '' }, undefined, stranger);
-      const client = new Client({ name: 'docker-test', version: '0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), { requestInit: { headers: { Authorization: 'Bearer docker-token' } } }),
-      );
-      const file = path.join(workspace, 'mine.txt');
-      expect((await client.callTool({ name: 'Read', arguments: { file_path: file } })).isError).toBeFalsy();
-      const edit = await client.callTool({ name: 'Edit', arguments: { file_path: file, old_string: 'mine', new_string: 'ours' } });
-      expect(edit.isError, JSON.stringify(edit.content)).toBeFalsy();
-      await client.close();
-      expect(await fs.readFile(file, 'utf8')).toBe('ours\n');
-      expect((await fs.stat(path.join(state, 'history'))).uid).toBe(stranger.uid);
-      expect(await server.stop()).toEqual({ code: 0, signal: null });
-      server = undefined;
-
-      // The same volume for yet another uid: its history belongs to 4321, so start-up says what to do.
-      const refused = await entrypoint({ EDITGUARD_TOKEN: 'docker-token' }, undefined, { uid: 4322, gid: 4322 }).then(
-        (started) => started.stop().then(() => 'started'),
-        (err: Error) => err.message,
-      );
-      expect(refused).toContain('exited (2) before listening');
-      expect(refused).toContain(`state dir ${state} cannot be used`);
-      expect(refused).toContain('--state-dir');
-    } finally {
-      await fs.chown(workspace, NODE_UID, NODE_UID);
-      // Back to the image's /state for the tests after this one (they run as the image's user).
+  it.runIf(asRoot)(
+    'with any --user (uid 4321, the README\'s "$(id -u):$(id -g)") it serves /workspace and keeps history in /state; another user on that volume gets a clear start-up error',
+    async () => {
+      const state = path.join(runtimeRoot, 'state');
+      const workspace = path.join(runtimeRoot, 'workspace');
+      // The volume as a fresh named volume starts: a copy of the image's /state. The workspace is the user's own.
       await fs.rm(state, { recursive: true, force: true });
       await fs.mkdir(state);
       await fs.chown(state, NODE_UID, NODE_UID);
       await fs.chmod(state, 0o1777);
-    }
-  });
+      const stranger = { uid: 4321, gid: 4321 };
+      await fs.chown(workspace, stranger.uid, stranger.gid);
+      await fs.writeFile(path.join(workspace, 'mine.txt'), 'mine\n');
+      await fs.chown(path.join(workspace, 'mine.txt'), stranger.uid, stranger.gid);
+      try {
+        // No HOME and no passwd entry, as in a container run with an arbitrary --user.
+        server = await entrypoint({ EDITGUARD_TOKEN: 'docker-token', HOME: '' }, undefined, stranger);
+        const client = new Client({ name: 'docker-test', version: '0' });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), {
+            requestInit: { headers: { Authorization: 'Bearer docker-token' } },
+          }),
+        );
+        const file = path.join(workspace, 'mine.txt');
+        expect((await client.callTool({ name: 'Read', arguments: { file_path: file } })).isError).toBeFalsy();
+        const edit = await client.callTool({
+          name: 'Edit',
+          arguments: { file_path: file, old_string: 'mine', new_string: 'ours' },
+        });
+        expect(edit.isError, JSON.stringify(edit.content)).toBeFalsy();
+        await client.close();
+        expect(await fs.readFile(file, 'utf8')).toBe('ours\n');
+        expect((await fs.stat(path.join(state, 'history'))).uid).toBe(stranger.uid);
+        expect(await server.stop()).toEqual({ code: 0, signal: null });
+        server = undefined;
+
+        // The same volume for yet another uid: its history belongs to 4321, so start-up says what to do.
+        const refused = await entrypoint({ EDITGUARD_TOKEN: 'docker-token' }, undefined, { uid: 4322, gid: 4322 }).then(
+          (started) => started.stop().then(() => 'started'),
+          (err: Error) => err.message,
+        );
+        expect(refused).toContain('exited (2) before listening');
+        expect(refused).toContain(`state dir ${state} cannot be used`);
+        expect(refused).toContain('--state-dir');
+      } finally {
+        await fs.chown(workspace, NODE_UID, NODE_UID);
+        // Back to the image's /state for the tests after this one (they run as the image's user).
+        await fs.rm(state, { recursive: true, force: true });
+        await fs.mkdir(state);
+        await fs.chown(state, NODE_UID, NODE_UID);
+        await fs.chmod(state, 0o1777);
+      }
+    },
+  );
 
   it('the HEALTHCHECK follows the port actually served: another --port after the image name, or a config file', async () => {
     const workspace = path.join(runtimeRoot, 'workspace');
     // `docker run … editguard --http --host 0.0.0.0 --port N --root /workspace --state-dir /state`
     const port = await freePort();
-    const flagged = await entrypoint({ EDITGUARD_TOKEN: 'docker-token' }, ['--http', '--host', '0.0.0.0', `--port=${port}`, '--root', '/workspace', '--state-dir', '/state']);
+    const flagged = await entrypoint({ EDITGUARD_TOKEN: 'docker-token' }, [
+      '--http',
+      '--host',
+      '0.0.0.0',
+      `--port=${port}`,
+      '--root',
+      '/workspace',
+      '--state-dir',
+      '/state',
+    ]);
     try {
       expect(flagged.port).toBe(port);
       expect(await healthcheck(flagged.child.pid!)).toEqual({ code: 0, stderr: '' });
@@ -323,13 +374,25 @@ describe('Dockerfile commands, replayed', () => {
     // `docker run -v ./editguard.json:/workspace/editguard.json … editguard --http --config editguard.json …`:
     // a relative config path, resolved like the server does, against its working directory.
     const configPort = await freePort();
-    await fs.writeFile(path.join(workspace, 'editguard.json'), JSON.stringify({ http: { host: '0.0.0.0', port: configPort } }));
-    const configured = await startHttpServer(path.join(runtimeRoot, 'app/dist/cli.js'), ['--http', '--config', 'editguard.json', '--root', workspace, '--state-dir', path.join(runtimeRoot, 'state')], {
-      exactArgs: true,
-      cwd: workspace,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir(), ...runtimeEnv, EDITGUARD_TOKEN: 'docker-token' },
-      ...(asRoot ? { uid: NODE_UID, gid: NODE_UID } : {}),
-    });
+    await fs.writeFile(
+      path.join(workspace, 'editguard.json'),
+      JSON.stringify({ http: { host: '0.0.0.0', port: configPort } }),
+    );
+    const configured = await startHttpServer(
+      path.join(runtimeRoot, 'app/dist/cli.js'),
+      ['--http', '--config', 'editguard.json', '--root', workspace, '--state-dir', path.join(runtimeRoot, 'state')],
+      {
+        exactArgs: true,
+        cwd: workspace,
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: os.tmpdir(),
+          ...runtimeEnv,
+          EDITGUARD_TOKEN: 'docker-token',
+        },
+        ...(asRoot ? { uid: NODE_UID, gid: NODE_UID } : {}),
+      },
+    );
     try {
       expect(configured.port).toBe(configPort);
       expect(await healthcheck(configured.child.pid!)).toEqual({ code: 0, stderr: '' });
@@ -341,7 +404,11 @@ describe('Dockerfile commands, replayed', () => {
   it('the HEALTHCHECK fails when nothing answers on that port, or no server runs (it can fail)', async () => {
     // A process whose command line names a port where nothing listens (just freed).
     const port = await freePort();
-    const idle = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '/app/dist/cli.js', '--http', '--port', String(port)], { stdio: 'ignore' });
+    const idle = spawn(
+      process.execPath,
+      ['-e', 'setInterval(() => {}, 1000)', '/app/dist/cli.js', '--http', '--port', String(port)],
+      { stdio: 'ignore' },
+    );
     try {
       const r = await healthcheck(idle.pid!);
       expect(r.code).toBe(1);
@@ -350,6 +417,9 @@ describe('Dockerfile commands, replayed', () => {
       idle.kill('SIGKILL');
     }
     // This test process is no editguard server.
-    expect(await healthcheck(process.pid)).toMatchObject({ code: 1, stderr: expect.stringContaining('not an editguard --http server') });
+    expect(await healthcheck(process.pid)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('not an editguard --http server'),
+    });
   });
 });

@@ -8,7 +8,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import type { HistoryListing } from '../../src/history/history-listing.js';
 import { CLI, okOf, tempDir, textOf } from '../helpers/harness.js';
-import { cleanedUpAfterEach, openRawSession, rawRequest, startHttpServer, type HttpServerProcess } from '../helpers/http-server.js';
+import {
+  cleanedUpAfterEach,
+  openRawSession,
+  rawRequest,
+  startHttpServer,
+  type HttpServerProcess,
+} from '../helpers/http-server.js';
 
 const { servers, clients, dirs } = cleanedUpAfterEach();
 
@@ -19,8 +25,16 @@ async function dirsFor(): Promise<{ root: string; stateDir: string }> {
   return { root, stateDir };
 }
 
-async function start(root: string, stateDir: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<HttpServerProcess> {
-  const server = await startHttpServer(CLI, ['--root', root, '--state-dir', stateDir, '--log-level', 'info', ...args], { cwd: root, env });
+async function start(
+  root: string,
+  stateDir: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<HttpServerProcess> {
+  const server = await startHttpServer(CLI, ['--root', root, '--state-dir', stateDir, '--log-level', 'info', ...args], {
+    cwd: root,
+    env,
+  });
   servers.push(server);
   return server;
 }
@@ -33,14 +47,18 @@ async function connect(url: string): Promise<{ client: Client; sessionId: string
   return { client, sessionId: transport.sessionId! };
 }
 
-const call = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as CallToolResult;
+const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+  (await c.callTool({ name, arguments: args })) as CallToolResult;
 
 describe('--instance-id', () => {
   it('prefixes every session id, and /healthz and /readyz report the instance', async () => {
     const { root, stateDir } = await dirsFor();
     const server = await start(root, stateDir, ['--instance-id', 'web-1']);
     // Logged just after the listening line, so it may still be on its way.
-    await vi.waitFor(() => expect(server.stderr()).toMatch(/over HTTP as instance web-1/), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(server.stderr()).toMatch(/over HTTP as instance web-1/), {
+      timeout: 10_000,
+      interval: 20,
+    });
     const health = await rawRequest(server.port, { method: 'GET', path: '/healthz' });
     expect(health).toMatchObject({ status: 200, json: { status: 'ok', instance: 'web-1' } });
     const ready = await rawRequest(server.port, { method: 'GET', path: '/readyz' });
@@ -60,17 +78,22 @@ describe('--instance-id', () => {
     await fs.writeFile(cfg, JSON.stringify({ http: { instanceId: 'from-config' } }));
     const fromConfig = await start(root, stateDir, ['--config', cfg], { ...process.env, EDITGUARD_INSTANCE_ID: '' });
     expect(await openRawSession(fromConfig.port)).toMatch(/^from-config\./);
-    const fromFlag = await start(root, stateDir, ['--config', cfg, '--instance-id', 'flag'], { ...process.env, EDITGUARD_INSTANCE_ID: 'pod-7' });
+    const fromFlag = await start(root, stateDir, ['--config', cfg, '--instance-id', 'flag'], {
+      ...process.env,
+      EDITGUARD_INSTANCE_ID: 'pod-7',
+    });
     expect(await openRawSession(fromFlag.port)).toMatch(/^flag\./);
-    const readies = await Promise.all([fromEnv, fromConfig, fromFlag].map((s) => rawRequest(s.port, { method: 'GET', path: '/readyz' })));
+    const readies = await Promise.all(
+      [fromEnv, fromConfig, fromFlag].map((s) => rawRequest(s.port, { method: 'GET', path: '/readyz' })),
+    );
     expect(readies.map((r) => (r.json as { instance: string }).instance)).toEqual(['pod-7', 'from-config', 'flag']);
   });
 
   it('refuses to start with an instance id a proxy could not route by (a dot), naming the key', async () => {
     const { root, stateDir } = await dirsFor();
-    await expect(startHttpServer(CLI, ['--root', root, '--state-dir', stateDir, '--instance-id', 'a.b'], { startMs: 10_000 })).rejects.toThrow(
-      /"http\.instanceId": must be 1–63 letters, digits, "-" or "_"/,
-    );
+    await expect(
+      startHttpServer(CLI, ['--root', root, '--state-dir', stateDir, '--instance-id', 'a.b'], { startMs: 10_000 }),
+    ).rejects.toThrow(/"http\.instanceId": must be 1–63 letters, digits, "-" or "_"/);
   });
 });
 
@@ -95,7 +118,9 @@ describe('two instances on one state dir and one workspace', () => {
         [1, 'write', 'replica-a', ca.sessionId.slice(0, 'replica-a.'.length + 8)],
         [0, 'initial', null, null],
       ]);
-      expect(textOf(r)).toMatch(new RegExp(`version 2 .*Edit {2}session replica-b\\.[0-9a-f]{8}${c === cb ? ' \\(this session\\)' : ' '}`));
+      expect(textOf(r)).toMatch(
+        new RegExp(`version 2 .*Edit {2}session replica-b\\.[0-9a-f]{8}${c === cb ? ' \\(this session\\)' : ' '}`),
+      );
     }
     expect(await fs.readFile(file, 'utf8')).toBe('two\n');
   });

@@ -34,7 +34,9 @@ class GatedRecorder implements WriteRecorder {
   /** Resolves when the next backup() starts (or at once if `count` have already started). */
   arrived(count: number): Promise<void> {
     if (this.backups.length >= count) return Promise.resolve();
-    return new Promise((r) => this.#arrived.push(() => (this.backups.length >= count ? r() : void this.arrived(count).then(r))));
+    return new Promise((r) =>
+      this.#arrived.push(() => (this.backups.length >= count ? r() : void this.arrived(count).then(r))),
+    );
   }
 
   release(): void {
@@ -62,12 +64,21 @@ afterEach(async () => {
 async function rig(files: Record<string, string>, http: NonNullable<ConfigInput['http']> = {}): Promise<Rig> {
   const root = await tempDir();
   const stateDir = await tempDir('eg-state-');
-  cleanups.push(() => fs.rm(root, { recursive: true, force: true }), () => fs.rm(stateDir, { recursive: true, force: true }));
+  cleanups.push(
+    () => fs.rm(root, { recursive: true, force: true }),
+    () => fs.rm(stateDir, { recursive: true, force: true }),
+  );
   await writeFiles(root, files);
   const recorder = new GatedRecorder();
   const logs: string[] = [];
   const config = parseConfig({ roots: [root], http: { port: 0, ...http } });
-  const app = await createApp(config, { cwd: root, home: os.homedir(), log: createLogger('debug', (l) => logs.push(l)), stateDir, recorder });
+  const app = await createApp(config, {
+    cwd: root,
+    home: os.homedir(),
+    log: createLogger('debug', (l) => logs.push(l)),
+    stateDir,
+    recorder,
+  });
   const sessions: Session[] = [];
   const newSession = app.newSession;
   app.newSession = (id) => {
@@ -98,7 +109,8 @@ async function rig(files: Record<string, string>, http: NonNullable<ConfigInput[
   };
 }
 
-const call = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as CallToolResult;
+const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+  (await c.callTool({ name, arguments: args })) as CallToolResult;
 const settledWithin = <T>(p: Promise<T>, ms: number) =>
   Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
 
@@ -164,17 +176,24 @@ describe('graceful close()', () => {
     const init = await rawRequest(r.handle.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
     expect(init.status).toBe(503);
     expect(init.headers['retry-after']).toBe('2');
-    expect(init.json).toMatchObject({ error: { message: expect.stringMatching(/^This editguard instance is shutting down\. Retry initialize in 2 s/) } });
+    expect(init.json).toMatchObject({
+      error: { message: expect.stringMatching(/^This editguard instance is shutting down\. Retry initialize in 2 s/) },
+    });
     const late = await call(b, 'Read', { file_path: r.p('f.txt') }).then(
       () => 'answered',
       (err: Error & { code?: unknown }) => ({ code: err.code, message: err.message }),
     );
-    expect(late).toMatchObject({ code: 503, message: expect.stringContaining('shutting down and this session ends with it. Start a new session') });
+    expect(late).toMatchObject({
+      code: 503,
+      message: expect.stringContaining('shutting down and this session ends with it. Start a new session'),
+    });
     r.recorder.release();
     const result = await edit;
     expect(okOf(result)).toMatchObject({ replacements: 1 });
     await closing;
-    await expect(rawRequest(r.handle.port, { method: 'GET', path: '/healthz' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(rawRequest(r.handle.port, { method: 'GET', path: '/healthz' })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
     expect(r.handle.stats()).toMatchObject({ sessions: 0, inflight: 0 });
     expect(await fs.readFile(r.p('f.txt'), 'utf8')).toBe('after\n');
     // Every session's store was emptied.

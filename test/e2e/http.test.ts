@@ -32,7 +32,9 @@ interface Started {
   p(rel: string): string;
 }
 
-async function start(opts: { files?: Record<string, string | Buffer>; args?: string[]; config?: Record<string, unknown> } = {}): Promise<Started> {
+async function start(
+  opts: { files?: Record<string, string | Buffer>; args?: string[]; config?: Record<string, unknown> } = {},
+): Promise<Started> {
   const root = await tempDir();
   const stateDir = await tempDir('eg-state-');
   dirs.push(root, stateDir);
@@ -57,7 +59,8 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
   return client;
 }
 
-const call = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as CallToolResult;
+const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+  (await c.callTool({ name, arguments: args })) as CallToolResult;
 
 describe('HTTP server basics', () => {
   it('prints "editguard listening on http://127.0.0.1:PORT/mcp" on stderr and answers /healthz with {status, version, sessions}', async () => {
@@ -86,7 +89,7 @@ describe('HTTP server basics', () => {
     expect(await names(a)).toEqual(expect.arrayContaining(['Edit', 'Read', 'Write']));
   });
 
-  it('answers a POST with an event stream by default (the SDK\'s) and under --sse-response, with one JSON object under --json-response', async () => {
+  it("answers a POST with an event stream by default (the SDK's) and under --sse-response, with one JSON object under --json-response", async () => {
     const auto = await start();
     const r1 = await rawRequest(auto.server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
     expect(r1.status).toBe(200);
@@ -128,14 +131,21 @@ describe('HTTP server basics', () => {
     const first = await start();
     const root = await tempDir();
     dirs.push(root);
-    await expect(startHttpServer(CLI, ['--root', root, '--port', String(first.server.port)], { startMs: 10_000 })).rejects.toThrow(
-      new RegExp(`exited \\(2\\) before listening[\\s\\S]*Port ${first.server.port} on 127\\.0\\.0\\.1 is already in use`),
+    await expect(
+      startHttpServer(CLI, ['--root', root, '--port', String(first.server.port)], { startMs: 10_000 }),
+    ).rejects.toThrow(
+      new RegExp(
+        `exited \\(2\\) before listening[\\s\\S]*Port ${first.server.port} on 127\\.0\\.0\\.1 is already in use`,
+      ),
     );
   });
 
   it('refuses a non-initialize POST without Mcp-Session-Id with 400', async () => {
     const { server } = await start();
-    const r = await rawRequest(server.port, { headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const r = await rawRequest(server.port, {
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(r.status).toBe(400);
     expect((r.json as { error: { message: string } }).error.message).toMatch(/Mcp-Session-Id/);
   });
@@ -201,7 +211,13 @@ describe('authentication', () => {
   it('a wrong token gets 401 with error="invalid_token", also for an existing session id', async () => {
     const { server } = await start({ args: ['--token', 's3cret-token'] });
     const sid = await openRawSession(server.port, { Authorization: 'Bearer s3cret-token' });
-    for (const auth of ['Bearer wrong-token', 'Bearer s3cret-token-and-more', 'Bearer ', 'Basic czNjcmV0LXRva2Vu', 's3cret-token']) {
+    for (const auth of [
+      'Bearer wrong-token',
+      'Bearer s3cret-token-and-more',
+      'Bearer ',
+      'Basic czNjcmV0LXRva2Vu',
+      's3cret-token',
+    ]) {
       const r = await rawRequest(server.port, {
         headers: { ...MCP_HEADERS, Authorization: auth, 'Mcp-Session-Id': sid },
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
@@ -225,7 +241,9 @@ describe('authentication', () => {
       env: { ...process.env, EDITGUARD_TOKEN: 'from-env' },
     });
     servers.push(server);
-    expect((await rawRequest(server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) })).status).toBe(401);
+    expect((await rawRequest(server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) })).status).toBe(
+      401,
+    );
     const c = await connect(server.url, { Authorization: 'Bearer from-env' });
     expect((await c.listTools()).tools.length).toBeGreaterThan(0);
   });
@@ -244,11 +262,22 @@ describe('authentication', () => {
     const root = await tempDir();
     const stateDir = await tempDir('eg-state-');
     dirs.push(root, stateDir);
-    const server = await startHttpServer(CLI, ['--root', root, '--state-dir', stateDir, '--host', '0.0.0.0', '--token', 'tok']);
+    const server = await startHttpServer(CLI, [
+      '--root',
+      root,
+      '--state-dir',
+      stateDir,
+      '--host',
+      '0.0.0.0',
+      '--token',
+      'tok',
+    ]);
     servers.push(server);
     expect(server.url).toBe(`http://0.0.0.0:${server.port}/mcp`);
     // Only 127.0.0.1 is ever sent traffic here.
-    expect((await rawRequest(server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) })).status).toBe(401);
+    expect((await rawRequest(server.port, { headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) })).status).toBe(
+      401,
+    );
     await openRawSession(server.port, { Authorization: 'Bearer tok' });
   });
 });
@@ -256,41 +285,82 @@ describe('authentication', () => {
 describe('DNS-rebinding protection (Host and Origin allow-lists)', () => {
   it('a Host that is not a loopback name gets 403; localhost, 127.0.0.1 and [::1] pass', async () => {
     const { server } = await start();
-    const evil = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Host: `evil.example.com:${server.port}` }, body: JSON.stringify(INITIALIZE) });
+    const evil = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Host: `evil.example.com:${server.port}` },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(evil.status).toBe(403);
     expect(evil.json).toMatchObject({ error: { message: expect.stringMatching(/Host/) } });
     for (const host of [`localhost:${server.port}`, `127.0.0.1:${server.port}`, `[::1]:${server.port}`, 'localhost']) {
-      const ok = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Host: host }, body: JSON.stringify(INITIALIZE) });
+      const ok = await rawRequest(server.port, {
+        headers: { ...MCP_HEADERS, Host: host },
+        body: JSON.stringify(INITIALIZE),
+      });
       expect(ok.status, host).toBe(200);
     }
   });
 
   it('an Origin that is not loopback gets 403, even with a loopback Host; a loopback Origin passes', async () => {
     const { server } = await start();
-    const evil = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Origin: 'http://evil.example.com' }, body: JSON.stringify(INITIALIZE) });
+    const evil = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Origin: 'http://evil.example.com' },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(evil.status).toBe(403);
     expect(evil.json).toMatchObject({ error: { message: expect.stringMatching(/Origin/) } });
-    const nul = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Origin: 'null' }, body: JSON.stringify(INITIALIZE) });
+    const nul = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Origin: 'null' },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(nul.status).toBe(403);
-    const ok = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Origin: `http://localhost:${server.port}` }, body: JSON.stringify(INITIALIZE) });
+    const ok = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Origin: `http://localhost:${server.port}` },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(ok.status).toBe(200);
   });
 
   it('--allowed-host and --allowed-origin (or http.allowedHosts/allowedOrigins) extend the lists', async () => {
-    const { server } = await start({ args: ['--allowed-host', 'editguard.internal', '--allowed-origin', 'https://app.example.com'], config: { http: { allowedHosts: ['other.internal:9'] } } });
-    const host = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Host: `editguard.internal:${server.port}` }, body: JSON.stringify(INITIALIZE) });
+    const { server } = await start({
+      args: ['--allowed-host', 'editguard.internal', '--allowed-origin', 'https://app.example.com'],
+      config: { http: { allowedHosts: ['other.internal:9'] } },
+    });
+    const host = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Host: `editguard.internal:${server.port}` },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(host.status).toBe(200);
-    const origin = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Origin: 'https://app.example.com' }, body: JSON.stringify(INITIALIZE) });
+    const origin = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Origin: 'https://app.example.com' },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(origin.status).toBe(200);
     // CLI lists replace the file's list (CLI wins), so other.internal is refused.
-    const other = await rawRequest(server.port, { headers: { ...MCP_HEADERS, Host: 'other.internal:9' }, body: JSON.stringify(INITIALIZE) });
+    const other = await rawRequest(server.port, {
+      headers: { ...MCP_HEADERS, Host: 'other.internal:9' },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(other.status).toBe(403);
   });
 
   it('an allowedHosts entry with a port admits only that port', async () => {
     const { server } = await start({ config: { http: { allowedHosts: ['box.internal:8080'] } } });
-    expect((await rawRequest(server.port, { headers: { ...MCP_HEADERS, Host: 'box.internal:8080' }, body: JSON.stringify(INITIALIZE) })).status).toBe(200);
-    expect((await rawRequest(server.port, { headers: { ...MCP_HEADERS, Host: 'box.internal:8081' }, body: JSON.stringify(INITIALIZE) })).status).toBe(403);
+    expect(
+      (
+        await rawRequest(server.port, {
+          headers: { ...MCP_HEADERS, Host: 'box.internal:8080' },
+          body: JSON.stringify(INITIALIZE),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await rawRequest(server.port, {
+          headers: { ...MCP_HEADERS, Host: 'box.internal:8081' },
+          body: JSON.stringify(INITIALIZE),
+        })
+      ).status,
+    ).toBe(403);
   });
 });
 
@@ -304,20 +374,42 @@ describe('session lifecycle and limits', () => {
     });
     expect(post.status).toBe(404);
     expect(post.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 }, id: null });
-    const get = await rawRequest(server.port, { method: 'GET', headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': unknown } });
+    const get = await rawRequest(server.port, {
+      method: 'GET',
+      headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': unknown },
+    });
     expect(get.status).toBe(404);
     const del = await rawRequest(server.port, { method: 'DELETE', headers: { 'Mcp-Session-Id': unknown } });
     expect(del.status).toBe(404);
   });
 
-  it('a cancelled call\'s event stream ends at once, so it is no longer in flight (the session can be reaped, a drain need not wait)', async () => {
-    const { server, p } = await start({ files: { 'redos.txt': `${'a'.repeat(40)}!\n` }, config: { search: { workers: 1 } } });
+  it("a cancelled call's event stream ends at once, so it is no longer in flight (the session can be reaped, a drain need not wait)", async () => {
+    const { server, p } = await start({
+      files: { 'redos.txt': `${'a'.repeat(40)}!\n` },
+      config: { search: { workers: 1 } },
+    });
     const sid = await openRawSession(server.port);
     const headers = { ...MCP_HEADERS, 'Mcp-Session-Id': sid };
-    const stuck = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Grep', arguments: { pattern: '(a+)+$', path: p('redos.txt') } } }) });
+    const stuck = await fetch(server.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'Grep', arguments: { pattern: '(a+)+$', path: p('redos.txt') } },
+      }),
+    });
     expect(stuck.headers.get('content-type')).toBe('text/event-stream');
     await waitForHealth(server.port, (h) => h.inflight === 1);
-    const cancel = await rawRequest(server.port, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'test' } }) });
+    const cancel = await rawRequest(server.port, {
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 7, reason: 'test' },
+      }),
+    });
     expect(cancel.status).toBe(202);
     // No answer comes for a cancelled request: the stream ends empty.
     expect(await stuck.text()).not.toMatch(/"id":7/);
@@ -372,8 +464,14 @@ describe('session lifecycle and limits', () => {
     expect(after.message).toMatchObject({ error: { code: -32001 } });
     // A new session has not read the file: reads never survive their session.
     const fresh = await openRawSession(s.server.port);
-    const edit = await rawToolCall(s.server.port, fresh, 'Edit', { file_path: s.p('a.txt'), old_string: 'hello', new_string: 'bye' });
-    expect(edit.message).toMatchObject({ result: { isError: true, structuredContent: { error: { code: 'NOT_READ' } } } });
+    const edit = await rawToolCall(s.server.port, fresh, 'Edit', {
+      file_path: s.p('a.txt'),
+      old_string: 'hello',
+      new_string: 'bye',
+    });
+    expect(edit.message).toMatchObject({
+      result: { isError: true, structuredContent: { error: { code: 'NOT_READ' } } },
+    });
   });
 
   it('a session in use is not reaped: requests closer together than the idle timeout keep it alive', async () => {
@@ -394,21 +492,36 @@ describe('request body limit', () => {
   it('a body over http.maxBodyBytes with a Content-Length gets a clean 413 JSON answer, not an HTML page', async () => {
     const s = await start({ config: small });
     const sid = await openRawSession(s.server.port);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'Write', arguments: { file_path: s.p('big.txt'), content: 'x'.repeat(8000) } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'Write', arguments: { file_path: s.p('big.txt'), content: 'x'.repeat(8000) } },
+    });
     const r = await rawRequest(s.server.port, { headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid }, body });
     expect(r.status).toBe(413);
     expect(r.headers['content-type']).toMatch(/^application\/json/);
     expect(r.text).not.toMatch(/<html|<pre|at .*\.js:\d+/i);
-    expect(r.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: 'Request body too large: the limit is 4096 bytes (http.maxBodyBytes).' }, id: null });
+    expect(r.json).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Request body too large: the limit is 4096 bytes (http.maxBodyBytes).' },
+      id: null,
+    });
     await expect(fs.stat(s.p('big.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
     // The server and the session are fine afterwards.
-    expect((await rawToolCall(s.server.port, sid, 'Write', { file_path: s.p('ok.txt'), content: 'fine\n' })).status).toBe(200);
+    expect(
+      (await rawToolCall(s.server.port, sid, 'Write', { file_path: s.p('ok.txt'), content: 'fine\n' })).status,
+    ).toBe(200);
     expect(await fs.readFile(s.p('ok.txt'), 'utf8')).toBe('fine\n');
   });
 
   it('a chunked body (no Content-Length) is cut off at the limit with the same 413', async () => {
     const s = await start({ config: small });
-    const r = await rawRequest(s.server.port, { headers: MCP_HEADERS, body: JSON.stringify({ ...INITIALIZE, pad: 'y'.repeat(20_000) }), chunked: true });
+    const r = await rawRequest(s.server.port, {
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ ...INITIALIZE, pad: 'y'.repeat(20_000) }),
+      chunked: true,
+    });
     expect(r.status).toBe(413);
     expect(r.json).toMatchObject({ error: { message: expect.stringContaining('4096 bytes') } });
   });
@@ -418,7 +531,14 @@ describe('request body limit', () => {
     const result = await new Promise<{ status: number; continued: boolean; text: string }>((resolve, reject) => {
       let continued = false;
       const req = http.request(
-        { host: '127.0.0.1', port: s.server.port, method: 'POST', path: '/mcp', agent: false, headers: { ...MCP_HEADERS, 'Content-Length': 100_000, Expect: '100-continue' } },
+        {
+          host: '127.0.0.1',
+          port: s.server.port,
+          method: 'POST',
+          path: '/mcp',
+          agent: false,
+          headers: { ...MCP_HEADERS, 'Content-Length': 100_000, Expect: '100-continue' },
+        },
         (res) => {
           let text = '';
           res.on('data', (d: Buffer) => (text += d.toString()));
@@ -451,7 +571,9 @@ describe('request body limit', () => {
     dirs.push(root);
     const cfg = path.join(root, 'cfg.json');
     await fs.writeFile(cfg, JSON.stringify({ maxEditBytes: 10_000, http: { maxBodyBytes: 5_000 } }));
-    await expect(startHttpServer(CLI, ['--root', root, '--config', cfg], { startMs: 10_000 })).rejects.toThrow(/"http\.maxBodyBytes": must be at least maxEditBytes/);
+    await expect(startHttpServer(CLI, ['--root', root, '--config', cfg], { startMs: 10_000 })).rejects.toThrow(
+      /"http\.maxBodyBytes": must be at least maxEditBytes/,
+    );
   });
 });
 
@@ -460,11 +582,25 @@ describe('graceful shutdown', () => {
     const s = await start({ args: ['--json-response', '--log-level', 'info'] });
     const sid = await openRawSession(s.server.port);
     const content = Array.from({ length: 200_000 }, (_, i) => `line ${i} ${'•'.repeat(20)}`).join('\n') + '\n';
-    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Write', arguments: { file_path: s.p('slow.txt'), content } } }));
+    const body = Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'Write', arguments: { file_path: s.p('slow.txt'), content } },
+      }),
+    );
     const half = Math.floor(body.length / 2);
     const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: s.server.port, method: 'POST', path: '/mcp', agent: false, headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid, 'Content-Length': body.length } },
+        {
+          host: '127.0.0.1',
+          port: s.server.port,
+          method: 'POST',
+          path: '/mcp',
+          agent: false,
+          headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid, 'Content-Length': body.length },
+        },
         (res) => {
           let text = '';
           res.on('data', (d: Buffer) => (text += d.toString()));
@@ -488,7 +624,10 @@ describe('graceful shutdown', () => {
     });
     const r = await response;
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.text)).toMatchObject({ id: 7, result: { content: [{ text: expect.stringContaining('File created successfully') }] } });
+    expect(JSON.parse(r.text)).toMatchObject({
+      id: 7,
+      result: { content: [{ text: expect.stringContaining('File created successfully') }] },
+    });
     expect(await fs.readFile(s.p('slow.txt'), 'utf8')).toBe(content);
     const exit = await s.server.exited();
     expect(exit).toEqual({ code: 0, signal: null });

@@ -13,7 +13,11 @@ afterEach(async () => {
 
 async function withRecorder(recorder: WriteRecorder) {
   const lines: string[] = [];
-  const h = await harness('memory', { recorder, log: createLogger('warn', (line) => lines.push(line)), files: { 'a.txt': 'one\n' } });
+  const h = await harness('memory', {
+    recorder,
+    log: createLogger('warn', (line) => lines.push(line)),
+    files: { 'a.txt': 'one\n' },
+  });
   open.push(h);
   const file = h.path('a.txt');
   okOf(await h.call('Read', { file_path: file }));
@@ -32,7 +36,11 @@ describe('unexpected failures', () => {
     expect(errorOf(r).code).toBe('INTERNAL');
     expect(JSON.stringify(r)).not.toContain('/secret/internal/path');
     expect(await fs.readFile(file, 'utf8')).toBe('one\n');
-    expect(lines.some((l) => l.startsWith(`editguard error: internal error [tool=Edit session=${shortId}] Error: recorder exploded`))).toBe(true);
+    expect(
+      lines.some((l) =>
+        l.startsWith(`editguard error: internal error [tool=Edit session=${shortId}] Error: recorder exploded`),
+      ),
+    ).toBe(true);
   });
 
   it('a failed history record after the write keeps the success and logs a warning naming tool and session', async () => {
@@ -44,6 +52,11 @@ describe('unexpected failures', () => {
     });
     okOf(await h.call('Write', { file_path: file, content: 'three\n' }));
     expect(await fs.readFile(file, 'utf8')).toBe('three\n');
-    expect(lines.some((l) => l.includes(`history record for ${file} failed (Write, session ${shortId})`) && l.includes('commit line lost'))).toBe(true);
+    expect(
+      lines.some(
+        (l) =>
+          l.includes(`history record for ${file} failed (Write, session ${shortId})`) && l.includes('commit line lost'),
+      ),
+    ).toBe(true);
   });
 });

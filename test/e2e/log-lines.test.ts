@@ -21,12 +21,23 @@ const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json,
 
 /** Opens a session with the given client capabilities and says initialized; returns its id. */
 async function openSession(url: string, capabilities: Record<string, unknown>): Promise<string> {
-  const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'log-test', version: '0' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'log-test', version: '0' } },
+  };
   const r = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(init) });
   await r.text();
   const id = r.headers.get('mcp-session-id')!;
   const headers = { ...HEADERS, 'mcp-session-id': id };
-  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  await (
+    await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
   return id;
 }
 
@@ -58,17 +69,38 @@ async function provokeAndStop(level: string | undefined): Promise<string> {
   servers.push(server);
   // A client that declares roots and never answers roots/list (its GET stream is open and never read).
   const rootsSession = await openSession(server.url, { roots: { listChanged: true } });
-  const get = await fetch(server.url, { method: 'GET', headers: { Accept: 'text/event-stream', 'mcp-session-id': rootsSession } });
+  const get = await fetch(server.url, {
+    method: 'GET',
+    headers: { Accept: 'text/event-stream', 'mcp-session-id': rootsSession },
+  });
   // Its first call makes the server ask (on the call's own stream, unread here); the answer comes after the bounded wait.
   const ls = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'LS', arguments: {} } };
-  const listed = await (await fetch(server.url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': rootsSession }, body: JSON.stringify(ls) })).text();
+  const listed = await (
+    await fetch(server.url, {
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-session-id': rootsSession },
+      body: JSON.stringify(ls),
+    })
+  ).text();
   expect(listed).toContain('Allowed roots');
   // A write to a protected path asks by elicitation; the client never answers.
   const elicitSession = await openSession(server.url, { elicitation: {} });
-  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Write', arguments: { file_path: path.join(root, '.git', 'config'), content: 'x\n' } } };
+  const call = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'Write', arguments: { file_path: path.join(root, '.git', 'config'), content: 'x\n' } },
+  };
   // The server asks on the session's GET stream (a request of its own, not related to the call).
-  const asks = await fetch(server.url, { method: 'GET', headers: { Accept: 'text/event-stream', 'mcp-session-id': elicitSession } });
-  const pending = fetch(server.url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': elicitSession }, body: JSON.stringify(call) });
+  const asks = await fetch(server.url, {
+    method: 'GET',
+    headers: { Accept: 'text/event-stream', 'mcp-session-id': elicitSession },
+  });
+  const pending = fetch(server.url, {
+    method: 'POST',
+    headers: { ...HEADERS, 'mcp-session-id': elicitSession },
+    body: JSON.stringify(call),
+  });
   await waitInStream(asks.body!, 'elicitation/create');
   const { code } = await server.stop();
   await pending.then((r) => r.body?.cancel()).catch(() => {});
@@ -78,14 +110,22 @@ async function provokeAndStop(level: string | undefined): Promise<string> {
 }
 
 describe('log lines', () => {
-  it('at the default level every event is one line: no stack traces, the error named on the event\'s line', async () => {
+  it("at the default level every event is one line: no stack traces, the error named on the event's line", async () => {
     const stderr = await provokeAndStop(undefined);
     const lines = stderr.trimEnd().split('\n');
     for (const line of lines) expect(line, stderr).toMatch(/^editguard (listening on |(info|warn|error): )/);
     expect(stderr).not.toMatch(/^\s+at /m);
-    expect(lines.filter((l) => l.startsWith('editguard warn: history pruning failed '))).toEqual([expect.stringContaining('EISDIR')]);
-    expect(lines.filter((l) => l.startsWith('editguard warn: elicitation failed; treating it as declined'))).toHaveLength(1);
-    expect(lines.filter((l) => l.includes('roots/list'))).toEqual([expect.stringMatching(/^editguard warn: session [\w.]+: the client did not answer roots\/list within 300 ms; serving the server's roots \(.+\)$/)]);
+    expect(lines.filter((l) => l.startsWith('editguard warn: history pruning failed '))).toEqual([
+      expect.stringContaining('EISDIR'),
+    ]);
+    expect(
+      lines.filter((l) => l.startsWith('editguard warn: elicitation failed; treating it as declined')),
+    ).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('roots/list'))).toEqual([
+      expect.stringMatching(
+        /^editguard warn: session [\w.]+: the client did not answer roots\/list within 300 ms; serving the server's roots \(.+\)$/,
+      ),
+    ]);
   });
 
   it('at debug the same events carry their stacks', async () => {
@@ -98,35 +138,49 @@ describe('log lines', () => {
     ['uncaught exception', 'throw', 'default'],
     ['unhandled promise rejection', 'reject', 'default'],
     ['uncaught exception', 'throw', 'debug'],
-  ])('a fatal %s (%s) at the %s log level is one line, with its stack only at debug, and exit code 1', async (what, how, level) => {
-    const work = await tempDir('eg-fatal-');
-    dirs.push(work);
-    // Loaded before the CLI (node --import): on SIGUSR2 it throws, or rejects a promise nobody handles.
-    const preload = path.join(work, 'crash-on-signal.mjs');
-    await fs.writeFile(
-      preload,
-      "process.on('SIGUSR2', () => {\n  const err = new Error('boom from the test');\n  if (process.env.EG_CRASH === 'reject') void Promise.reject(err);\n  else throw err;\n});\n",
-    );
-    const args = ['--root', work, '--state-dir', path.join(work, 'state'), ...(level === 'debug' ? ['--log-level', level] : [])];
-    const server = await startHttpServer(CLI, args, { env: { ...process.env, EG_CRASH: how, NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` } });
-    servers.push(server);
-    server.child.kill('SIGUSR2');
-    const { code } = await server.exited(10_000);
-    expect(code).toBe(1);
-    const stderr = server.stderr();
-    const fatal = stderr.slice(stderr.indexOf('editguard error: fatal'));
-    expect(fatal.split('\n')[0]).toBe(`editguard error: fatal: ${what}; exiting Error: boom from the test`);
-    if (level === 'debug') expect(fatal.split('\n')[1]).toMatch(/^\s+at .*crash-on-signal\.mjs/);
-    else {
-      expect(stderr).not.toMatch(/^\s+at /m);
-      for (const line of stderr.trimEnd().split('\n')) expect(line, stderr).toMatch(/^editguard (listening on |(info|warn|error): )/);
-    }
-  });
+  ])(
+    'a fatal %s (%s) at the %s log level is one line, with its stack only at debug, and exit code 1',
+    async (what, how, level) => {
+      const work = await tempDir('eg-fatal-');
+      dirs.push(work);
+      // Loaded before the CLI (node --import): on SIGUSR2 it throws, or rejects a promise nobody handles.
+      const preload = path.join(work, 'crash-on-signal.mjs');
+      await fs.writeFile(
+        preload,
+        "process.on('SIGUSR2', () => {\n  const err = new Error('boom from the test');\n  if (process.env.EG_CRASH === 'reject') void Promise.reject(err);\n  else throw err;\n});\n",
+      );
+      const args = [
+        '--root',
+        work,
+        '--state-dir',
+        path.join(work, 'state'),
+        ...(level === 'debug' ? ['--log-level', level] : []),
+      ];
+      const server = await startHttpServer(CLI, args, {
+        env: { ...process.env, EG_CRASH: how, NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` },
+      });
+      servers.push(server);
+      server.child.kill('SIGUSR2');
+      const { code } = await server.exited(10_000);
+      expect(code).toBe(1);
+      const stderr = server.stderr();
+      const fatal = stderr.slice(stderr.indexOf('editguard error: fatal'));
+      expect(fatal.split('\n')[0]).toBe(`editguard error: fatal: ${what}; exiting Error: boom from the test`);
+      if (level === 'debug') expect(fatal.split('\n')[1]).toMatch(/^\s+at .*crash-on-signal\.mjs/);
+      else {
+        expect(stderr).not.toMatch(/^\s+at /m);
+        for (const line of stderr.trimEnd().split('\n'))
+          expect(line, stderr).toMatch(/^editguard (listening on |(info|warn|error): )/);
+      }
+    },
+  );
 
   it('SIGTERM to a stdio server with a call waiting for roots/list: exit 0, every line one event, no stack', async () => {
     const work = await tempDir('eg-logs-stdio-');
     dirs.push(work);
-    const child = spawn(process.execPath, [CLI, '--root', work, '--state-dir', path.join(work, 'state')], { stdio: 'pipe' });
+    const child = spawn(process.execPath, [CLI, '--root', work, '--state-dir', path.join(work, 'state')], {
+      stdio: 'pipe',
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
@@ -134,13 +188,22 @@ describe('log lines', () => {
     const waiters: Array<{ text: string; resolve: () => void }> = [];
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString('utf8');
-      for (const w of waiters.filter((x) => stdout.includes(x.text))) waiters.splice(waiters.indexOf(w), 1)[0]!.resolve();
+      for (const w of waiters.filter((x) => stdout.includes(x.text)))
+        waiters.splice(waiters.indexOf(w), 1)[0]!.resolve();
     });
     /** Resolves once the server has written `text` to stdout. */
     const seen = (text: string) => new Promise<void>((resolve) => waiters.push({ text, resolve }));
     const send = (m: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
     const initialized = seen('"serverInfo"');
-    send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'log-test', version: '0' } } });
+    send({
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: { roots: {} },
+        clientInfo: { name: 'log-test', version: '0' },
+      },
+    });
     await initialized;
     const asked = seen('"roots/list"');
     send({ method: 'notifications/initialized' });
@@ -149,6 +212,10 @@ describe('log lines', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr).not.toMatch(/^\s+at /m);
-    for (const line of stderr.trimEnd().split('\n').filter((l) => l !== '')) expect(line, stderr).toMatch(/^editguard (info|warn|error): /);
+    for (const line of stderr
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l !== ''))
+      expect(line, stderr).toMatch(/^editguard (info|warn|error): /);
   });
 });

@@ -44,7 +44,8 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
 
   const disk = (h: Harness, rel: string) => fs.readFile(h.path(rel));
   const read = async (h: Harness, rel: string) => okOf(await h.call('Read', { file_path: h.path(rel) }));
-  const multi = (h: Harness, rel: string, edits: EditArg[], extra: Record<string, unknown> = {}) => h.call('MultiEdit', { file_path: h.path(rel), edits, ...extra });
+  const multi = (h: Harness, rel: string, edits: EditArg[], extra: Record<string, unknown> = {}) =>
+    h.call('MultiEdit', { file_path: h.path(rel), edits, ...extra });
 
   describe('sequential application', () => {
     it('validates each edit against the result of the previous ones: a match made unique by edit 0 succeeds', async () => {
@@ -58,16 +59,20 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       const s = okOf(result);
       expect(await disk(h, 'a.js')).toEqual(Buffer.from('let a = baz;\nlet b = qux;\n'));
       expect(s).toMatchObject({ edits_applied: 2, replacements: 2, dry_run: false, already_applied: false });
-      expect(textOf(result)).toBe(`Applied 2 edits to ${h.path('a.js')}:\n- edits[0] at line 1: "let a = foo;" → "let a = baz;"\n- edits[1] at line 2: "foo" → "qux"`);
+      expect(textOf(result)).toBe(
+        `Applied 2 edits to ${h.path('a.js')}:\n- edits[0] at line 1: "let a = foo;" → "let a = baz;"\n- edits[1] at line 2: "foo" → "qux"`,
+      );
     });
 
     it('fails with NO_MATCH at edits[1] when edits[0] removed the text it targets, naming the index, and writes nothing', async () => {
       const h = await open({ files: { 'a.txt': 'alpha\nbeta\n' } });
       await read(h, 'a.txt');
-      const err = errorOf(await multi(h, 'a.txt', [
-        { old_string: 'beta', new_string: 'gamma' },
-        { old_string: 'beta', new_string: 'delta' },
-      ]));
+      const err = errorOf(
+        await multi(h, 'a.txt', [
+          { old_string: 'beta', new_string: 'gamma' },
+          { old_string: 'beta', new_string: 'delta' },
+        ]),
+      );
       expect(err.code).toBe('NO_MATCH');
       expect(err.errorCode).toBe(8);
       expect(err.edit_index).toBe(1);
@@ -75,7 +80,7 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       expect(await disk(h, 'a.txt')).toEqual(Buffer.from('alpha\nbeta\n'));
     });
 
-    it('applies Edit\'s normalisations per edit: curly quotes match straight ones, trailing spaces of new_string go, replace_all counts', async () => {
+    it("applies Edit's normalisations per edit: curly quotes match straight ones, trailing spaces of new_string go, replace_all counts", async () => {
       const h = await open({ files: { 'a.py': 'say(“hi”)\nx = 1\nx = 1\n' } });
       await read(h, 'a.py');
       const result = await multi(h, 'a.py', [
@@ -91,19 +96,23 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       const file = 'one\r\ntwo\r\nthree\nfour\nfive\r\n';
       const h = await open({ files: { 'm.txt': file } });
       await read(h, 'm.txt');
-      okOf(await multi(h, 'm.txt', [
-        { old_string: 'one\ntwo', new_string: 'ONE\nTWO\nTWO-B' },
-        { old_string: 'four', new_string: 'FOUR' },
-      ]));
+      okOf(
+        await multi(h, 'm.txt', [
+          { old_string: 'one\ntwo', new_string: 'ONE\nTWO\nTWO-B' },
+          { old_string: 'four', new_string: 'FOUR' },
+        ]),
+      );
       expect((await disk(h, 'm.txt')).toString()).toBe('ONE\r\nTWO\r\nTWO-B\r\nthree\nFOUR\nfive\r\n');
     });
 
     it('creates a file with an empty first old_string; edits after it would edit inserted text (CASCADE)', async () => {
       const h = await open();
-      const cascade = errorOf(await multi(h, 'new/file.txt', [
-        { old_string: '', new_string: 'hello world\n' },
-        { old_string: 'world', new_string: 'there' },
-      ]));
+      const cascade = errorOf(
+        await multi(h, 'new/file.txt', [
+          { old_string: '', new_string: 'hello world\n' },
+          { old_string: 'world', new_string: 'there' },
+        ]),
+      );
       expect(cascade.code).toBe('CASCADE');
       await expect(fs.stat(h.path('new/file.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
       const result = await multi(h, 'new/file.txt', [{ old_string: '', new_string: 'hello world\n' }]);
@@ -118,16 +127,27 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       const lines = Array.from({ length: 1000 }, (_, i) => `line ${i + 1}`);
       const h = await open({ files: { 'long.txt': `${lines.join('\n')}\n` } });
       await read(h, 'long.txt');
-      const s = okOf(await multi(h, 'long.txt', [
-        { old_string: 'line 900\n', new_string: 'line 900\ninserted\n' },
-        { old_string: 'line 10\n', new_string: 'LINE 10\n' },
-      ]));
+      const s = okOf(
+        await multi(h, 'long.txt', [
+          { old_string: 'line 900\n', new_string: 'line 900\ninserted\n' },
+          { old_string: 'line 10\n', new_string: 'LINE 10\n' },
+        ]),
+      );
       const hunks = s.structuredPatch as Hunk[];
       expect(hunks.map((x) => [x.oldStart, x.oldLines, x.newStart, x.newLines])).toEqual([
         [7, 7, 7, 7],
         [898, 6, 898, 7],
       ]);
-      expect(hunks[0]!.lines).toEqual([' line 7', ' line 8', ' line 9', '-line 10', '+LINE 10', ' line 11', ' line 12', ' line 13']);
+      expect(hunks[0]!.lines).toEqual([
+        ' line 7',
+        ' line 8',
+        ' line 9',
+        '-line 10',
+        '+LINE 10',
+        ' line 11',
+        ' line 12',
+        ' line 13',
+      ]);
       expect(hunks[1]!.lines).toContain('+inserted');
       expect(s.edits).toEqual([
         { index: 0, replacements: 1, line: 900 },
@@ -141,11 +161,13 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       const file = 'const a = 1;\nconst b = 2;\n';
       const h = await open({ files: { 'c.js': file } });
       await read(h, 'c.js');
-      const err = errorOf(await multi(h, 'c.js', [
-        { old_string: 'const a = 1;', new_string: 'const a = compute(1);' },
-        { old_string: 'const b = 2;', new_string: 'const b = 3;' },
-        { old_string: 'compute(1)', new_string: 'compute(2)' },
-      ]));
+      const err = errorOf(
+        await multi(h, 'c.js', [
+          { old_string: 'const a = 1;', new_string: 'const a = compute(1);' },
+          { old_string: 'const b = 2;', new_string: 'const b = 3;' },
+          { old_string: 'compute(1)', new_string: 'compute(2)' },
+        ]),
+      );
       expect(err.code).toBe('CASCADE');
       expect(err.errorCode).toBeUndefined();
       expect(err.edit_index).toBe(2);
@@ -157,20 +179,24 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
     it('ignores trailing newlines of old_string in the cascade check', async () => {
       const h = await open({ files: { 'c.txt': 'a\nb\n' } });
       await read(h, 'c.txt');
-      const err = errorOf(await multi(h, 'c.txt', [
-        { old_string: 'a', new_string: 'x = b' },
-        { old_string: 'b\n\n', new_string: 'c\n' },
-      ]));
+      const err = errorOf(
+        await multi(h, 'c.txt', [
+          { old_string: 'a', new_string: 'x = b' },
+          { old_string: 'b\n\n', new_string: 'c\n' },
+        ]),
+      );
       expect(err.code).toBe('CASCADE');
       expect([err.edit_index, err.earlier_edit_index]).toEqual([1, 0]);
     });
 
     it('is a check on the edits themselves: it fires before the file is even read', async () => {
       const h = await open({ files: { 'c.txt': 'a\n' } });
-      const err = errorOf(await multi(h, 'c.txt', [
-        { old_string: 'a', new_string: 'abc' },
-        { old_string: 'bc', new_string: 'BC' },
-      ]));
+      const err = errorOf(
+        await multi(h, 'c.txt', [
+          { old_string: 'a', new_string: 'abc' },
+          { old_string: 'bc', new_string: 'BC' },
+        ]),
+      );
       expect(err.code).toBe('CASCADE');
     });
   });
@@ -181,11 +207,13 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       const h = await open({ files: { 'a.txt': file } });
       await read(h, 'a.txt');
       const before = await snapshot(h.stateDir);
-      const err = errorOf(await multi(h, 'a.txt', [
-        { old_string: 'one', new_string: '1' },
-        { old_string: 'two', new_string: '2' },
-        { old_string: 'four', new_string: '4' },
-      ]));
+      const err = errorOf(
+        await multi(h, 'a.txt', [
+          { old_string: 'one', new_string: '1' },
+          { old_string: 'two', new_string: '2' },
+          { old_string: 'four', new_string: '4' },
+        ]),
+      );
       expect(err.code).toBe('NO_MATCH');
       expect(err.edit_index).toBe(2);
       expect(err.message).toContain('edits[2] (edit 3 of 3)');
@@ -193,21 +221,25 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       expect(await disk(h, 'a.txt')).toEqual(Buffer.from(file));
       expect(await snapshot(h.stateDir)).toEqual(before);
       // Nothing changed, so the session's read still stands: the corrected call succeeds.
-      okOf(await multi(h, 'a.txt', [
-        { old_string: 'one', new_string: '1' },
-        { old_string: 'two', new_string: '2' },
-        { old_string: 'three', new_string: '3' },
-      ]));
+      okOf(
+        await multi(h, 'a.txt', [
+          { old_string: 'one', new_string: '1' },
+          { old_string: 'two', new_string: '2' },
+          { old_string: 'three', new_string: '3' },
+        ]),
+      );
       expect(await disk(h, 'a.txt')).toEqual(Buffer.from('1\n2\n3\n'));
     });
 
     it('an AMBIGUOUS 2nd edit names its index and the matching lines', async () => {
       const h = await open({ files: { 'a.txt': 'x\ny\ny\n' } });
       await read(h, 'a.txt');
-      const err = errorOf(await multi(h, 'a.txt', [
-        { old_string: 'x', new_string: 'X' },
-        { old_string: 'y', new_string: 'Y' },
-      ]));
+      const err = errorOf(
+        await multi(h, 'a.txt', [
+          { old_string: 'x', new_string: 'X' },
+          { old_string: 'y', new_string: 'Y' },
+        ]),
+      );
       expect(err.code).toBe('AMBIGUOUS');
       expect(err.errorCode).toBe(9);
       expect(err.edit_index).toBe(1);
@@ -219,11 +251,13 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       const file = 'one\ntwo\nthree\n';
       const h = await open({ files: { 'a.txt': file } });
       await read(h, 'a.txt');
-      okOf(await multi(h, 'a.txt', [
-        { old_string: 'one', new_string: '1' },
-        { old_string: 'two', new_string: '2' },
-        { old_string: 'three', new_string: '3' },
-      ]));
+      okOf(
+        await multi(h, 'a.txt', [
+          { old_string: 'one', new_string: '1' },
+          { old_string: 'two', new_string: '2' },
+          { old_string: 'three', new_string: '3' },
+        ]),
+      );
       expect(await disk(h, 'a.txt')).toEqual(Buffer.from('1\n2\n3\n'));
       const stored = new Set((await snapshot(h.stateDir)).values());
       expect(stored.has(sha256(file))).toBe(true);
@@ -236,10 +270,15 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
       const h = await open({ files: { 'a.txt': file } });
       await read(h, 'a.txt');
       const before = await snapshot(h.stateDir);
-      const result = await multi(h, 'a.txt', [
-        { old_string: 'one', new_string: 'uno' },
-        { old_string: 'two', new_string: 'dos' },
-      ], { dry_run: true });
+      const result = await multi(
+        h,
+        'a.txt',
+        [
+          { old_string: 'one', new_string: 'uno' },
+          { old_string: 'two', new_string: 'dos' },
+        ],
+        { dry_run: true },
+      );
       const s = okOf(result);
       expect(textOf(result)).toMatch(/^Dry run: nothing was written\. Would apply 2 edits to /);
       expect(s.dry_run).toBe(true);
@@ -283,10 +322,12 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
     it('an edit with old_string equal to new_string fails with NO_CHANGE (1) naming its index', async () => {
       const h = await open({ files: { 'a.txt': 'a\nb\n' } });
       await read(h, 'a.txt');
-      const err = errorOf(await multi(h, 'a.txt', [
-        { old_string: 'a', new_string: 'A' },
-        { old_string: 'b', new_string: 'b' },
-      ]));
+      const err = errorOf(
+        await multi(h, 'a.txt', [
+          { old_string: 'a', new_string: 'A' },
+          { old_string: 'b', new_string: 'b' },
+        ]),
+      );
       expect(err.code).toBe('NO_CHANGE');
       expect(err.errorCode).toBe(1);
       expect(err.edit_index).toBe(1);
@@ -296,10 +337,12 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
     it('an empty old_string after the first edit is INVALID_INPUT', async () => {
       const h = await open({ files: { 'a.txt': 'a\n' } });
       await read(h, 'a.txt');
-      const err = errorOf(await multi(h, 'a.txt', [
-        { old_string: 'a', new_string: 'A' },
-        { old_string: '', new_string: 'B' },
-      ]));
+      const err = errorOf(
+        await multi(h, 'a.txt', [
+          { old_string: 'a', new_string: 'A' },
+          { old_string: '', new_string: 'B' },
+        ]),
+      );
       expect(err.code).toBe('INVALID_INPUT');
       expect(err.edit_index).toBe(1);
     });

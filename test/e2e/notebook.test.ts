@@ -7,7 +7,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { parseNotebook } from '../../src/notebook/parse-notebook.js';
 import { toLineDoc } from '../../src/text/line-endings.js';
-import { errorOf, harnessPool, okOf, textOf, TRANSPORTS, type Harness, type HarnessOptions } from '../helpers/harness.js';
+import {
+  errorOf,
+  harnessPool,
+  okOf,
+  textOf,
+  TRANSPORTS,
+  type Harness,
+  type HarnessOptions,
+} from '../helpers/harness.js';
 import { fixture, jupyterJson, notebook, stream } from '../helpers/notebooks.js';
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
@@ -26,7 +34,9 @@ interface Cell {
 function cellTexts(bytes: Buffer): string[] {
   const doc = toLineDoc(bytes.toString('utf8'));
   const nb = parseNotebook(doc.text);
-  return nb.layout.cells.map((c) => doc.raw.slice(rawOffset(doc.text, doc.raw, c.start), rawOffset(doc.text, doc.raw, c.end)));
+  return nb.layout.cells.map((c) =>
+    doc.raw.slice(rawOffset(doc.text, doc.raw, c.start), rawOffset(doc.text, doc.raw, c.end)),
+  );
 }
 function rawOffset(text: string, raw: string, off: number): number {
   if (raw === text) return off;
@@ -36,14 +46,17 @@ function rawOffset(text: string, raw: string, off: number): number {
 }
 const cellsOf = (bytes: Buffer) => (JSON.parse(bytes.toString('utf8')) as { cells: Cell[] }).cells;
 const joined = (s: string | string[]) => (Array.isArray(s) ? s.join('') : s);
-const images = (r: CallToolResult) => r.content.filter((c): c is { type: 'image'; data: string; mimeType: string } => c.type === 'image');
+const images = (r: CallToolResult) =>
+  r.content.filter((c): c is { type: 'image'; data: string; mimeType: string } => c.type === 'image');
 
 describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
   const { open } = harnessPool(kind);
 
   const disk = (h: Harness, rel: string) => fs.readFile(h.path(rel));
-  const read = (h: Harness, rel: string, extra: Record<string, unknown> = {}) => h.call('Read', { file_path: h.path(rel), ...extra });
-  const nbEdit = (h: Harness, rel: string, args: Record<string, unknown>) => h.call('NotebookEdit', { notebook_path: h.path(rel), new_source: '', ...args });
+  const read = (h: Harness, rel: string, extra: Record<string, unknown> = {}) =>
+    h.call('Read', { file_path: h.path(rel), ...extra });
+  const nbEdit = (h: Harness, rel: string, args: Record<string, unknown>) =>
+    h.call('NotebookEdit', { notebook_path: h.path(rel), new_source: '', ...args });
   /** Opens a harness holding the fixture as nb.ipynb, read in full. */
   async function withFixture(name: string, opts: HarnessOptions = {}): Promise<{ h: Harness; before: Buffer }> {
     const before = fixture(name);
@@ -66,14 +79,29 @@ describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
       expect(text).toContain('[attachments: logo.png (image/png)]');
       expect(images(result).map((i) => i.mimeType)).toEqual(['image/png', 'image/jpeg']);
       expect(Buffer.from(images(result)[0]!.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
-      expect(s).toMatchObject({ type: 'notebook', nbformat: 4, nbformat_minor: 5, language: 'python', cell_count: 8, start_cell: 1, num_cells: 8, truncated: false, partial: false, line_endings: 'LF' });
+      expect(s).toMatchObject({
+        type: 'notebook',
+        nbformat: 4,
+        nbformat_minor: 5,
+        language: 'python',
+        cell_count: 8,
+        start_cell: 1,
+        num_cells: 8,
+        truncated: false,
+        partial: false,
+        line_endings: 'LF',
+      });
     });
 
     it('names the cells of an nbformat 4.4 notebook cell-N, never undefined', async () => {
       const h = await open({ files: { 'nb.ipynb': fixture('v4.4-no-ids.ipynb') } });
       const text = textOf(await read(h, 'nb.ipynb'));
-      expect(text).toContain('<cell id="cell-0"><cell_type>markdown</cell_type># Title\nSome prose.</cell id="cell-0">');
-      expect(text).toContain('<cell id="cell-2">print(x + y)</cell id="cell-2">\n<outputs id="cell-2">\n3\n</outputs id="cell-2">');
+      expect(text).toContain(
+        '<cell id="cell-0"><cell_type>markdown</cell_type># Title\nSome prose.</cell id="cell-0">',
+      );
+      expect(text).toContain(
+        '<cell id="cell-2">print(x + y)</cell id="cell-2">\n<outputs id="cell-2">\n3\n</outputs id="cell-2">',
+      );
       expect(text).not.toContain('undefined');
     });
 
@@ -116,15 +144,34 @@ describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
       expect(cellTexts(after).filter((_, i) => i !== index)).toEqual(cellTexts(before).filter((_, i) => i !== index));
       const name = version === '4.5' ? 'result' : 'cell-2';
       expect(textOf(result)).toBe(`Updated cell ${name} with total = 40 + 2\ntotal`);
-      expect(s).toMatchObject({ cell_id: name, cell_index: index, edit_mode: 'replace', cell_type: 'code', changed: true, nbformat_minor: Number(version.slice(2)) });
+      expect(s).toMatchObject({
+        cell_id: name,
+        cell_index: index,
+        edit_mode: 'replace',
+        cell_type: 'code',
+        changed: true,
+        nbformat_minor: Number(version.slice(2)),
+      });
       const patch = s.structuredPatch as Array<{ lines: string[] }>;
       expect(patch.flatMap((x) => x.lines)).toContain('+    "total = 40 + 2\\n",');
     });
 
     it('insert puts a new cell right after the named one; ids only from 4.5, random and unique', async () => {
       const { h, before } = await withFixture(file);
-      const first = okOf(await nbEdit(h, 'nb.ipynb', { cell_id: ref, new_source: '## Inserted', cell_type: 'markdown', edit_mode: 'insert' }));
-      const second = await nbEdit(h, 'nb.ipynb', { cell_id: ref, new_source: 'y = 2', cell_type: 'code', edit_mode: 'insert' });
+      const first = okOf(
+        await nbEdit(h, 'nb.ipynb', {
+          cell_id: ref,
+          new_source: '## Inserted',
+          cell_type: 'markdown',
+          edit_mode: 'insert',
+        }),
+      );
+      const second = await nbEdit(h, 'nb.ipynb', {
+        cell_id: ref,
+        new_source: 'y = 2',
+        cell_type: 'code',
+        edit_mode: 'insert',
+      });
       const after = await disk(h, 'nb.ipynb');
       const cells = cellsOf(after);
       expect(cells).toHaveLength(cellsOf(before).length + 2);
@@ -186,39 +233,70 @@ describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
       expect(v.nbformat).toBe(4);
       expect(v.nbformat_minor).toBe(Number(version.slice(2)));
       expect(v.metadata).toEqual(JSON.parse(before.toString('utf8')).metadata);
-      expect(cellsOf(after)[index]).toEqual({ cell_type: 'markdown', ...(version === '4.5' ? { id: 'result' } : {}), metadata: {}, source: ['changed'] });
+      expect(cellsOf(after)[index]).toEqual({
+        cell_type: 'markdown',
+        ...(version === '4.5' ? { id: 'result' } : {}),
+        metadata: {},
+        source: ['changed'],
+      });
       expect(after.subarray(-2).toString()).toBe('}\n');
     });
   });
 
   describe('formats', () => {
-    it.each(['v4.4-crlf-indent2.ipynb', 'v4.5-crlf-indent2.ipynb'])('%s keeps CRLF and indent 2; the new cell is written in the same style', async (file) => {
-      const { h, before } = await withFixture(file);
-      okOf(await nbEdit(h, 'nb.ipynb', { cell_id: 'cell-0', new_source: 'first\nsecond', cell_type: 'code', edit_mode: 'insert' }));
-      const after = await disk(h, 'nb.ipynb');
-      const raw = after.toString('utf8');
-      expect(raw.replaceAll('\r\n', '')).not.toContain('\n');
-      expect(raw).toContain('\r\n    {\r\n      "cell_type": "code",\r\n      "execution_count": null,\r\n');
-      expect(raw).toContain('      "source": [\r\n        "first\\n",\r\n        "second"\r\n      ]\r\n    }');
-      const texts = cellTexts(after);
-      expect([texts[0], ...texts.slice(2)]).toEqual(cellTexts(before));
-      expect(okOf(await read(h, 'nb.ipynb')).line_endings).toBe('CRLF');
-    });
+    it.each(['v4.4-crlf-indent2.ipynb', 'v4.5-crlf-indent2.ipynb'])(
+      '%s keeps CRLF and indent 2; the new cell is written in the same style',
+      async (file) => {
+        const { h, before } = await withFixture(file);
+        okOf(
+          await nbEdit(h, 'nb.ipynb', {
+            cell_id: 'cell-0',
+            new_source: 'first\nsecond',
+            cell_type: 'code',
+            edit_mode: 'insert',
+          }),
+        );
+        const after = await disk(h, 'nb.ipynb');
+        const raw = after.toString('utf8');
+        expect(raw.replaceAll('\r\n', '')).not.toContain('\n');
+        expect(raw).toContain('\r\n    {\r\n      "cell_type": "code",\r\n      "execution_count": null,\r\n');
+        expect(raw).toContain('      "source": [\r\n        "first\\n",\r\n        "second"\r\n      ]\r\n    }');
+        const texts = cellTexts(after);
+        expect([texts[0], ...texts.slice(2)]).toEqual(cellTexts(before));
+        expect(okOf(await read(h, 'nb.ipynb')).line_endings).toBe('CRLF');
+      },
+    );
 
     it('keeps a missing trailing newline missing and a single-string source a string', async () => {
-      const text = JSON.stringify({ nbformat: 4, nbformat_minor: 4, metadata: {}, cells: [{ cell_type: 'code', execution_count: 3, metadata: {}, outputs: [stream('x\n')], source: 'a = 1' }, { cell_type: 'markdown', metadata: {}, source: 'text' }] }, null, 1);
+      const text = JSON.stringify(
+        {
+          nbformat: 4,
+          nbformat_minor: 4,
+          metadata: {},
+          cells: [
+            { cell_type: 'code', execution_count: 3, metadata: {}, outputs: [stream('x\n')], source: 'a = 1' },
+            { cell_type: 'markdown', metadata: {}, source: 'text' },
+          ],
+        },
+        null,
+        1,
+      );
       const h = await open({ files: { 'nb.ipynb': text } });
       okOf(await read(h, 'nb.ipynb'));
       okOf(await nbEdit(h, 'nb.ipynb', { cell_id: 'cell-0', new_source: 'a = 2' }));
       const after = (await disk(h, 'nb.ipynb')).toString();
       expect(after.endsWith('}')).toBe(true);
       expect(after).toContain('"source": "a = 2"');
-      expect(after.slice(after.indexOf('{\n   "cell_type": "markdown"'))).toBe(text.slice(text.indexOf('{\n   "cell_type": "markdown"')));
+      expect(after.slice(after.indexOf('{\n   "cell_type": "markdown"'))).toBe(
+        text.slice(text.indexOf('{\n   "cell_type": "markdown"')),
+      );
     });
 
-    it('keeps a markdown cell\'s attachments when its source is replaced', async () => {
+    it("keeps a markdown cell's attachments when its source is replaced", async () => {
       const { h, before } = await withFixture('v4.5-outputs.ipynb');
-      okOf(await nbEdit(h, 'nb.ipynb', { cell_id: 'with-attachment', new_source: 'Still ![logo](attachment:logo.png)' }));
+      okOf(
+        await nbEdit(h, 'nb.ipynb', { cell_id: 'with-attachment', new_source: 'Still ![logo](attachment:logo.png)' }),
+      );
       const cell = cellsOf(await disk(h, 'nb.ipynb'))[5]!;
       expect(cell.attachments).toEqual(cellsOf(before)[5]!.attachments);
       expect(joined(cell.source)).toBe('Still ![logo](attachment:logo.png)');
@@ -234,7 +312,10 @@ describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
       expect(cellTexts(after).filter((_, i) => i !== 3)).toEqual(cellTexts(before).filter((_, i) => i !== 3));
       // A markdown cell has no outputs: its own source back leaves the file byte-identical and unwritten.
       const stat = await fs.stat(h.path('nb.ipynb'));
-      const same = await nbEdit(h, 'nb.ipynb', { cell_id: 'intro', new_source: '# Outputs tour\nCafé ✓ — every output type Jupyter writes.' });
+      const same = await nbEdit(h, 'nb.ipynb', {
+        cell_id: 'intro',
+        new_source: '# Outputs tour\nCafé ✓ — every output type Jupyter writes.',
+      });
       expect(okOf(same).changed).toBe(false);
       expect(textOf(same)).toContain('nothing was written');
       expect((await fs.stat(h.path('nb.ipynb'))).mtimeMs).toBe(stat.mtimeMs);
@@ -274,7 +355,13 @@ describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
   describe('partial views', () => {
     it('outputs elided by the per-cell budget make the view partial until that cell is read alone', async () => {
       const big = `${'row '.repeat(100)}\n`;
-      const nb = jupyterJson(notebook([{ source: 'small()', outputs: [stream('ok\n')] }, { source: 'big()', outputs: [stream(big)] }, { type: 'markdown', source: 'notes' }]));
+      const nb = jupyterJson(
+        notebook([
+          { source: 'small()', outputs: [stream('ok\n')] },
+          { source: 'big()', outputs: [stream(big)] },
+          { type: 'markdown', source: 'notes' },
+        ]),
+      );
       const h = await open({ files: { 'nb.ipynb': nb }, config: { read: { notebookOutputBytes: 100 } } });
       const first = await read(h, 'nb.ipynb');
       expect(textOf(first)).toContain('call Read with offset=2 and limit=1');
@@ -300,7 +387,8 @@ describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
       expect(first.truncated).toBe(true);
       expect(errorOf(await nbEdit(h, 'nb.ipynb', { cell_id: 'cell-0', new_source: 'y' })).code).toBe('NOT_READ');
       let next = first.next_offset as number | undefined;
-      while (next !== undefined) next = okOf(await read(h, 'nb.ipynb', { offset: next })).next_offset as number | undefined;
+      while (next !== undefined)
+        next = okOf(await read(h, 'nb.ipynb', { offset: next })).next_offset as number | undefined;
       okOf(await nbEdit(h, 'nb.ipynb', { cell_id: 'cell-0', new_source: 'y' }));
       expect(joined(cellsOf(await disk(h, 'nb.ipynb'))[0]!.source)).toBe('y');
     });
@@ -317,9 +405,17 @@ describe.each(TRANSPORTS)('Notebooks over %s', (kind) => {
 
     it.each([
       // Enums in the schema (issue 12): the refusal names the parameter and every allowed value.
-      ['a bad edit_mode', { cell_id: 'cell-0', edit_mode: 'append' }, 'Parameter "edit_mode" must be one of "replace", "insert", "delete" (got the string "append")'],
+      [
+        'a bad edit_mode',
+        { cell_id: 'cell-0', edit_mode: 'append' },
+        'Parameter "edit_mode" must be one of "replace", "insert", "delete" (got the string "append")',
+      ],
       ['insert without cell_type', { edit_mode: 'insert' }, 'Cell type is required when using edit_mode=insert'],
-      ['an unknown cell_type', { cell_id: 'cell-0', cell_type: 'sql' }, 'Parameter "cell_type" must be one of "code", "markdown", "raw" (got the string "sql")'],
+      [
+        'an unknown cell_type',
+        { cell_id: 'cell-0', cell_type: 'sql' },
+        'Parameter "cell_type" must be one of "code", "markdown", "raw" (got the string "sql")',
+      ],
       ['replace without cell_id', {}, 'Cell ID must be specified when not inserting a new cell'],
       ['delete without cell_id', { edit_mode: 'delete' }, 'Cell ID must be specified when not inserting a new cell'],
     ])('%s is INVALID_INPUT', async (_n, args, message) => {

@@ -41,7 +41,8 @@ const MCPB = path.join(REPO, 'node_modules/@anthropic-ai/mcpb/dist/cli/cli.js');
  */
 function npmEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) || /^npm_config_(cache|registry)$/i.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^npm_/i.test(k) || /^npm_config_(cache|registry)$/i.test(k)) env[k] = v;
   return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 }
 
@@ -50,7 +51,9 @@ async function npm(args: string[], cwd: string, timeout = 240_000): Promise<{ st
     return await exec('npm', args, { cwd, env: npmEnv(), timeout, maxBuffer: 64 * 1024 * 1024 });
   } catch (err) {
     const e = err as { message: string; stdout?: string; stderr?: string };
-    throw new Error(`npm ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, { cause: err });
+    throw new Error(`npm ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, {
+      cause: err,
+    });
   }
 }
 
@@ -58,7 +61,10 @@ async function npm(args: string[], cwd: string, timeout = 240_000): Promise<{ st
 async function project(prefix: string, fields: Record<string, unknown> = {}): Promise<string> {
   const dir = await tempDir(prefix);
   dirs.push(dir);
-  await fs.writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, ...fields }));
+  await fs.writeFile(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, ...fields }),
+  );
   return dir;
 }
 
@@ -66,7 +72,11 @@ async function project(prefix: string, fields: Record<string, unknown> = {}): Pr
  * Starts `command …args` as a stdio MCP server with a real SDK client and checks what `initialize` and
  * `tools/list` answer; Reads `probe` to show the tools work from that install.
  */
-async function expectServes(command: string, args: string[], { probe, state }: { probe: string; state: string }): Promise<string[]> {
+async function expectServes(
+  command: string,
+  args: string[],
+  { probe, state }: { probe: string; state: string },
+): Promise<string[]> {
   const client = new Client({ name: 'packaging-test', version: '0' });
   // XDG_STATE_HOME: a server started without --state-dir (as Desktop starts the bundle) stays out of ~.
   const env = { ...getDefaultEnvironment(), XDG_STATE_HOME: state };
@@ -121,8 +131,12 @@ afterAll(async () => {
 describe('npm pack', () => {
   it('ships the compiled dist/ with the bin, README, LICENSE and CHANGELOG, and no sources, tests or source maps', () => {
     const paths = packed.map((f) => f.path).sort();
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', pkg.bin.editguard]));
-    const stray = paths.filter((p) => !/^dist\/.+\.js$/.test(p) && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(p));
+    expect(paths).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', pkg.bin.editguard]),
+    );
+    const stray = paths.filter(
+      (p) => !/^dist\/.+\.js$/.test(p) && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(p),
+    );
     expect(stray).toEqual([]);
     expect(pkg.bin).toEqual({ editguard: 'dist/cli.js' });
   });
@@ -146,7 +160,13 @@ describe('npm pack', () => {
     expect((await fs.readFile(target, 'utf8')).split('\n')[0]).toBe('#!/usr/bin/env node');
     expect((await fs.stat(target)).mode & 0o111).toBe(0o111);
     // Only what `files` lets through was installed.
-    expect((await fs.readdir(path.join(proj, 'node_modules/editguard'))).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist', 'package.json']);
+    expect((await fs.readdir(path.join(proj, 'node_modules/editguard'))).sort()).toEqual([
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'dist',
+      'package.json',
+    ]);
 
     const { stdout } = await exec(bin, ['--version'], { cwd: proj });
     expect(stdout.trim()).toBe(pkg.version);
@@ -164,14 +184,22 @@ describe('installs from a clone', () => {
     // ones (node_modules, dist, …), in a fresh git repository.
     clone = await tempDir('eg-clone-');
     dirs.push(clone);
-    const { stdout } = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: REPO,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     for (const rel of stdout.split('\0').filter(Boolean)) {
       const stat = await fs.lstat(path.join(REPO, rel)).catch(() => undefined);
       if (!stat?.isFile()) continue; // deleted in the working tree, or a symlink the tree does not ship
       await fs.mkdir(path.dirname(path.join(clone, rel)), { recursive: true });
       await fs.copyFile(path.join(REPO, rel), path.join(clone, rel));
     }
-    const git = (...args: string[]) => exec('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: clone });
+    const git = (...args: string[]) =>
+      exec(
+        'git',
+        ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'commit.gpgsign=false', ...args],
+        { cwd: clone },
+      );
     await git('init', '-q');
     await git('add', '-A');
     await git('commit', '-q', '-m', 'snapshot');
@@ -184,9 +212,19 @@ describe('installs from a clone', () => {
     const proj = await project('eg-git-', { allowScripts: { [`git+file://${clone}`]: true } });
     await npm(['install', '--prefer-offline', '--strict-allow-scripts', `git+file://${clone}`], proj, 420_000);
     const installed = path.join(proj, 'node_modules/editguard');
-    expect((await fs.readdir(installed)).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist', 'package.json']);
+    expect((await fs.readdir(installed)).sort()).toEqual([
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'dist',
+      'package.json',
+    ]);
     const served = await servedDir('eg-git-run-');
-    await expectServes(path.join(proj, 'node_modules/.bin/editguard'), ['--root', served.root, '--log-level', 'warn'], served);
+    await expectServes(
+      path.join(proj, 'node_modules/.bin/editguard'),
+      ['--root', served.root, '--log-level', 'warn'],
+      served,
+    );
   }, 480_000);
 
   it('npm install <clone path> links a clone whose dependencies are installed, builds it (prepare) and its bin works', async () => {
@@ -196,7 +234,11 @@ describe('installs from a clone', () => {
     await npm(['install', '--prefer-offline', '--strict-allow-scripts', clone], proj);
     expect(await fs.realpath(path.join(proj, 'node_modules/.bin/editguard'))).toBe(path.join(clone, 'dist/cli.js'));
     const served = await servedDir('eg-dir-run-');
-    await expectServes(path.join(proj, 'node_modules/.bin/editguard'), ['--root', served.root, '--log-level', 'warn'], served);
+    await expectServes(
+      path.join(proj, 'node_modules/.bin/editguard'),
+      ['--root', served.root, '--log-level', 'warn'],
+      served,
+    );
   }, 240_000);
 });
 
@@ -216,10 +258,23 @@ describe('npm start', () => {
     await fs.copyFile(path.join(REPO, 'scripts/build-if-stale.mjs'), path.join(proj, 'scripts/build-if-stale.mjs'));
     await fs.symlink(path.join(REPO, 'node_modules'), path.join(proj, 'node_modules'), 'dir');
     const { build, prestart, start } = pkg.scripts;
-    await fs.writeFile(path.join(proj, 'package.json'), JSON.stringify({ name: 'start-test', version: '1.0.0', type: 'module', scripts: { build, prestart, start } }));
+    await fs.writeFile(
+      path.join(proj, 'package.json'),
+      JSON.stringify({ name: 'start-test', version: '1.0.0', type: 'module', scripts: { build, prestart, start } }),
+    );
     await fs.writeFile(
       path.join(proj, 'tsconfig.build.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: [], rootDir: 'src', outDir: 'dist' }, include: ['src'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: [],
+          rootDir: 'src',
+          outDir: 'dist',
+        },
+        include: ['src'],
+      }),
     );
     const source = path.join(proj, 'src/cli.ts');
     await fs.writeFile(source, "console.log('first build');\n");
@@ -294,7 +349,13 @@ describe('MCP registry: server.json', () => {
     expect(server.name).toBe(pkg.mcpName);
     expect(server.version).toBe(pkg.version);
     expect(server.packages).toEqual([
-      expect.objectContaining({ registryType: 'npm', registryBaseUrl: 'https://registry.npmjs.org', identifier: pkg.name, version: pkg.version, transport: { type: 'stdio' } }),
+      expect.objectContaining({
+        registryType: 'npm',
+        registryBaseUrl: 'https://registry.npmjs.org',
+        identifier: pkg.name,
+        version: pkg.version,
+        transport: { type: 'stdio' },
+      }),
     ]);
     expect(server.repository).toEqual({ url: REPO_URL, source: 'github' });
     // A GitHub namespace is proven by owning that GitHub account: io.github.OWNER/… ↔ github.com/OWNER/….
@@ -317,7 +378,11 @@ describe('Claude Desktop extension: manifest.json and the .mcpb bundle', () => {
     version: string;
     license: string;
     repository: { url: string };
-    server: { type: string; entry_point: string; mcp_config: { command: string; args: string[]; env?: Record<string, string> } };
+    server: {
+      type: string;
+      entry_point: string;
+      mcp_config: { command: string; args: string[]; env?: Record<string, string> };
+    };
     tools: { name: string }[];
     compatibility: { runtimes: { node: string } };
     user_config: Record<string, { type: string; multiple?: boolean }>;
@@ -347,7 +412,12 @@ describe('Claude Desktop extension: manifest.json and the .mcpb bundle', () => {
   });
 
   it('agrees with package.json: name, version, license, repository, entry point, Node range', () => {
-    expect(manifest).toMatchObject({ name: pkg.name, version: pkg.version, license: pkg.license, repository: { url: REPO_URL } });
+    expect(manifest).toMatchObject({
+      name: pkg.name,
+      version: pkg.version,
+      license: pkg.license,
+      repository: { url: REPO_URL },
+    });
     expect(manifest.server.type).toBe('node');
     expect(manifest.server.entry_point).toBe(pkg.bin.editguard);
     expect(manifest.server.mcp_config.args[0]).toBe(`\${__dirname}/${pkg.bin.editguard}`);
@@ -356,11 +426,24 @@ describe('Claude Desktop extension: manifest.json and the .mcpb bundle', () => {
 
   it('npm run pack:mcpb bundles the tarball; unpacked, it serves the chosen folders as Desktop starts it, with the tools the manifest lists', async () => {
     const bundle = path.join(work, 'editguard.mcpb');
-    await exec(process.execPath, [path.join(REPO, 'scripts/pack-mcpb.mjs'), '--tarball', tarball, '--out', bundle], { cwd: REPO, env: npmEnv(), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
+    await exec(process.execPath, [path.join(REPO, 'scripts/pack-mcpb.mjs'), '--tarball', tarball, '--out', bundle], {
+      cwd: REPO,
+      env: npmEnv(),
+      timeout: 240_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const unpacked = path.join(work, 'unpacked');
     const unpack = await mcpb('unpack', bundle, unpacked);
     expect(unpack.code, unpack.out).toBe(0);
-    expect((await fs.readdir(unpacked)).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist', 'manifest.json', 'node_modules', 'package.json']);
+    expect((await fs.readdir(unpacked)).sort()).toEqual([
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'dist',
+      'manifest.json',
+      'node_modules',
+      'package.json',
+    ]);
     // Production dependencies only.
     await expect(fs.stat(path.join(unpacked, 'node_modules/@modelcontextprotocol/sdk'))).resolves.toBeDefined();
     await expect(fs.stat(path.join(unpacked, 'node_modules/typescript'))).rejects.toMatchObject({ code: 'ENOENT' });

@@ -7,7 +7,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/server.js';
-import { errorOf, harness, okOf, tempDir, textOf, TRANSPORTS, type Harness, type HarnessOptions, type TransportKind } from '../helpers/harness.js';
+import {
+  errorOf,
+  harness,
+  okOf,
+  tempDir,
+  textOf,
+  TRANSPORTS,
+  type Harness,
+  type HarnessOptions,
+  type TransportKind,
+} from '../helpers/harness.js';
 
 const exists = (p: string) =>
   fs.lstat(p).then(
@@ -35,7 +45,9 @@ describe.each(TRANSPORTS)('path policy over %s', (kind: TransportKind) => {
     expect(dir.message).not.toContain('Did you mean');
     await fs.writeFile(h.path('key.txt.bak'), 'x');
     await fs.writeFile(h.path('key.md'), 'x');
-    expect(errorOf(await h.call('Read', { file_path: h.path('key.txt') })).message).toBe(`File does not exist. Did you mean ${h.path('key.md')}?`);
+    expect(errorOf(await h.call('Read', { file_path: h.path('key.txt') })).message).toBe(
+      `File does not exist. Did you mean ${h.path('key.md')}?`,
+    );
   });
 
   it('denies Read and Write through a symlink inside the root that points outside it', async () => {
@@ -54,13 +66,15 @@ describe.each(TRANSPORTS)('path policy over %s', (kind: TransportKind) => {
       expect(errorOf(await h.call('Write', { file_path: p, content: 'pwned\n' })).code).toBe('PATH_DENIED');
     }
     // A new file through the directory link lands outside too: refused, nothing created.
-    expect(errorOf(await h.call('Write', { file_path: h.path('escape/new.txt'), content: 'pwned\n' })).code).toBe('PATH_DENIED');
+    expect(errorOf(await h.call('Write', { file_path: h.path('escape/new.txt'), content: 'pwned\n' })).code).toBe(
+      'PATH_DENIED',
+    );
     expect(await fs.readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('outside secret\n');
     expect(await exists(path.join(outside, 'new.txt'))).toBe(false);
     expect((await fs.lstat(h.path('secret-link.txt'))).isSymbolicLink()).toBe(true);
   });
 
-  it('denies the state dir to Read, Write and file:// resources even when it lies inside a root (it holds every file\'s history)', async () => {
+  it("denies the state dir to Read, Write and file:// resources even when it lies inside a root (it holds every file's history)", async () => {
     const root = await tempDir();
     const stateDir = path.join(root, '.editguard-state');
     const h = await start({ root, stateDir, files: { 'a.txt': 'secret v1\n' } });
@@ -68,7 +82,11 @@ describe.each(TRANSPORTS)('path policy over %s', (kind: TransportKind) => {
     okOf(await h.call('Edit', { file_path: h.path('a.txt'), old_string: 'v1', new_string: 'v2' }));
     const blobs = await fs.readdir(path.join(stateDir, 'blobs'), { recursive: true });
     const blob = blobs.map((b) => path.join(stateDir, 'blobs', b)).find((b) => !b.endsWith('.tmp'))!;
-    const manifest = path.join(stateDir, 'history', (await fs.readdir(path.join(stateDir, 'history'))).find((m) => m.endsWith('.jsonl'))!);
+    const manifest = path.join(
+      stateDir,
+      'history',
+      (await fs.readdir(path.join(stateDir, 'history'))).find((m) => m.endsWith('.jsonl'))!,
+    );
     for (const p of [blob, manifest, path.join(stateDir, 'history'), path.join(stateDir, 'new.txt')]) {
       const r = await h.call('Read', { file_path: p });
       const e = errorOf(r);
@@ -98,14 +116,16 @@ describe.each(TRANSPORTS)('path policy over %s', (kind: TransportKind) => {
     }
   });
 
-  it('denies a sibling directory whose name starts with the root\'s (prefix confusion)', async () => {
+  it("denies a sibling directory whose name starts with the root's (prefix confusion)", async () => {
     const h = await start({ files: { 'inside.txt': 'in\n' } });
     const evil = `${h.root}-evil`;
     await fs.mkdir(evil);
     try {
       await fs.writeFile(path.join(evil, 'x.txt'), 'evil\n');
       expect(errorOf(await h.call('Read', { file_path: path.join(evil, 'x.txt') })).code).toBe('PATH_DENIED');
-      expect(errorOf(await h.call('Write', { file_path: path.join(evil, 'y.txt'), content: 'pwned\n' })).code).toBe('PATH_DENIED');
+      expect(errorOf(await h.call('Write', { file_path: path.join(evil, 'y.txt'), content: 'pwned\n' })).code).toBe(
+        'PATH_DENIED',
+      );
       expect(await exists(path.join(evil, 'y.txt'))).toBe(false);
       // The root itself still works.
       expect(textOf(await h.call('Read', { file_path: h.path('inside.txt') }))).toBe('1\tin');
@@ -171,7 +191,9 @@ describe('session isolation (in-memory)', () => {
     const b = await harness('memory', { root: a.root });
     open.push(b);
     okOf(await a.call('Read', { file_path: a.path('shared.txt') }));
-    const e = errorOf(await b.call('Edit', { file_path: b.path('shared.txt'), old_string: 'hello', new_string: 'bye' }));
+    const e = errorOf(
+      await b.call('Edit', { file_path: b.path('shared.txt'), old_string: 'hello', new_string: 'bye' }),
+    );
     expect(e.code).toBe('NOT_READ');
     expect(errorOf(await b.call('Write', { file_path: b.path('shared.txt'), content: 'bye\n' })).code).toBe('NOT_READ');
     expect(await fs.readFile(a.path('shared.txt'), 'utf8')).toBe('hello world\n');
@@ -205,7 +227,9 @@ describe('session isolation (in-memory)', () => {
     // And B reading then A's write makes B stale: A's write is not B's knowledge.
     okOf(await callB('Read', { file_path: a.path('shared.txt') }));
     okOf(await a.call('Edit', { file_path: a.path('shared.txt'), old_string: 'world', new_string: 'there' }));
-    const stale = errorOf(await callB('Edit', { file_path: a.path('shared.txt'), old_string: 'hello', new_string: 'bye' }));
+    const stale = errorOf(
+      await callB('Edit', { file_path: a.path('shared.txt'), old_string: 'hello', new_string: 'bye' }),
+    );
     expect(stale.code).toBe('STALE');
     expect(await fs.readFile(a.path('shared.txt'), 'utf8')).toBe('hello there\n');
   });

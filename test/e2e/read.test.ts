@@ -4,7 +4,16 @@ import fs from 'node:fs/promises';
 import { constants as fsc } from 'node:fs';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, harness, okOf, textOf, TRANSPORTS, type Harness, type HarnessOptions, type TransportKind } from '../helpers/harness.js';
+import {
+  errorOf,
+  harness,
+  okOf,
+  textOf,
+  TRANSPORTS,
+  type Harness,
+  type HarnessOptions,
+  type TransportKind,
+} from '../helpers/harness.js';
 
 /** "1\tline 1\n2\tline 2…" for lines a..b of a file whose line i is `line i`. */
 const numbered = (a: number, b: number) =>
@@ -102,7 +111,13 @@ describe.each(TRANSPORTS)('Read over %s', (kind: TransportKind) => {
     expect(out[0]).toBe('1\tline 1');
     expect(out[1999]).toBe('2000\tline 2000');
     expect(out[2000]).toBe('… showing lines 1–2000 of 2500. Call Read with offset=2001 to continue.');
-    expect(okOf(r)).toMatchObject({ start_line: 1, num_lines: 2000, total_lines: 2500, truncated: true, next_offset: 2001 });
+    expect(okOf(r)).toMatchObject({
+      start_line: 1,
+      num_lines: 2000,
+      total_lines: 2500,
+      truncated: true,
+      next_offset: 2001,
+    });
     const rest = await h.call('Read', { file_path: h.path('big.txt'), offset: 2001 });
     expect(textOf(rest)).toBe(numbered(2001, 2500));
     expect(okOf(rest)).toMatchObject({ start_line: 2001, num_lines: 500, truncated: false });
@@ -148,7 +163,9 @@ describe.each(TRANSPORTS)('Read over %s', (kind: TransportKind) => {
   it('warns when the offset is past the end of the file', async () => {
     const h = await open({ files: { 'three.txt': 'a\nb\nc\n' } });
     const r = await h.call('Read', { file_path: h.path('three.txt'), offset: 10 });
-    expect(textOf(r)).toBe('Warning: the file exists but is shorter than the provided offset (10). The file has 3 lines.');
+    expect(textOf(r)).toBe(
+      'Warning: the file exists but is shorter than the provided offset (10). The file has 3 lines.',
+    );
     expect(okOf(r)).toMatchObject({ start_line: 10, num_lines: 0, total_lines: 3, truncated: false });
   });
 
@@ -174,7 +191,10 @@ describe.each(TRANSPORTS)('Read over %s', (kind: TransportKind) => {
     } finally {
       clearTimeout(timer);
       // Should a reader be stuck in open(2), a non-blocking writer releases it.
-      await fs.open(fifo, fsc.O_WRONLY | fsc.O_NONBLOCK).then((fh) => fh.close(), () => {});
+      await fs.open(fifo, fsc.O_WRONLY | fsc.O_NONBLOCK).then(
+        (fh) => fh.close(),
+        () => {},
+      );
     }
   });
 
@@ -194,7 +214,9 @@ describe.each(TRANSPORTS)('Read over %s', (kind: TransportKind) => {
   });
 
   it('refuses bytes with NULs as BINARY_FILE instead of showing mojibake', async () => {
-    const h = await open({ files: { 'blob.bin': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02, 0x00, 0xff, 0x10]) } });
+    const h = await open({
+      files: { 'blob.bin': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02, 0x00, 0xff, 0x10]) },
+    });
     const r = await h.call('Read', { file_path: h.path('blob.bin') });
     expect(errorOf(r).code).toBe('BINARY_FILE');
     expect(textOf(r)).not.toContain('\ufffd');
@@ -226,7 +248,9 @@ describe.each(TRANSPORTS)('Read over %s', (kind: TransportKind) => {
   });
 
   it('reports a UTF-8 BOM as bom: true and does not show it', async () => {
-    const h = await open({ files: { 'bom.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('x = 1\n')]) } });
+    const h = await open({
+      files: { 'bom.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('x = 1\n')]) },
+    });
     const r = await h.call('Read', { file_path: h.path('bom.txt') });
     expect(textOf(r)).toBe('1\tx = 1');
     expect(okOf(r)).toMatchObject({ encoding: 'utf-8', bom: true });

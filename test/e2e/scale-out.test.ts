@@ -16,12 +16,23 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HistoryListing } from '../../src/history/history-listing.js';
 import { HistoryStore } from '../../src/history/history-store.js';
 import { CLI, tempDir, textOf } from '../helpers/harness.js';
-import { INITIALIZE, MCP_HEADERS, openRawSession, rawRequest, startHttpServer, waitForHealth, type HttpServerProcess } from '../helpers/http-server.js';
+import {
+  INITIALIZE,
+  MCP_HEADERS,
+  openRawSession,
+  rawRequest,
+  startHttpServer,
+  waitForHealth,
+  type HttpServerProcess,
+} from '../helpers/http-server.js';
 import { findNginx, freePort, NGINX_RECIPE, renderRecipe, startNginx, type NginxProcess } from '../helpers/nginx.js';
 import { prng } from '../helpers/race.js';
 
 const NGINX = findNginx();
-const SKIP = NGINX === undefined ? 'nginx is not installed (Debian: apt-get install nginx-light); the two-replica test needs it' : undefined;
+const SKIP =
+  NGINX === undefined
+    ? 'nginx is not installed (Debian: apt-get install nginx-light); the two-replica test needs it'
+    : undefined;
 if (SKIP) console.warn(`scale-out.test.ts skipped: ${SKIP}`);
 
 const CLIENTS = 20;
@@ -55,7 +66,12 @@ const sharedName = (i: number) => `shared-${i}.txt`;
 const privateName = (c: number) => `private-${pad(c, 2)}.txt`;
 
 function sharedContent(): string {
-  return ['# shared by every client; each edits its own line', ...Array.from({ length: CLIENTS }, (_, c) => line(c, token(c, 0))), '# end', ''].join('\n');
+  return [
+    '# shared by every client; each edits its own line',
+    ...Array.from({ length: CLIENTS }, (_, c) => line(c, token(c, 0))),
+    '# end',
+    '',
+  ].join('\n');
 }
 function privateContent(c: number): string {
   return [`# private to client ${owner(c)}`, line(c, token(c, 0)), '# end', ''].join('\n');
@@ -154,23 +170,41 @@ class Agent {
     const abs = path.join(this.root, file);
     const read = await this.#call(client, 'Read', { file_path: abs });
     if (!read) return false;
-    if (read.isError) throw new Error(`client ${this.id} (session ${this.#sessionId}): Read ${file} failed: ${textOf(read)}`);
+    if (read.isError)
+      throw new Error(`client ${this.id} (session ${this.#sessionId}): Read ${file} failed: ${textOf(read)}`);
     const mine = new RegExp(`${owner(this.id)}=\\[(${owner(this.id)}-e\\d{4})\\]`).exec(textOf(read));
-    if (!mine) throw new Error(`client ${this.id} (session ${this.#sessionId}): its line is missing from ${file}: ${textOf(read).slice(0, 400)}`);
+    if (!mine)
+      throw new Error(
+        `client ${this.id} (session ${this.#sessionId}): its line is missing from ${file}: ${textOf(read).slice(0, 400)}`,
+      );
     const next = token(this.id, ++this.#seq);
     let intended = this.tally.intended.get(file);
     if (!intended) this.tally.intended.set(file, (intended = new Set()));
     intended.add(next);
-    const edit = await this.#call(client, 'Edit', { file_path: abs, old_string: line(this.id, mine[1]!), new_string: line(this.id, next) });
+    const edit = await this.#call(client, 'Edit', {
+      file_path: abs,
+      old_string: line(this.id, mine[1]!),
+      new_string: line(this.id, next),
+    });
     if (!edit) return false;
     if (edit.isError) {
       const code = (edit.structuredContent as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
       // Another client (on either replica) wrote the file between this Read and Edit.
-      if (code !== 'STALE') throw new Error(`client ${this.id} (session ${this.#sessionId}): Edit ${file} failed with ${code}: ${textOf(edit)}`);
+      if (code !== 'STALE')
+        throw new Error(
+          `client ${this.id} (session ${this.#sessionId}): Edit ${file} failed with ${code}: ${textOf(edit)}`,
+        );
       bump(this.tally.refused, code);
       return false;
     }
-    this.tally.acks.push({ client: this.id, file, token: next, session: this.#sessionId, instance: this.#sessionId.split('.')[0]!, afterRestart: this.restarted() });
+    this.tally.acks.push({
+      client: this.id,
+      file,
+      token: next,
+      session: this.#sessionId,
+      instance: this.#sessionId.split('.')[0]!,
+      afterRestart: this.restarted(),
+    });
     return true;
   }
 
@@ -179,7 +213,10 @@ class Agent {
     const abort = new AbortController();
     this.#inflight = abort;
     try {
-      const result = (await client.callTool({ name, arguments: args }, undefined, { signal: abort.signal, timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+      const result = (await client.callTool({ name, arguments: args }, undefined, {
+        signal: abort.signal,
+        timeout: CALL_TIMEOUT_MS,
+      })) as CallToolResult;
       this.answeredOnSession++;
       this.answeredSessions.add(this.#sessionId);
       return result;
@@ -229,7 +266,8 @@ class Agent {
     this.answeredOnSession = 0;
     this.#sinceRotation = 0;
     this.#rotateAt = this.#nextRotation();
-    if (voluntary) await (client.transport as StreamableHTTPClientTransport | undefined)?.terminateSession().catch(() => {});
+    if (voluntary)
+      await (client.transport as StreamableHTTPClientTransport | undefined)?.terminateSession().catch(() => {});
     await client.close().catch(() => {});
   }
 
@@ -262,9 +300,24 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
   const ports = new Map<string, number>();
 
   const startReplica = async (instance: string) => {
-    const server = await startHttpServer(CLI, ['--root', root, '--state-dir', stateDir, '--log-level', 'warn', '--instance-id', instance, '--port', String(ports.get(instance))], {
-      cwd: root,
-    });
+    const server = await startHttpServer(
+      CLI,
+      [
+        '--root',
+        root,
+        '--state-dir',
+        stateDir,
+        '--log-level',
+        'warn',
+        '--instance-id',
+        instance,
+        '--port',
+        String(ports.get(instance)),
+      ],
+      {
+        cwd: root,
+      },
+    );
     replicas.set(instance, server);
     return server;
   };
@@ -278,7 +331,11 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     for (const instance of INSTANCES) ports.set(instance, await freePort());
     await Promise.all(INSTANCES.map(startReplica));
     const recipe = await fs.readFile(NGINX_RECIPE, 'utf8');
-    const site = renderRecipe(recipe, `127.0.0.1:${await freePort()}`, Object.fromEntries(INSTANCES.map((i) => [i, `127.0.0.1:${ports.get(i)}`])));
+    const site = renderRecipe(
+      recipe,
+      `127.0.0.1:${await freePort()}`,
+      Object.fromEntries(INSTANCES.map((i) => [i, `127.0.0.1:${ports.get(i)}`])),
+    );
     nginx = await startNginx(NGINX!, nginxDir, site);
   }, 60_000);
 
@@ -290,7 +347,14 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
 
   it('20 clients, one replica SIGKILLed and restarted: nothing acknowledged is lost, no write interleaves, history names both', async () => {
     const url = `http://127.0.0.1:${nginx!.port}/mcp`;
-    const tally: Tally = { acks: [], intended: new Map(), refused: new Map(), lost: new Map(), sessions: 0, reinitialized: 0 };
+    const tally: Tally = {
+      acks: [],
+      intended: new Map(),
+      refused: new Map(),
+      lost: new Map(),
+      sessions: 0,
+      reinitialized: 0,
+    };
     const context = () =>
       `seed ${seed} (EG_SCALE_SEED=${seed} to replay): ${tally.acks.length} acks, ${tally.sessions} sessions, ${tally.reinitialized} re-initialized, ` +
       `refused ${JSON.stringify(Object.fromEntries(tally.refused))}, lost ${JSON.stringify(Object.fromEntries(tally.lost))}`;
@@ -322,13 +386,21 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     const between = async (agent: Agent, session: string) => {
       // Parked only once its session's event stream is surely open (two calls answered on it).
       if (!parking || parked.size >= PARKED || !session.startsWith(`${VICTIM}.`) || agent.answeredOnSession < 2) return;
-      parked.set(agent, { session, errorsBefore: agent.transportErrors, sessionsBefore: new Set(agent.answeredSessions) });
+      parked.set(agent, {
+        session,
+        errorsBefore: agent.transportErrors,
+        sessionsBefore: new Set(agent.answeredSessions),
+      });
       await released;
     };
-    const agents = Array.from({ length: CLIENTS }, (_, c) => new Agent(c, url, root, tally, seed * 100 + c, () => restartedAt !== undefined, between));
+    const agents = Array.from(
+      { length: CLIENTS },
+      (_, c) => new Agent(c, url, root, tally, seed * 100 + c, () => restartedAt !== undefined, between),
+    );
     const running = agents.map((a) => a.run(done).catch((err: unknown) => (failure ??= err)));
     const until = async (what: () => boolean, ms: number) => {
-      for (const end = Date.now() + ms; !what() && !done() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
+      for (const end = Date.now() + ms; !what() && !done() && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 5));
     };
 
     // The kill: mid-run, with calls in flight on both replicas.
@@ -359,16 +431,24 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     await Promise.all(running);
     const runMs = Date.now() - started;
     if (failure !== undefined) {
-      const logs = [...replicas].map(([instance, r]) => `--- ${instance} stderr (last 3000 chars) ---\n${r.stderr().slice(-3000)}`).join('\n');
+      const logs = [...replicas]
+        .map(([instance, r]) => `--- ${instance} stderr (last 3000 chars) ---\n${r.stderr().slice(-3000)}`)
+        .join('\n');
       throw new Error(`a client failed (${context()}): ${String((failure as Error).stack ?? failure)}\n${logs}`);
     }
-    expect(Date.now() - started, `the run did not reach its targets within ${RUN_BUDGET_MS} ms; ${context()}`).toBeLessThanOrEqual(RUN_BUDGET_MS);
+    expect(
+      Date.now() - started,
+      `the run did not reach its targets within ${RUN_BUDGET_MS} ms; ${context()}`,
+    ).toBeLessThanOrEqual(RUN_BUDGET_MS);
 
     // ── What history and the disk say ──────────────────────────────────────────────────────────
     const store = new HistoryStore({ stateDir, maxBytes: Number.MAX_SAFE_INTEGER, maxAgeMs: Number.MAX_SAFE_INTEGER });
     const checker = new Client({ name: 'scale-check', version: '0' });
     await checker.connect(new StreamableHTTPClientTransport(new URL(url)));
-    const files = [...Array.from({ length: SHARED_FILES }, (_, i) => sharedName(i)), ...Array.from({ length: CLIENTS }, (_, c) => privateName(c))];
+    const files = [
+      ...Array.from({ length: SHARED_FILES }, (_, i) => sharedName(i)),
+      ...Array.from({ length: CLIENTS }, (_, c) => privateName(c)),
+    ];
     const problems: string[] = [];
     const byInstance = new Map<string, number>();
     const sharedByInstance = new Map<string, Set<string>>();
@@ -384,8 +464,10 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
         // still be as it started, and no edit of it can have been acknowledged.
         const initial = file.startsWith('shared-') ? sharedContent() : privateContent(Number(/\d+/.exec(file)![0]));
         if (code !== 'HISTORY_NOT_FOUND') problems.push(`${file}: FileHistory failed: ${textOf(listed)}`);
-        else if ((await fs.readFile(abs, 'utf8')) !== initial) problems.push(`${file}: changed on disk, but editguard has no history of it`);
-        else if (tally.acks.some((a) => a.file === file)) problems.push(`${file}: an edit of it was acknowledged, but it has no history`);
+        else if ((await fs.readFile(abs, 'utf8')) !== initial)
+          problems.push(`${file}: changed on disk, but editguard has no history of it`);
+        else if (tally.acks.some((a) => a.file === file))
+          problems.push(`${file}: an edit of it was acknowledged, but it has no history`);
         unwritten.push(file);
         continue;
       }
@@ -393,20 +475,32 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
       const versions: Version[] = [];
       for (const v of [...listing.versions].reverse()) {
         const bytes = v.hash === null ? Buffer.alloc(0) : await store.content(v.hash);
-        versions.push({ version: v.version, origin: v.origin, instance: v.instance, session: v.session, hash: v.hash, lines: bytes.toString('utf8').split('\n') });
+        versions.push({
+          version: v.version,
+          origin: v.origin,
+          instance: v.instance,
+          session: v.session,
+          hash: v.hash,
+          lines: bytes.toString('utf8').split('\n'),
+        });
       }
       // Every file equals a state some writer intended: the newest version, written by editguard.
-      if (listing.status !== 'unchanged') problems.push(`${file}: the file is not its newest version (${listing.status})`);
+      if (listing.status !== 'unchanged')
+        problems.push(`${file}: the file is not its newest version (${listing.status})`);
       const disk = (await fs.readFile(abs, 'utf8')).split('\n');
-      if (disk.join('\n') !== versions[versions.length - 1]!.lines.join('\n')) problems.push(`${file}: disk differs from the newest version`);
+      if (disk.join('\n') !== versions[versions.length - 1]!.lines.join('\n'))
+        problems.push(`${file}: disk differs from the newest version`);
       // No interleaving: each version is the one before it with exactly one client's line moved forward.
       for (const [i, v] of versions.entries()) {
         if (i === 0) {
-          if (v.origin !== 'initial') problems.push(`${file} v${v.version}: the first version is ${v.origin}, not initial`);
+          if (v.origin !== 'initial')
+            problems.push(`${file} v${v.version}: the first version is ${v.origin}, not initial`);
           continue;
         }
         if (v.origin !== 'write') {
-          problems.push(`${file} v${v.version}: ${v.origin} version (a write made from a state that was no longer the file's)`);
+          problems.push(
+            `${file} v${v.version}: ${v.origin} version (a write made from a state that was no longer the file's)`,
+          );
           continue;
         }
         writeVersions++;
@@ -416,13 +510,21 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
           if (!set) sharedByInstance.set(file, (set = new Set()));
           set.add(v.instance ?? 'null');
         }
-        if (!v.instance || !INSTANCES.includes(v.instance as (typeof INSTANCES)[number]) || !v.session?.startsWith(`${v.instance}.`)) {
-          problems.push(`${file} v${v.version}: instance ${v.instance} / session ${v.session} is not one of the replicas'`);
+        if (
+          !v.instance ||
+          !INSTANCES.includes(v.instance as (typeof INSTANCES)[number]) ||
+          !v.session?.startsWith(`${v.instance}.`)
+        ) {
+          problems.push(
+            `${file} v${v.version}: instance ${v.instance} / session ${v.session} is not one of the replicas'`,
+          );
         }
         const prev = versions[i - 1]!;
         const changed = v.lines.map((l, n) => [l, prev.lines[n]] as const).filter(([l, p]) => l !== p);
         if (v.lines.length !== prev.lines.length || changed.length !== 1) {
-          problems.push(`${file} v${v.version}: not one line changed from v${prev.version} (${changed.length} lines differ)`);
+          problems.push(
+            `${file} v${v.version}: not one line changed from v${prev.version} (${changed.length} lines differ)`,
+          );
           continue;
         }
         const [now, before] = changed[0]!;
@@ -433,14 +535,25 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
           continue;
         }
         const tok = `${a[2]}-e${a[3]}`;
-        if (!tally.intended.get(file)?.has(tok)) problems.push(`${file} v${v.version}: ${tok} was never sent by any client`);
+        if (!tally.intended.get(file)?.has(tok))
+          problems.push(`${file} v${v.version}: ${tok} was never sent by any client`);
       }
       // Every acknowledged edit is on disk or in history, as written by the session that was told "done".
       for (const ack of tally.acks.filter((x) => x.file === file)) {
-        const v = versions.find((x) => x.origin === 'write' && x.lines.includes(line(ack.client, ack.token)) && !versions[versions.indexOf(x) - 1]!.lines.includes(line(ack.client, ack.token)));
-        if (!v) problems.push(`${file}: acknowledged ${ack.token} (session ${ack.session}) is neither on disk nor in history`);
+        const v = versions.find(
+          (x) =>
+            x.origin === 'write' &&
+            x.lines.includes(line(ack.client, ack.token)) &&
+            !versions[versions.indexOf(x) - 1]!.lines.includes(line(ack.client, ack.token)),
+        );
+        if (!v)
+          problems.push(
+            `${file}: acknowledged ${ack.token} (session ${ack.session}) is neither on disk nor in history`,
+          );
         else if (v.instance !== ack.instance || !ack.session.startsWith(v.session ?? '?')) {
-          problems.push(`${file}: ${ack.token} was acknowledged by ${ack.session} but history says ${v.session} (${v.instance})`);
+          problems.push(
+            `${file}: ${ack.token} was acknowledged by ${ack.session} but history says ${v.session} (${v.instance})`,
+          );
         } else ackedFound++;
       }
     }
@@ -457,12 +570,18 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     expect(ackedFound, summary).toBe(tally.acks.length);
     // Both replicas wrote, and wrote the same files: the serialisation across processes was exercised.
     for (const instance of INSTANCES) expect(byInstance.get(instance) ?? 0, summary).toBeGreaterThan(0);
-    for (let i = 0; i < SHARED_FILES; i++) expect([...(sharedByInstance.get(sharedName(i)) ?? [])].sort(), `${sharedName(i)}; ${summary}`).toEqual([...INSTANCES]);
+    for (let i = 0; i < SHARED_FILES; i++)
+      expect([...(sharedByInstance.get(sharedName(i)) ?? [])].sort(), `${sharedName(i)}; ${summary}`).toEqual([
+        ...INSTANCES,
+      ]);
     // The kill cost its clients a new session, never an error they could not act on.
     expect(tally.reinitialized, summary).toBeGreaterThan(0);
     // The parked ones: their next call on the dead replica's session got 404, they initialized again and carried on.
     for (const [agent, { session, sessionsBefore }] of parked) {
-      expect(agent.losses.find((l) => l.session === session)?.kind, `client ${agent.id}, parked on ${session}; ${summary}`).toMatch(/\bHTTP 404\b/);
+      expect(
+        agent.losses.find((l) => l.session === session)?.kind,
+        `client ${agent.id}, parked on ${session}; ${summary}`,
+      ).toMatch(/\bHTTP 404\b/);
       // Carried on: calls answered on a session it opened after the 404 (whether its edits then got
       // through depends on the other clients' edits to the shared files, STALE being a fine answer).
       const newer = [...agent.answeredSessions].filter((s) => !sessionsBefore.has(s));
@@ -471,25 +590,43 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     expect(afterRestart, summary).toBeGreaterThanOrEqual(REJOINED_ACKS);
 
     for (const instance of INSTANCES) {
-      expect((await rawRequest(replicas.get(instance)!.port, { method: 'GET', path: '/readyz' })).json).toMatchObject({ status: 'ready', instance });
+      expect((await rawRequest(replicas.get(instance)!.port, { method: 'GET', path: '/readyz' })).json).toMatchObject({
+        status: 'ready',
+        instance,
+      });
     }
   }, 120_000);
 
   it('a draining replica: new sessions through the proxy land on the other one, its own sessions are told to start over, then 404', async () => {
     const drained = replicas.get(VICTIM)!;
     const port = nginx!.port;
-    const viaProxy = (headers: Record<string, string>, body: unknown) => rawRequest(port, { headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
+    const viaProxy = (headers: Record<string, string>, body: unknown) =>
+      rawRequest(port, { headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
     // A session on the replica about to drain, opened through the proxy (round robin: a few tries at most).
     let sid = '';
     for (let i = 0; i < 10 && !sid.startsWith(`${VICTIM}.`); i++) sid = await openRawSession(port);
     expect(sid).toMatch(new RegExp(`^${VICTIM}\\.`));
     // Keep the drain open: a Write whose body arrives only when the test says so.
     const direct = await openRawSession(drained.port);
-    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'Write', arguments: { file_path: path.join(root, 'drain.txt'), content: 'drained\n' } } }));
+    const body = Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'Write', arguments: { file_path: path.join(root, 'drain.txt'), content: 'drained\n' } },
+      }),
+    );
     let finish!: () => void;
     const slow = new Promise<number>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: drained.port, method: 'POST', path: '/mcp', agent: false, headers: { ...MCP_HEADERS, 'Mcp-Session-Id': direct, 'Content-Length': body.length } },
+        {
+          host: '127.0.0.1',
+          port: drained.port,
+          method: 'POST',
+          path: '/mcp',
+          agent: false,
+          headers: { ...MCP_HEADERS, 'Mcp-Session-Id': direct, 'Content-Length': body.length },
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode ?? 0));
@@ -501,7 +638,10 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     });
     await waitForHealth(drained.port, (h) => (h.inflight ?? 0) >= 1);
     drained.child.kill('SIGTERM');
-    await vi.waitFor(async () => expect((await rawRequest(drained.port, { method: 'GET', path: '/readyz' })).status).toBe(503), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect((await rawRequest(drained.port, { method: 'GET', path: '/readyz' })).status).toBe(503),
+      { timeout: 10_000, interval: 50 },
+    );
 
     // nginx retries a draining replica's 503 on the other one: every new session lands there.
     for (let i = 0; i < 4; i++) {
@@ -522,6 +662,11 @@ describe.skipIf(SKIP !== undefined)('two replicas behind the nginx recipe (issue
     // Gone: the proxy answers 404 for its sessions, which makes a client initialize again.
     const gone = await viaProxy({ 'Mcp-Session-Id': sid }, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
     expect(gone.status).toBe(404);
-    expect(gone.json).toMatchObject({ error: { code: -32001, message: expect.stringMatching(/^Session not found: the editguard instance that held it is gone/) } });
+    expect(gone.json).toMatchObject({
+      error: {
+        code: -32001,
+        message: expect.stringMatching(/^Session not found: the editguard instance that held it is gone/),
+      },
+    });
   }, 60_000);
 });

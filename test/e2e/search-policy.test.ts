@@ -2,12 +2,23 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorOf, harnessPool, okOf, tempDir, textOf, TRANSPORTS, writeFiles, type Harness, type TransportKind } from '../helpers/harness.js';
+import {
+  errorOf,
+  harnessPool,
+  okOf,
+  tempDir,
+  textOf,
+  TRANSPORTS,
+  writeFiles,
+  type Harness,
+  type TransportKind,
+} from '../helpers/harness.js';
 
 /** Every path Glob "**\/*" lists and every file Grep finds for "needle", with include_ignored on (the policy still applies). */
 async function everythingVisible(h: Harness): Promise<{ globbed: string[]; grepped: string[]; listed: string }> {
   const globbed = okOf(await h.call('Glob', { pattern: '**/*', include_ignored: true })).filenames as string[];
-  const grepped = okOf(await h.call('Grep', { pattern: 'needle', include_ignored: true, head_limit: 0 })).filenames as string[];
+  const grepped = okOf(await h.call('Grep', { pattern: 'needle', include_ignored: true, head_limit: 0 }))
+    .filenames as string[];
   const listed = textOf(await h.call('LS', { path: h.root, include_ignored: true }));
   return { globbed, grepped, listed };
 }
@@ -18,7 +29,12 @@ describe.each(TRANSPORTS)('search policy over %s', (kind: TransportKind) => {
   it('deny globs: denied files and directories are never listed or searched; naming one is PATH_DENIED', async () => {
     const h = await open({
       config: { deny: ['secrets', '**/*.pem'] },
-      files: { 'ok.txt': 'needle ok\n', 'secrets/token.txt': 'needle secret\n', 'key.pem': 'needle key\n', 'sub/cert.pem': 'needle cert\n' },
+      files: {
+        'ok.txt': 'needle ok\n',
+        'secrets/token.txt': 'needle secret\n',
+        'key.pem': 'needle key\n',
+        'sub/cert.pem': 'needle cert\n',
+      },
     });
     const { globbed, grepped, listed } = await everythingVisible(h);
     expect(globbed).toEqual([h.path('ok.txt')]);
@@ -70,17 +86,29 @@ describe.each(TRANSPORTS)('search policy over %s', (kind: TransportKind) => {
     const outside = await tempDir('eg-search-outside-');
     trackDir(outside);
     await writeFiles(outside, { 'far.txt': 'needle outside\n', 'deep/more.txt': 'needle outside deep\n' });
-    const h = await open({ config: { deny: ['private'] }, files: { 'real.txt': 'needle real\n', 'private/p.txt': 'needle private\n' } });
+    const h = await open({
+      config: { deny: ['private'] },
+      files: { 'real.txt': 'needle real\n', 'private/p.txt': 'needle private\n' },
+    });
     await fs.symlink(outside, h.path('escape'));
     await fs.symlink(path.join(outside, 'far.txt'), h.path('far-link.txt'));
     await fs.symlink(h.path('private/p.txt'), h.path('to-private.txt'));
     await fs.symlink(h.path('real.txt'), h.path('real-link.txt'));
 
     const { globbed, grepped, listed } = await everythingVisible(h);
-    expect([...globbed].sort()).toEqual(['escape', 'far-link.txt', 'real-link.txt', 'real.txt', 'to-private.txt'].map((f) => h.path(f)));
+    expect([...globbed].sort()).toEqual(
+      ['escape', 'far-link.txt', 'real-link.txt', 'real.txt', 'to-private.txt'].map((f) => h.path(f)),
+    );
     expect(grepped).toEqual([h.path('real.txt')]);
     expect(listed).toBe(
-      [`- ${h.root}/`, '  - escape (symlink)', '  - far-link.txt (symlink)', '  - real-link.txt (symlink)', '  - real.txt', '  - to-private.txt (symlink)'].join('\n'),
+      [
+        `- ${h.root}/`,
+        '  - escape (symlink)',
+        '  - far-link.txt (symlink)',
+        '  - real-link.txt (symlink)',
+        '  - real.txt',
+        '  - to-private.txt (symlink)',
+      ].join('\n'),
     );
     for (const [tool, args] of [
       ['Grep', { pattern: 'needle', path: h.path('escape') }],
@@ -95,7 +123,9 @@ describe.each(TRANSPORTS)('search policy over %s', (kind: TransportKind) => {
       expect(textOf(r)).not.toContain('needle');
     }
     // A link inside the roots, named explicitly, is searched where the policy resolved it to.
-    expect(okOf(await h.call('Grep', { pattern: 'needle', path: h.path('real-link.txt') })).filenames).toEqual([h.path('real.txt')]);
+    expect(okOf(await h.call('Grep', { pattern: 'needle', path: h.path('real-link.txt') })).filenames).toEqual([
+      h.path('real.txt'),
+    ]);
   });
 });
 

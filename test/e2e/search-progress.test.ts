@@ -3,7 +3,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { connectSession, harnessPool, okOf, textOf, TRANSPORTS, type Harness, type TransportKind } from '../helpers/harness.js';
+import {
+  connectSession,
+  harnessPool,
+  okOf,
+  textOf,
+  TRANSPORTS,
+  type Harness,
+  type TransportKind,
+} from '../helpers/harness.js';
 
 // Catastrophic backtracking: (a+)+$ against 40 a's and a "!" runs for hours.
 const REDOS = { 'redos.txt': `${'a'.repeat(40)}!\n`, 'small.txt': 'one\ntwo\n' };
@@ -14,7 +22,8 @@ async function otherSession(h: Harness, track: (c: { close(): Promise<void> }) =
     const client = new Client({ name: 'editguard-test-b', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(h.url)));
     track(client);
-    return (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    return (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
   }
   if (h.app) {
     const s = await connectSession(h.app);
@@ -33,7 +42,9 @@ describe.each(TRANSPORTS)('long searches over %s', (kind: TransportKind) => {
     // result. (The SDK client drops a progress notification that arrives in the same read as its response.)
     const h = await open({ files: { ...files, 'slow.txt': `${'a'.repeat(20)}!\n` } });
     const seen: Progress[] = [];
-    const r = (await h.client.callTool({ name: 'Grep', arguments: { pattern: '(a+)+$|needle' } }, undefined, { onprogress: (p) => seen.push(p) })) as CallToolResult;
+    const r = (await h.client.callTool({ name: 'Grep', arguments: { pattern: '(a+)+$|needle' } }, undefined, {
+      onprogress: (p) => seen.push(p),
+    })) as CallToolResult;
     expect(okOf(r).numFiles).toBe(30);
     expect(seen.length).toBeGreaterThanOrEqual(1);
     expect(seen[0]!.message).toMatch(/^Listed \d+ directories, \d+ entries/);
@@ -46,7 +57,11 @@ describe.each(TRANSPORTS)('long searches over %s', (kind: TransportKind) => {
     const h = await open({ files: REDOS, config: { search: { workers: 1 } } });
     const call = await otherSession(h, track);
     const abort = new AbortController();
-    const stuck = h.client.callTool({ name: 'Grep', arguments: { pattern: '(a+)+$', path: h.path('redos.txt') } }, undefined, { signal: abort.signal, timeout: 60_000 });
+    const stuck = h.client.callTool(
+      { name: 'Grep', arguments: { pattern: '(a+)+$', path: h.path('redos.txt') } },
+      undefined,
+      { signal: abort.signal, timeout: 60_000 },
+    );
     const settled = stuck.then(
       () => 'answered',
       () => 'rejected',

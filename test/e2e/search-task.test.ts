@@ -25,7 +25,9 @@ describe.each(TRANSPORTS)('find → read → edit → check over %s', (kind: Tra
       const found = await h.call('Grep', { pattern: 'function computeInvoiceTotal\\(' });
       // The node_modules decoy is .gitignore'd: one answer.
       expect(textOf(found)).toBe(`Found 1 file\n${defining}`);
-      expect(okOf(await h.call('Grep', { pattern: 'computeInvoiceTotal\\(\\[\\]\\)', output_mode: 'count' })).numFiles).toBe(21);
+      expect(
+        okOf(await h.call('Grep', { pattern: 'computeInvoiceTotal\\(\\[\\]\\)', output_mode: 'count' })).numFiles,
+      ).toBe(21);
 
       const newSignature = 'export function computeInvoiceTotal(items: Item[], taxRate = 0): number {';
       const edit = { file_path: defining, old_string: INVOICE_DEFINITION, new_string: newSignature };
@@ -36,7 +38,9 @@ describe.each(TRANSPORTS)('find → read → edit → check over %s', (kind: Tra
 
       const after = await h.call('Grep', { pattern: 'function computeInvoiceTotal\\(', output_mode: 'content' });
       expect(textOf(after)).toBe(`${defining}:3:${newSignature}`);
-      expect(textOf(await h.call('Grep', { pattern: 'computeInvoiceTotal\\(items: Item\\[\\]\\): number' }))).toBe('No files found');
+      expect(textOf(await h.call('Grep', { pattern: 'computeInvoiceTotal\\(items: Item\\[\\]\\): number' }))).toBe(
+        'No files found',
+      );
       // Just edited, so Glob lists it first among its ~330 namesakes (newest first, capped at 100).
       const glob = okOf(await h.call('Glob', { pattern: `**/${path.basename(defining).replace(/\d+/, '*')}` }));
       expect(glob).toMatchObject({ numFiles: 100, truncated: true });

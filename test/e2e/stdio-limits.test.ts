@@ -23,7 +23,11 @@ async function rawServer(): Promise<{ peer: RawPeer; root: string }> {
   const state = `${root}-state`;
   const cfg = `${root}-config.json`;
   await fs.writeFile(cfg, JSON.stringify(CONFIG));
-  const child = spawn(process.execPath, [CLI, '--root', root, '--state-dir', state, '--config', cfg, '--log-level', 'warn'], { cwd: root, stdio: 'pipe' });
+  const child = spawn(
+    process.execPath,
+    [CLI, '--root', root, '--state-dir', state, '--config', cfg, '--log-level', 'warn'],
+    { cwd: root, stdio: 'pipe' },
+  );
   children.push(child);
   const peer = new RawPeer(child);
   await peer.initialize();
@@ -38,10 +42,12 @@ describe('stdio message limit', () => {
   it('an oversized Write through the SDK client gets a JSON-RPC error, then a normal call on the same connection works (regression: issue 12)', async () => {
     const h = await open({ config: CONFIG, files: { 'a.txt': 'alpha\n' } });
     const big = 'x'.repeat(LIMIT + 1024);
-    const failure = await h.client.callTool({ name: 'Write', arguments: { file_path: h.path('big.txt'), content: big } }).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
+    const failure = await h.client
+      .callTool({ name: 'Write', arguments: { file_path: h.path('big.txt'), content: big } })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     expect(failure).toBeInstanceOf(McpError);
     expect((failure as McpError).code).toBe(-32000);
     expect((failure as McpError).message).toMatch(/Message too large: \d+ bytes, over the limit of 3145728 bytes/);
@@ -59,7 +65,9 @@ describe('stdio message limit', () => {
     okOf(await h.call('Write', { file_path: h.path('lines.txt'), content }));
     expect((await fs.stat(h.path('lines.txt'))).size).toBe(MiB);
     // One byte more than maxEditBytes is the tool's refusal (TOO_LARGE), not the transport's.
-    expect(errorOf(await h.call('Write', { file_path: h.path('more.txt'), content: `${content}\n` })).code).toBe('TOO_LARGE');
+    expect(errorOf(await h.call('Write', { file_path: h.path('more.txt'), content: `${content}\n` })).code).toBe(
+      'TOO_LARGE',
+    );
   });
 
   it('raw lines: an id at the start or at the end is answered; a notification or a line without an id is skipped; nothing is buffered past the limit', async () => {
@@ -69,10 +77,14 @@ describe('stdio message limit', () => {
 
     // id first (as most clients write it), then id last (as the TypeScript SDK writes it).
     const first = peer.reply(7);
-    await peer.write(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"Write","arguments":{"file_path":"x","content":"${filler}"}}}\n`);
+    await peer.write(
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"Write","arguments":{"file_path":"x","content":"${filler}"}}}\n`,
+    );
     expect(await first).toMatchObject({ id: 7, error: { code: -32000 } });
     const last = peer.reply(8);
-    await peer.write(`{"method":"tools/call","params":{"name":"Write","arguments":{"file_path":"x","content":"${filler}"}},"jsonrpc":"2.0","id":8}\r\n`);
+    await peer.write(
+      `{"method":"tools/call","params":{"name":"Write","arguments":{"file_path":"x","content":"${filler}"}},"jsonrpc":"2.0","id":8}\r\n`,
+    );
     expect(await last).toMatchObject({ id: 8, error: { code: -32000 } });
 
     // A notification (no id) and a line that is not JSON at all are dropped without a reply, in pieces.
@@ -81,7 +93,9 @@ describe('stdio message limit', () => {
     await peer.write('\n');
 
     const before = peer.lines.length;
-    const read = (await peer.request(9, 'tools/call', { name: 'Read', arguments: { file_path: path.join(root, 'a.txt') } })).result as ToolReply;
+    const read = (
+      await peer.request(9, 'tools/call', { name: 'Read', arguments: { file_path: path.join(root, 'a.txt') } })
+    ).result as ToolReply;
     expect(read.isError).toBeFalsy();
     expect(read.content[0]?.text).toBe('1\tone');
     expect(peer.lines.length).toBe(before + 1); // the dropped lines got no reply
@@ -91,7 +105,13 @@ describe('stdio message limit', () => {
   it('many messages in one chunk and one message over many chunks are both read', async () => {
     const { peer, root } = await rawServer();
     await fs.writeFile(path.join(root, 'a.txt'), 'one\n');
-    const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Read', arguments: { file_path: path.join(root, 'a.txt') } } });
+    const call = (id: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'Read', arguments: { file_path: path.join(root, 'a.txt') } },
+      });
     const replies = [10, 11, 12].map((id) => peer.reply(id));
     await peer.write(`${call(10)}\n${call(11)}\n${call(12)}\n`);
     for (const r of await Promise.all(replies)) expect((r.result as ToolReply).isError).toBeFalsy();

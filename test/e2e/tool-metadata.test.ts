@@ -5,15 +5,90 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { errorOf, harnessPool, okOf, TRANSPORTS } from '../helpers/harness.js';
 
-const TOOLS = ['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'FileHistory', 'RestoreFile', 'Glob', 'Grep', 'LS'];
+const TOOLS = [
+  'Read',
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'NotebookEdit',
+  'FileHistory',
+  'RestoreFile',
+  'Glob',
+  'Grep',
+  'LS',
+];
 
 /** What each description must say (Claude Code's guidance for the same tool, and editguard's own behaviour). */
 const TEACHES: Record<string, RegExp[]> = {
-  Read: [/absolute path/, /2000 lines/, /offset/, /line number, a tab/, /copy the text after the tab/, /indentation/, /Images/, /PDF/, /notebooks/, /not.*director|for a directory use LS/i, /empty file/, /STALE/],
-  Edit: [/Read the file first/, /NOT_READ/, /STALE/, /line-number prefix/, /never put it in old_string/, /indentation exactly/, /exactly once|unique/, /replace_all/, /renaming/, /must differ/, /Prefer editing existing files/, /line endings/, /dry_run/, /FileHistory/, /RestoreFile/],
-  MultiEdit: [/all or nothing/i, /Read the file first/, /line-number prefix/, /replace_all/, /in order/, /CASCADE/, /dry_run/, /RestoreFile/],
-  Write: [/Read of the whole file/, /NOT_READ/, /STALE/, /Prefer Edit/, /documentation or README/, /exactly as given/, /line-number prefixes/, /atomic/, /RestoreFile/, /dry_run/],
-  NotebookEdit: [/Read the notebook first/, /in full/, /STALE/, /absolute path/, /cell_id/, /<cell id=/, /required for replace and delete/, /insert/, /cell_type is required/, /delete/, /outputs/, /byte for byte/, /dry_run/, /RestoreFile/],
+  Read: [
+    /absolute path/,
+    /2000 lines/,
+    /offset/,
+    /line number, a tab/,
+    /copy the text after the tab/,
+    /indentation/,
+    /Images/,
+    /PDF/,
+    /notebooks/,
+    /not.*director|for a directory use LS/i,
+    /empty file/,
+    /STALE/,
+  ],
+  Edit: [
+    /Read the file first/,
+    /NOT_READ/,
+    /STALE/,
+    /line-number prefix/,
+    /never put it in old_string/,
+    /indentation exactly/,
+    /exactly once|unique/,
+    /replace_all/,
+    /renaming/,
+    /must differ/,
+    /Prefer editing existing files/,
+    /line endings/,
+    /dry_run/,
+    /FileHistory/,
+    /RestoreFile/,
+  ],
+  MultiEdit: [
+    /all or nothing/i,
+    /Read the file first/,
+    /line-number prefix/,
+    /replace_all/,
+    /in order/,
+    /CASCADE/,
+    /dry_run/,
+    /RestoreFile/,
+  ],
+  Write: [
+    /Read of the whole file/,
+    /NOT_READ/,
+    /STALE/,
+    /Prefer Edit/,
+    /documentation or README/,
+    /exactly as given/,
+    /line-number prefixes/,
+    /atomic/,
+    /RestoreFile/,
+    /dry_run/,
+  ],
+  NotebookEdit: [
+    /Read the notebook first/,
+    /in full/,
+    /STALE/,
+    /absolute path/,
+    /cell_id/,
+    /<cell id=/,
+    /required for replace and delete/,
+    /insert/,
+    /cell_type is required/,
+    /delete/,
+    /outputs/,
+    /byte for byte/,
+    /dry_run/,
+    /RestoreFile/,
+  ],
   FileHistory: [/versions/, /RestoreFile/],
   RestoreFile: [/FileHistory/, /force/, /undone/, /dry_run/],
   Glob: [/glob/i, /newest first/],
@@ -40,22 +115,31 @@ describe.each(TRANSPORTS)('tool metadata over %s', (kind) => {
       const schema = t.outputSchema as Record<string, unknown>;
       expect(schema.type, t.name).toBe('object');
       const alternatives = schema.anyOf as Array<{ required?: string[] }>;
-      expect(alternatives.some((a) => a.required?.includes('error')), t.name).toBe(true);
+      expect(
+        alternatives.some((a) => a.required?.includes('error')),
+        t.name,
+      ).toBe(true);
     }
-    for (const [name, chars] of Object.entries(CLAUDE_CODE_CHARS)) expect(tools.find((t) => t.name === name)!.description!.length, name).toBeGreaterThanOrEqual(chars);
-    const pages = (tools.find((t) => t.name === 'Read')!.inputSchema.properties as Record<string, { description: string }>).pages!.description;
+    for (const [name, chars] of Object.entries(CLAUDE_CODE_CHARS))
+      expect(tools.find((t) => t.name === name)!.description!.length, name).toBeGreaterThanOrEqual(chars);
+    const pages = (
+      tools.find((t) => t.name === 'Read')!.inputSchema.properties as Record<string, { description: string }>
+    ).pages!.description;
     expect(pages).not.toMatch(/Needs a PDF tool/);
     expect(pages).toMatch(/INVALID_INPUT/);
   });
 
-  it('each outputSchema accepts its tool\'s errors and refuses a result of another shape', async () => {
+  it("each outputSchema accepts its tool's errors and refuses a result of another shape", async () => {
     const h = await open();
     const { tools } = await h.client.listTools();
     const validator = new AjvJsonSchemaValidator();
     const check = (t: Tool) => validator.getValidator(t.outputSchema as Record<string, unknown>);
     for (const t of tools) {
       const valid = check(t);
-      expect(valid({ error: { code: 'FILE_NOT_FOUND', errorCode: 4, message: 'File does not exist.', path: '/x' } }).valid, t.name).toBe(true);
+      expect(
+        valid({ error: { code: 'FILE_NOT_FOUND', errorCode: 4, message: 'File does not exist.', path: '/x' } }).valid,
+        t.name,
+      ).toBe(true);
       expect(valid({ error: { code: 'NOT_A_CODE', message: 'm' } }).valid, t.name).toBe(false);
       expect(valid({}).valid, t.name).toBe(false);
       expect(valid({ file_path: 1, unexpected: true }).valid, t.name).toBe(false);
@@ -63,14 +147,26 @@ describe.each(TRANSPORTS)('tool metadata over %s', (kind) => {
   });
 
   it('results validate on success and on error for every tool (the client throws otherwise)', async () => {
-    const h = await open({ files: { 'a.txt': 'one\ntwo\n', 'nb.ipynb': JSON.stringify({ cells: [], metadata: {}, nbformat: 4, nbformat_minor: 5 }) } });
+    const h = await open({
+      files: {
+        'a.txt': 'one\ntwo\n',
+        'nb.ipynb': JSON.stringify({ cells: [], metadata: {}, nbformat: 4, nbformat_minor: 5 }),
+      },
+    });
     const a = h.path('a.txt');
     okOf(await h.call('Read', { file_path: a }));
     okOf(await h.call('Edit', { file_path: a, old_string: 'one', new_string: 'uno' }));
     okOf(await h.call('MultiEdit', { file_path: a, edits: [{ old_string: 'two', new_string: 'dos' }] }));
     okOf(await h.call('Write', { file_path: a, content: 'x\n', dry_run: true }));
     okOf(await h.call('Read', { file_path: h.path('nb.ipynb') }));
-    okOf(await h.call('NotebookEdit', { notebook_path: h.path('nb.ipynb'), new_source: 'print(1)', cell_type: 'code', edit_mode: 'insert' }));
+    okOf(
+      await h.call('NotebookEdit', {
+        notebook_path: h.path('nb.ipynb'),
+        new_source: 'print(1)',
+        cell_type: 'code',
+        edit_mode: 'insert',
+      }),
+    );
     expect(okOf(await h.call('FileHistory', { file_path: a })).latest_version).toBe(2);
     expect(okOf(await h.call('RestoreFile', { file_path: a, version: 0 })).undo_version).toBe(2);
     okOf(await h.call('Glob', { pattern: '*.txt' }));

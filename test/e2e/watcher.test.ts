@@ -50,7 +50,8 @@ async function touchSameBytes(p: string): Promise<void> {
   await fs.utimes(p, later, later);
 }
 
-const modified = (p: string) => `Note: ${p} was modified outside this session (by the user, a linter or another agent). Read it again before editing;`;
+const modified = (p: string) =>
+  `Note: ${p} was modified outside this session (by the user, a linter or another agent). Read it again before editing;`;
 const deleted = (p: string) => `Note: ${p} was deleted outside this session`;
 
 function noticesOf(result: CallToolResult): string[] {
@@ -203,7 +204,9 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
       okOf(await bLog.call('Edit', { file_path: a, old_string: 'gamma', new_string: 'GAMMA' }));
       const notice = await log.waitFor(modified(a));
       expect(notice).toContain('-3: gamma\n+3: GAMMA');
-      expect(errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'x' })).code).toBe('STALE');
+      expect(errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'x' })).code).toBe(
+        'STALE',
+      );
       // Barrier for B: an external change B must hear about, made after its own edit.
       okOf(await bLog.call('Read', { file_path: h.path('b.txt') }));
       writeNow(h.path('b.txt'), 'changed for B\n');
@@ -236,7 +239,9 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
     it('a resource outside the roots is refused', async () => {
       const { h } = await setup();
       await expect(h.client.readResource({ uri: 'file:///etc/hostname' })).rejects.toThrow(/outside the allowed roots/);
-      await expect(h.client.subscribeResource({ uri: 'file:///etc/hostname' })).rejects.toThrow(/outside the allowed roots/);
+      await expect(h.client.subscribeResource({ uri: 'file:///etc/hostname' })).rejects.toThrow(
+        /outside the allowed roots/,
+      );
     });
 
     if (kind === 'http') {
@@ -248,9 +253,16 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
         okOf(await b.call('Read', { file_path: h.path('b.txt') }));
         expect((await healthz(h.url!)).watch).toMatchObject({ watchedFiles: 3, heldFiles: 3, sessions: 2 });
         await b.close();
-        await vi.waitFor(async () => expect((await healthz(h.url!)).watch).toMatchObject({ watchedFiles: 2, sessions: 1 }), WAIT);
+        await vi.waitFor(
+          async () => expect((await healthz(h.url!)).watch).toMatchObject({ watchedFiles: 2, sessions: 1 }),
+          WAIT,
+        );
         await (h.client.transport as StreamableHTTPClientTransport).terminateSession();
-        await vi.waitFor(async () => expect((await healthz(h.url!)).watch).toMatchObject({ watchedFiles: 0, heldFiles: 0, sessions: 0 }), WAIT);
+        await vi.waitFor(
+          async () =>
+            expect((await healthz(h.url!)).watch).toMatchObject({ watchedFiles: 0, heldFiles: 0, sessions: 0 }),
+          WAIT,
+        );
       });
     }
 
@@ -333,7 +345,9 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
       await fs.writeFile(tmp, 'alpha\nsaved\n');
       await fs.rename(tmp, a);
       await new Promise((r) => setTimeout(r, GRACE_MS));
-      expect(errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'ALPHA' })).code).toBe('STALE');
+      expect(errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'ALPHA' })).code).toBe(
+        'STALE',
+      );
       expect(log.all).toEqual([]);
     });
 
@@ -342,7 +356,9 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
       const a = h.path('a.txt');
       await fs.rm(a);
       await new Promise((r) => setTimeout(r, GRACE_MS));
-      expect(errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'ALPHA' })).code).toBe('FILE_NOT_FOUND');
+      expect(errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'ALPHA' })).code).toBe(
+        'FILE_NOT_FOUND',
+      );
       expect(log.all).toEqual([]);
     });
 
@@ -354,7 +370,9 @@ describe.each(TRANSPORTS)('external changes over %s', (kind) => {
       okOf(await bLog.call('Read', { file_path: a }));
       okOf(await bLog.call('Edit', { file_path: a, old_string: 'gamma', new_string: 'GAMMA' }));
       await new Promise((r) => setTimeout(r, GRACE_MS));
-      expect(errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'x' })).code).toBe('STALE');
+      expect(errorOf(await log.call('Edit', { file_path: a, old_string: 'alpha', new_string: 'x' })).code).toBe(
+        'STALE',
+      );
       okOf(await bLog.call('Read', { file_path: h.path('probe.txt') }));
       expect(log.all).toEqual([]);
       expect(bLog.all).toEqual([]);

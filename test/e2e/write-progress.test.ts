@@ -31,14 +31,20 @@ function wiretap(client: Client): { sent: JSONRPCMessage[]; received: JSONRPCMes
 }
 
 const progressOf = (received: JSONRPCMessage[]): ProgressParams[] =>
-  received.filter((m) => 'method' in m && m.method === 'notifications/progress').map((m) => (m as unknown as { params: ProgressParams }).params);
+  received
+    .filter((m) => 'method' in m && m.method === 'notifications/progress')
+    .map((m) => (m as unknown as { params: ProgressParams }).params);
 
 /** Calls a tool with a progress token; returns the result, what onprogress got, and the token's notifications as sent. */
 async function withProgress(h: Harness, tap: ReturnType<typeof wiretap>, name: string, args: Record<string, unknown>) {
   const before = { sent: tap.sent.length, received: tap.received.length };
   const delivered: Progress[] = [];
-  const result = (await h.client.callTool({ name, arguments: args }, undefined, { onprogress: (p) => delivered.push(p) })) as CallToolResult;
-  const request = tap.sent.slice(before.sent).find((m) => 'method' in m && m.method === 'tools/call') as { params: { _meta?: { progressToken?: string | number } } };
+  const result = (await h.client.callTool({ name, arguments: args }, undefined, {
+    onprogress: (p) => delivered.push(p),
+  })) as CallToolResult;
+  const request = tap.sent.slice(before.sent).find((m) => 'method' in m && m.method === 'tools/call') as {
+    params: { _meta?: { progressToken?: string | number } };
+  };
   const token = request.params._meta?.progressToken;
   expect(token, 'the SDK sends a progress token with onprogress').toBeDefined();
   const notes = progressOf(tap.received.slice(before.received));
@@ -55,17 +61,30 @@ function expectIncreasing(values: number[]): void {
 const BIG_LINES = 650_000;
 const bigFile = () => `${'x'.repeat(63)}\n`.repeat(BIG_LINES) + 'MARKER one\n';
 
-const NOTEBOOK = JSON.stringify({ cells: [{ cell_type: 'markdown', id: 'aa', metadata: {}, source: ['# t'] }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1);
+const NOTEBOOK = JSON.stringify(
+  {
+    cells: [{ cell_type: 'markdown', id: 'aa', metadata: {}, source: ['# t'] }],
+    metadata: {},
+    nbformat: 4,
+    nbformat_minor: 5,
+  },
+  null,
+  1,
+);
 
 describe.each(TRANSPORTS)('write progress over %s', (kind: TransportKind) => {
   const { open } = harnessPool(kind);
 
-  it('a 40 MB Edit reports each stage with the request\'s token, increasing, and the callback receives them', async () => {
+  it("a 40 MB Edit reports each stage with the request's token, increasing, and the callback receives them", async () => {
     const h = await open({ files: { 'big.txt': bigFile() } });
     const tap = wiretap(h.client);
     const big = h.path('big.txt');
     okOf(await h.call('Read', { file_path: big }));
-    const { result, delivered, notes } = await withProgress(h, tap, 'Edit', { file_path: big, old_string: 'MARKER one', new_string: 'MARKER two' });
+    const { result, delivered, notes } = await withProgress(h, tap, 'Edit', {
+      file_path: big,
+      old_string: 'MARKER one',
+      new_string: 'MARKER two',
+    });
     expect(okOf(result).replacements).toBe(1);
     expect(notes.map((n) => n.progress)).toEqual([1, 2, 3, 4, 5]);
     expect(notes.every((n) => n.total === 5)).toBe(true);
@@ -86,7 +105,17 @@ describe.each(TRANSPORTS)('write progress over %s', (kind: TransportKind) => {
     okOf(await h.call('Read', { file_path: nb }));
     const calls: Array<[string, Record<string, unknown>, number[]]> = [
       ['Write', { file_path: a, content: 'one\ntwo\nthree\n' }, [1, 2, 3, 4, 5]],
-      ['MultiEdit', { file_path: a, edits: [{ old_string: 'one', new_string: 'uno' }, { old_string: 'two', new_string: 'dos' }] }, [1, 2, 3, 4, 5]],
+      [
+        'MultiEdit',
+        {
+          file_path: a,
+          edits: [
+            { old_string: 'one', new_string: 'uno' },
+            { old_string: 'two', new_string: 'dos' },
+          ],
+        },
+        [1, 2, 3, 4, 5],
+      ],
       ['Edit', { file_path: a, old_string: 'uno', new_string: 'eins', dry_run: true }, [1, 2]],
       ['NotebookEdit', { notebook_path: nb, cell_id: 'aa', new_source: '# title' }, [1, 2, 3, 4, 5]],
       ['RestoreFile', { file_path: a, version: 0 }, [1, 2, 3, 4, 5]],
@@ -94,8 +123,14 @@ describe.each(TRANSPORTS)('write progress over %s', (kind: TransportKind) => {
     for (const [name, args, steps] of calls) {
       const { result, notes } = await withProgress(h, tap, name, args);
       okOf(result);
-      expect(notes.map((n) => n.progress), name).toEqual(steps);
-      expect(notes.every((n) => n.total === steps.length && n.message!.startsWith(`${name} `)), name).toBe(true);
+      expect(
+        notes.map((n) => n.progress),
+        name,
+      ).toEqual(steps);
+      expect(
+        notes.every((n) => n.total === steps.length && n.message!.startsWith(`${name} `)),
+        name,
+      ).toBe(true);
     }
   });
 

@@ -1,7 +1,16 @@
 // Write end to end: a real SDK client against the real server (in-memory and spawned stdio), bytes on real disk.
 import fs from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorOf, harness, okOf, textOf, TRANSPORTS, type Harness, type HarnessOptions, type TransportKind } from '../helpers/harness.js';
+import {
+  errorOf,
+  harness,
+  okOf,
+  textOf,
+  TRANSPORTS,
+  type Harness,
+  type HarnessOptions,
+  type TransportKind,
+} from '../helpers/harness.js';
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join('');
 /** Runs `fn` under `mask` (forks pool: process.umask works); spawned servers inherit it. */
@@ -60,7 +69,7 @@ describe.each(TRANSPORTS)('Write over %s', (kind: TransportKind) => {
     expect(await fs.readFile(h.path('a.txt'), 'utf8')).toBe('original\n');
   });
 
-  it('refuses to overwrite a file changed on disk since the read (STALE) and keeps the other writer\'s bytes', async () => {
+  it("refuses to overwrite a file changed on disk since the read (STALE) and keeps the other writer's bytes", async () => {
     const h = await open({ files: { 'a.txt': 'original\n' } });
     okOf(await h.call('Read', { file_path: h.path('a.txt') }));
     await fs.writeFile(h.path('a.txt'), 'changed by someone else\n');
@@ -145,7 +154,9 @@ describe.each(TRANSPORTS)('Write over %s', (kind: TransportKind) => {
 
   it('keeps mode 0o755 on overwrite (and bits the umask would strip)', async () => {
     // Under umask 0o027 a freshly created file could not be 0o755 or 0o666: only an explicit chmod keeps them.
-    const h = await withUmask(0o027, () => open({ files: { 'run.sh': '#!/bin/sh\necho old\n', 'shared.txt': 'old\n' } }));
+    const h = await withUmask(0o027, () =>
+      open({ files: { 'run.sh': '#!/bin/sh\necho old\n', 'shared.txt': 'old\n' } }),
+    );
     await fs.chmod(h.path('run.sh'), 0o755);
     await fs.chmod(h.path('shared.txt'), 0o666);
     await withUmask(0o027, async () => {
@@ -209,7 +220,10 @@ describe.each(TRANSPORTS)('Write over %s', (kind: TransportKind) => {
   });
 
   it('a deny glob from the config refuses Read and Write with PATH_DENIED', async () => {
-    const h = await open({ files: { 'secrets/key.txt': 'hunter2\n', 'ok.txt': 'fine\n' }, config: { deny: ['secrets/**'] } });
+    const h = await open({
+      files: { 'secrets/key.txt': 'hunter2\n', 'ok.txt': 'fine\n' },
+      config: { deny: ['secrets/**'] },
+    });
     const r = errorOf(await h.call('Read', { file_path: h.path('secrets/key.txt') }));
     expect(r.code).toBe('PATH_DENIED');
     expect(r.message).toContain('secrets/**');

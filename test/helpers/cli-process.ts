@@ -9,7 +9,10 @@ export interface CliRun {
 }
 
 /** Runs `editguard …args` with stdin closed at once and stdout/stderr piped; fails after `ms`. */
-export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; ms?: number } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; ms?: number } = {},
+): Promise<CliRun> {
   const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: 'pipe' });
   child.stdin.end();
   let stdout = '';
@@ -45,11 +48,18 @@ const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * Runs `editguard …args` with a pseudo-terminal as stdin and stdout (`script -qec`); when the output
  * shows `prompt`, types `answer` and Enter. Returns everything the terminal showed (CRLF line ends).
  */
-export function runCliInTerminal(args: string[], opts: { cwd?: string; prompt?: string; answer?: string; ms?: number } = {}): Promise<CliRun> {
+export function runCliInTerminal(
+  args: string[],
+  opts: { cwd?: string; prompt?: string; answer?: string; ms?: number } = {},
+): Promise<CliRun> {
   const command = [process.execPath, CLI, ...args].map(shellWord).join(' ');
   // A colour terminal, whatever the test runner's own settings say (with CI set, Node reports a 2-colour terminal).
   const { NO_COLOR: _no, FORCE_COLOR: _force, CI: _ci, ...env } = process.env;
-  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: opts.cwd, stdio: 'pipe', env: { ...env, TERM: 'xterm-256color' } });
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: opts.cwd,
+    stdio: 'pipe',
+    env: { ...env, TERM: 'xterm-256color' },
+  });
   let shown = '';
   let answered = false;
   child.stdout.on('data', (d: Buffer) => {

@@ -83,7 +83,8 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   let closeServer = async () => {};
   let url: string | undefined;
   if (kind === 'memory') {
-    if (opts.user) throw new Error('an in-memory server runs as the test process; use a spawned transport to change user');
+    if (opts.user)
+      throw new Error('an in-memory server runs as the test process; use a spawned transport to change user');
     const config = parseConfig({ roots: [root], ...opts.config });
     app = await createApp(config, {
       cwd: root,
@@ -124,7 +125,12 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
     // setpriv (util-linux) drops to another user; StdioClientTransport has no uid option.
     const user = opts.user;
     const transport = user
-      ? new StdioClientTransport({ command: 'setpriv', args: ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', process.execPath, ...args], stderr: 'pipe', cwd: root })
+      ? new StdioClientTransport({
+          command: 'setpriv',
+          args: ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups', process.execPath, ...args],
+          stderr: 'pipe',
+          cwd: root,
+        })
       : new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', cwd: root });
     await client.connect(transport);
   }

@@ -46,7 +46,15 @@ const LISTENING = /editguard listening on (http:\/\/(?:[^\s/:]+|\[[^\]\s]+\]):(\
 export async function startHttpServer(
   cli: string,
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; startMs?: number; command?: string; exactArgs?: boolean; uid?: number; gid?: number } = {},
+  opts: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    startMs?: number;
+    command?: string;
+    exactArgs?: boolean;
+    uid?: number;
+    gid?: number;
+  } = {},
 ): Promise<HttpServerProcess> {
   // exactArgs: run `command cli …args` as given (the Dockerfile's entrypoint), without --http --port 0.
   const argv = opts.exactArgs ? [cli, ...args] : [cli, '--http', '--port', '0', ...args];
@@ -131,21 +139,24 @@ export function rawRequest(port: number, req: RawRequest): Promise<RawResponse> 
     if (req.body !== undefined && !req.chunked && headers['Content-Length'] === undefined) {
       headers['Content-Length'] = Buffer.byteLength(req.body);
     }
-    const r = http.request({ host: '127.0.0.1', port, method: req.method ?? 'POST', path: req.path ?? '/mcp', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
+    const r = http.request(
+      { host: '127.0.0.1', port, method: req.method ?? 'POST', path: req.path ?? '/mcp', headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
     r.setTimeout(20_000, () => r.destroy(new Error('request timed out')));
     r.on('error', reject);
     if (req.chunked) r.setHeader('Transfer-Encoding', 'chunked');
@@ -155,7 +166,10 @@ export function rawRequest(port: number, req: RawRequest): Promise<RawResponse> 
 }
 
 /** Headers every MCP POST needs (the SDK transport checks Accept and Content-Type). */
-export const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' } as const;
+export const MCP_HEADERS = {
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+} as const;
 
 export const INITIALIZE = {
   jsonrpc: '2.0',
@@ -217,7 +231,12 @@ export async function rawToolCall(
 ): Promise<{ status: number; message: Record<string, unknown> }> {
   const res = await rawRequest(port, {
     headers: { ...MCP_HEADERS, ...headers, 'Mcp-Session-Id': sid },
-    body: JSON.stringify({ jsonrpc: '2.0', id: Math.floor(Math.random() * 1e9), method: 'tools/call', params: { name, arguments: args } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: Math.floor(Math.random() * 1e9),
+      method: 'tools/call',
+      params: { name, arguments: args },
+    }),
   });
   return { status: res.status, message: messageOf(res) };
 }

@@ -24,9 +24,17 @@ export interface Run {
 }
 
 /** Runs `NODE22 script …args` to completion, killing it after `ms`. */
-export function runNode22(script: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; ms?: number } = {}): Promise<Run> {
+export function runNode22(
+  script: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; ms?: number } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE22, [script, ...args], { cwd: opts.cwd ?? REPO, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE22, [script, ...args], {
+      cwd: opts.cwd ?? REPO,
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
@@ -34,7 +42,11 @@ export function runNode22(script: string, args: string[], opts: { cwd?: string; 
     const ms = opts.ms ?? 60_000;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${path.basename(script)} ${args.join(' ')} did not finish within ${ms} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(
+          `${path.basename(script)} ${args.join(' ')} did not finish within ${ms} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
     }, ms);
     child.once('error', reject);
     child.once('close', (code) => {

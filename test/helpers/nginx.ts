@@ -94,7 +94,9 @@ export async function startNginx(bin: string, dir: string, siteConf: string): Pr
   while (!(await accepts(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`nginx did not start on port ${port}: ${stderr}\n${await fs.readFile(errorLog, 'utf8').catch(() => '')}`);
+      throw new Error(
+        `nginx did not start on port ${port}: ${stderr}\n${await fs.readFile(errorLog, 'utf8').catch(() => '')}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 50));
   }

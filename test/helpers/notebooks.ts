@@ -14,7 +14,12 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 function sortKeys(v: Json): Json {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k]!)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys(v[k]!)]),
+    );
   return v;
 }
 
@@ -33,7 +38,11 @@ export interface CellSpec {
 }
 
 /** An nbformat 4.minor notebook; ids are kept only from 4.5 on. */
-export function notebook(cells: CellSpec[], minor = 5, metadata: Record<string, unknown> = { kernelspec: { language: 'python', name: 'python3', display_name: 'Python 3' } }): Record<string, unknown> {
+export function notebook(
+  cells: CellSpec[],
+  minor = 5,
+  metadata: Record<string, unknown> = { kernelspec: { language: 'python', name: 'python3', display_name: 'Python 3' } },
+): Record<string, unknown> {
   return {
     nbformat: 4,
     nbformat_minor: minor,

@@ -7,7 +7,8 @@ import { REPO } from './harness.js';
 const RACER = path.join(REPO, 'test/e2e/fixtures/racer.py');
 
 /** Linux with python3: renameat2(RENAME_EXCHANGE) is available to racer.py. */
-export const CAN_RACE = process.platform === 'linux' && spawnSync('python3', ['-c', 'import ctypes'], { stdio: 'ignore' }).status === 0;
+export const CAN_RACE =
+  process.platform === 'linux' && spawnSync('python3', ['-c', 'import ctypes'], { stdio: 'ignore' }).status === 0;
 
 /** Seconds each race runs; EG_RACE_SECONDS scales every race (longer runs for measuring). */
 export function raceSeconds(base: number): number {
@@ -46,14 +47,18 @@ export async function startRacer<T>(args: string[]): Promise<Racer<T>> {
   const child = spawn('python3', [RACER, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  const exited = new Promise<string | number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<string | number>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
       if (out.startsWith('ready\n')) resolve();
     });
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    void exited.then((code) => reject(new Error(`racer.py ${args.join(' ')} exited (${code}) before starting: ${err}`)));
+    void exited.then((code) =>
+      reject(new Error(`racer.py ${args.join(' ')} exited (${code}) before starting: ${err}`)),
+    );
   });
   return {
     stop: async () => {
@@ -67,7 +72,12 @@ export async function startRacer<T>(args: string[]): Promise<Racer<T>> {
 }
 
 /** Starts exchanging `a` and `b` (a directory or file and a symlink) for `seconds`. */
-export function startSwapper(a: string, b: string, seed: number, seconds: number): Promise<Racer<{ swaps: number; failures: number }>> {
+export function startSwapper(
+  a: string,
+  b: string,
+  seed: number,
+  seconds: number,
+): Promise<Racer<{ swaps: number; failures: number }>> {
   return startRacer(['swap', a, b, String(seed), String(seconds)]);
 }
 
@@ -86,7 +96,10 @@ export async function snapshot(dir: string): Promise<Map<string, Buffer>> {
  * Compares `dir` with `before`, puts it back, and returns what differed: files changed or
  * removed, files created (temp files apart), and editguard temp files.
  */
-export async function outsideDamage(dir: string, before: Map<string, Buffer>): Promise<{ changed: number; created: number; temps: number }> {
+export async function outsideDamage(
+  dir: string,
+  before: Map<string, Buffer>,
+): Promise<{ changed: number; created: number; temps: number }> {
   const now = await snapshot(dir);
   let changed = 0;
   let created = 0;

@@ -28,9 +28,16 @@ export async function readmeBlocks(lang: string): Promise<string[]> {
  * Runs `script` in bash with `command` replaced by a function that records its arguments, and returns
  * the argument lists of its calls in order: exactly what the real command would have received.
  */
-export async function shellCalls(script: string, command: string, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string[][]> {
+export async function shellCalls(
+  script: string,
+  command: string,
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<string[][]> {
   const stub = `${command}() { printf '%s\\0' "$@"; printf '\\001'; }\n`;
-  const { stdout } = await exec('bash', ['-euo', 'pipefail', '-c', stub + script], { cwd: opts.cwd, env: { ...process.env, ...opts.env } });
+  const { stdout } = await exec('bash', ['-euo', 'pipefail', '-c', stub + script], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+  });
   return stdout
     .split('\x01')
     .slice(0, -1)

@@ -26,7 +26,8 @@ export const SEARCH_FILES: Record<string, string | Buffer> = {
   'app.log': 'needle in a log\n',
   'keep.log': 'needle kept by a negation\n',
   '.hidden/config.ts': 'export const needle = "hidden";\n',
-  'src/invoice.ts': 'import { Item } from "./item";\n\nexport function computeInvoiceTotal(items: Item[]): number {\n  return items.reduce((sum, i) => sum + i.price, 0);\n}\n// needle in invoice\n',
+  'src/invoice.ts':
+    'import { Item } from "./item";\n\nexport function computeInvoiceTotal(items: Item[]): number {\n  return items.reduce((sum, i) => sum + i.price, 0);\n}\n// needle in invoice\n',
   'src/item.ts': 'export interface Item {\n  price: number;\n}\n',
   'src/view.tsx': 'export const View = () => <div>Needle</div>;\n',
   'src/sub/.gitignore': '*.gen.ts\n!keep.gen.ts\ngenerated/\n',

@@ -11,7 +11,11 @@ import { BlobStore, DamagedBlobError } from '../../src/history/blob-store.js';
 import { tempDir } from '../helpers/harness.js';
 
 /** A splice of `base`: `del` bytes at `at` (both scaled into range) replaced by `ins`. */
-const splice = fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), del: fc.nat({ max: 300 }), ins: fc.uint8Array({ maxLength: 300 }) });
+const splice = fc.record({
+  at: fc.double({ min: 0, max: 1, noNaN: true }),
+  del: fc.nat({ max: 300 }),
+  ins: fc.uint8Array({ maxLength: 300 }),
+});
 const applySplice = (b: Buffer, s: { at: number; del: number; ins: Uint8Array }): Buffer<ArrayBufferLike> => {
   const at = Math.floor(s.at * b.length);
   const end = Math.min(b.length, at + s.del);
@@ -20,7 +24,9 @@ const applySplice = (b: Buffer, s: { at: number; del: number; ins: Uint8Array })
 /** Bases of every size around the 256-byte and 64 KiB compare steps, with repeats that tempt an off-by-one. */
 const base = fc.oneof(
   fc.uint8Array({ maxLength: 2000 }).map((a): Buffer<ArrayBufferLike> => Buffer.from(a)),
-  fc.tuple(fc.integer({ min: 60_000, max: 200_000 }), fc.integer({ min: 1, max: 7 })).map(([n, period]): Buffer<ArrayBufferLike> => Buffer.from(Array.from({ length: n }, (_, i) => (i % period) + 97))),
+  fc
+    .tuple(fc.integer({ min: 60_000, max: 200_000 }), fc.integer({ min: 1, max: 7 }))
+    .map(([n, period]): Buffer<ArrayBufferLike> => Buffer.from(Array.from({ length: n }, (_, i) => (i % period) + 97))),
 );
 
 const refPrefix = (a: Buffer, b: Buffer): number => {
@@ -70,7 +76,9 @@ describe('blob-delta (pure)', () => {
         for (const [i, s] of edits.entries()) {
           const next = applySplice(prev, s);
           const { prefix, suffix, middle } = diffEnds(prev, next);
-          chain.push(decodeDelta(encodeDelta({ base: digest(prev), depth: i + 1, size: next.length, prefix, suffix }, middle))!);
+          chain.push(
+            decodeDelta(encodeDelta({ base: digest(prev), depth: i + 1, size: next.length, prefix, suffix }, middle))!,
+          );
           prev = next;
         }
         expect(applyChain(b0, chain).equals(prev)).toBe(true);
@@ -89,43 +97,52 @@ describe('BlobStore delta chains (real temp dir)', () => {
 
   it('every version of a chain of edits reads back exactly (sha256 verified); a damaged byte or a torn delta is detected', async () => {
     await fc.assert(
-      fc.asyncProperty(base, fc.array(splice, { minLength: 1, maxLength: 10 }), fc.nat(), fc.nat(), async (b0, edits, pick, flip) => {
-        const store = new BlobStore(`${stateDir}/${Math.random().toString(36).slice(2)}`, { deltaMinBytes: 0, maxDepth: 4 });
-        const versions = [b0];
-        await store.put(b0);
-        for (const s of edits) {
-          const prev = versions[versions.length - 1]!;
-          const next = applySplice(prev, s);
-          store.putUnsyncedSync(next, digest(next), { bytes: prev, hash: digest(prev) });
-          versions.push(next);
-        }
-        for (const v of versions) expect((await store.get(digest(v))).equals(v)).toBe(true);
-        // Damage one delta: a flipped byte anywhere in it (header or middle) must not read back as content.
-        const deltas = versions.map((v) => store.deltaPathOf(digest(v))).filter((p) => fs.existsSync(p));
-        if (deltas.length === 0) return;
-        const victim = deltas[pick % deltas.length]!;
-        const bytes = fs.readFileSync(victim);
-        const at = flip % bytes.length;
-        const damaged = Buffer.from(bytes);
-        damaged[at] = damaged[at]! ^ 0xff;
-        fs.writeFileSync(victim, damaged);
-        const hash = victim.slice(victim.lastIndexOf('/') + 1, -2);
-        const content = versions.find((v) => digest(v) === hash)!;
-        const got = await store.get(hash).then(
-          (b) => b,
-          (err: unknown) => err,
-        );
-        // Never wrong bytes: only a flip in the depth field (bytes 40–43, which the content does not depend
-        // on) may still read back, and then as the verified content; anything else is an error.
-        if (Buffer.isBuffer(got)) {
-          expect(got.equals(content)).toBe(true);
-          expect(at >= 40 && at < 44).toBe(true);
-        } else expect(got instanceof DamagedBlobError || (got as { code?: string }).code === 'ENOENT').toBe(true);
-        // A torn delta (cut short) is not "present": touchSync says so, and it does not read back.
-        fs.writeFileSync(victim, bytes.subarray(0, Math.max(0, bytes.length - 1)));
-        expect(store.touchSync(hash, content.length)).toBe(false);
-        await expect(store.get(hash)).rejects.toBeTruthy();
-      }),
+      fc.asyncProperty(
+        base,
+        fc.array(splice, { minLength: 1, maxLength: 10 }),
+        fc.nat(),
+        fc.nat(),
+        async (b0, edits, pick, flip) => {
+          const store = new BlobStore(`${stateDir}/${Math.random().toString(36).slice(2)}`, {
+            deltaMinBytes: 0,
+            maxDepth: 4,
+          });
+          const versions = [b0];
+          await store.put(b0);
+          for (const s of edits) {
+            const prev = versions[versions.length - 1]!;
+            const next = applySplice(prev, s);
+            store.putUnsyncedSync(next, digest(next), { bytes: prev, hash: digest(prev) });
+            versions.push(next);
+          }
+          for (const v of versions) expect((await store.get(digest(v))).equals(v)).toBe(true);
+          // Damage one delta: a flipped byte anywhere in it (header or middle) must not read back as content.
+          const deltas = versions.map((v) => store.deltaPathOf(digest(v))).filter((p) => fs.existsSync(p));
+          if (deltas.length === 0) return;
+          const victim = deltas[pick % deltas.length]!;
+          const bytes = fs.readFileSync(victim);
+          const at = flip % bytes.length;
+          const damaged = Buffer.from(bytes);
+          damaged[at] = damaged[at]! ^ 0xff;
+          fs.writeFileSync(victim, damaged);
+          const hash = victim.slice(victim.lastIndexOf('/') + 1, -2);
+          const content = versions.find((v) => digest(v) === hash)!;
+          const got = await store.get(hash).then(
+            (b) => b,
+            (err: unknown) => err,
+          );
+          // Never wrong bytes: only a flip in the depth field (bytes 40–43, which the content does not depend
+          // on) may still read back, and then as the verified content; anything else is an error.
+          if (Buffer.isBuffer(got)) {
+            expect(got.equals(content)).toBe(true);
+            expect(at >= 40 && at < 44).toBe(true);
+          } else expect(got instanceof DamagedBlobError || (got as { code?: string }).code === 'ENOENT').toBe(true);
+          // A torn delta (cut short) is not "present": touchSync says so, and it does not read back.
+          fs.writeFileSync(victim, bytes.subarray(0, Math.max(0, bytes.length - 1)));
+          expect(store.touchSync(hash, content.length)).toBe(false);
+          await expect(store.get(hash)).rejects.toBeTruthy();
+        },
+      ),
       { numRuns: 40 },
     );
   });

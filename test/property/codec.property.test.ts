@@ -109,14 +109,14 @@ describe('codec lossless property on arbitrary bytes', () => {
   /** Arbitrary bytes, often behind a BOM, and sometimes valid text so both outcomes are exercised. */
   const fileBytes = fc.oneof(
     fc.tuple(prefixes, fc.uint8Array({ maxLength: 64 })).map(([p, b]) => Uint8Array.from([...p, ...b])),
-    fc.tuple(wellFormed, fc.constantFrom<TextEncodingName>('utf8', ...BOM_ENCODINGS), fc.nat(), fc.nat(255)).map(
-      ([s, e, at, byte]) => {
+    fc
+      .tuple(wellFormed, fc.constantFrom<TextEncodingName>('utf8', ...BOM_ENCODINGS), fc.nat(), fc.nat(255))
+      .map(([s, e, at, byte]) => {
         // A valid encoding with at most one byte flipped: near misses are the interesting cases.
         const b = Uint8Array.from(encodeText(s, e));
         if (b.length > 0 && at % 2 === 0) b[at % b.length] = byte;
         return b;
-      },
-    ),
+      }),
   );
 
   it('decodeText() says lossless exactly when encodeText() reproduces the bytes', () => {

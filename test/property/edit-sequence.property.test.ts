@@ -54,7 +54,8 @@ function engine(text: string, specs: readonly EditSpec[]) {
     const r = applyEditSequence(text, specs);
     // The splices must rebuild the same text from the original, in order and without overlaps.
     expect(spliceText(text, r.splices)).toBe(r.text);
-    for (let k = 1; k < r.splices.length; k++) expect(r.splices[k]!.start).toBeGreaterThanOrEqual(r.splices[k - 1]!.end);
+    for (let k = 1; k < r.splices.length; k++)
+      expect(r.splices[k]!.start).toBeGreaterThanOrEqual(r.splices[k - 1]!.end);
     return { text: r.text, counts: r.edits.map((e) => e.replacements), at: r.edits.map((e) => e.at) };
   } catch (err) {
     if (!(err instanceof EditFailure)) throw err;
@@ -79,28 +80,43 @@ describe('applyEditSequence()', () => {
 
   it('keeps CRLF and mixed endings outside the edits: the splices written into the raw text read back as the result', () => {
     fc.assert(
-      fc.property(str(40), fc.array(fc.boolean(), { maxLength: 40 }), fc.array(spec, { minLength: 1, maxLength: 6 }), (text, crlf, specs) => {
-        let k = 0;
-        const raw = text.replace(/\n/g, () => (crlf[k++] ? '\r\n' : '\n'));
-        const got = engine(text, specs);
-        if ('failed' in got) return;
-        const doc = spliceLineDoc(toLineDoc(raw), applyEditSequence(text, specs).splices);
-        expect(doc.text).toBe(got.text);
-      }),
+      fc.property(
+        str(40),
+        fc.array(fc.boolean(), { maxLength: 40 }),
+        fc.array(spec, { minLength: 1, maxLength: 6 }),
+        (text, crlf, specs) => {
+          let k = 0;
+          const raw = text.replace(/\n/g, () => (crlf[k++] ? '\r\n' : '\n'));
+          const got = engine(text, specs);
+          if ('failed' in got) return;
+          const doc = spliceLineDoc(toLineDoc(raw), applyEditSequence(text, specs).splices);
+          expect(doc.text).toBe(got.text);
+        },
+      ),
       { seed: 1214, numRuns: 1500 },
     );
   });
 
   it('handles a first edit that fills an empty file, then edits its text', () => {
-    const r = applyEditSequence('', [{ old_string: '', new_string: 'abc\nabc\n' }, { old_string: 'b', new_string: 'B', replace_all: true }]);
+    const r = applyEditSequence('', [
+      { old_string: '', new_string: 'abc\nabc\n' },
+      { old_string: 'b', new_string: 'B', replace_all: true },
+    ]);
     expect(r.text).toBe('aBc\naBc\n');
     expect(r.splices).toEqual([{ start: 0, end: 0, replacement: 'aBc\naBc\n' }]);
-    expect(r.edits).toEqual([{ replacements: 1, at: 0 }, { replacements: 2, at: 1 }]);
+    expect(r.edits).toEqual([
+      { replacements: 1, at: 0 },
+      { replacements: 2, at: 1 },
+    ]);
   });
 
-  it('applies MultiEdit\'s 100 edits to a 10,000-line file, each replace_all on top of the previous ones', () => {
+  it("applies MultiEdit's 100 edits to a 10,000-line file, each replace_all on top of the previous ones", () => {
     const lines = Array.from({ length: 10_000 }, (_, i) => `row ${String(i).padStart(6, '0')} = v${i % 100}(${i});`);
-    const specs = Array.from({ length: 100 }, (_, k) => ({ old_string: `= v${k}(`, new_string: `= w${k}(`, replace_all: true }));
+    const specs = Array.from({ length: 100 }, (_, k) => ({
+      old_string: `= v${k}(`,
+      new_string: `= w${k}(`,
+      replace_all: true,
+    }));
     const r = applyEditSequence(`${lines.join('\n')}\n`, specs);
     expect(r.text).toBe(`${lines.map((l) => l.replace(' = v', ' = w')).join('\n')}\n`);
     expect(r.splices).toHaveLength(10_000);

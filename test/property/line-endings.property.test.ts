@@ -9,7 +9,12 @@ const rawText = (loneCr: boolean) =>
   fc
     .array(
       fc.tuple(
-        fc.string({ unit: loneCr ? fc.oneof({ weight: 5, arbitrary: plainChar }, { weight: 1, arbitrary: fc.constant('\r') }) : plainChar, maxLength: 6 }),
+        fc.string({
+          unit: loneCr
+            ? fc.oneof({ weight: 5, arbitrary: plainChar }, { weight: 1, arbitrary: fc.constant('\r') })
+            : plainChar,
+          maxLength: 6,
+        }),
         fc.constantFrom('\n', '\r\n', ''),
       ),
       { maxLength: 12 },
@@ -158,7 +163,10 @@ describe('spliceLineDoc() properties', () => {
     fc.assert(
       fc.property(
         rawText(false),
-        fc.array(fc.tuple(fc.integer({ min: -2, max: 40 }), fc.integer({ min: -2, max: 40 })), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.integer({ min: -2, max: 40 }), fc.integer({ min: -2, max: 40 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         (raw, pairs) => {
           const doc = toLineDoc(raw);
           const splices = pairs.map(([start, end]) => ({ start, end, replacement: 'z' }));

@@ -12,23 +12,53 @@ import { harness, okOf, type Harness } from '../helpers/harness.js';
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const text = fc
-  .array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 8 }), fc.constantFrom('\n', '\r\n', '\t', '"', '\\', '    ', 'é', '😀', '\u001b[0;31m')), { maxLength: 8 })
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 8 }),
+      fc.constantFrom('\n', '\r\n', '\t', '"', '\\', '    ', 'é', '😀', '\u001b[0;31m'),
+    ),
+    { maxLength: 8 },
+  )
   .map((parts) => parts.join(''));
 const lines = (s: string) => (s === '' ? [] : s.split(/(?<=\n)/));
 const multiline = (asList: boolean) => text.map((s): Json => (asList ? lines(s) : s));
 
 const output = (asList: boolean) =>
   fc.oneof(
-    fc.record({ output_type: fc.constant('stream'), name: fc.constantFrom('stdout', 'stderr'), text: multiline(asList) }),
-    fc.record({ output_type: fc.constant('execute_result'), execution_count: fc.nat(99), metadata: fc.constant({}), data: fc.record({ 'text/plain': multiline(asList) }) }),
-    fc.record({ output_type: fc.constant('error'), ename: fc.constantFrom('ValueError', 'KeyError'), evalue: text, traceback: fc.array(text, { maxLength: 3 }) }),
+    fc.record({
+      output_type: fc.constant('stream'),
+      name: fc.constantFrom('stdout', 'stderr'),
+      text: multiline(asList),
+    }),
+    fc.record({
+      output_type: fc.constant('execute_result'),
+      execution_count: fc.nat(99),
+      metadata: fc.constant({}),
+      data: fc.record({ 'text/plain': multiline(asList) }),
+    }),
+    fc.record({
+      output_type: fc.constant('error'),
+      ename: fc.constantFrom('ValueError', 'KeyError'),
+      evalue: text,
+      traceback: fc.array(text, { maxLength: 3 }),
+    }),
   );
 
-const metadata = fc.oneof(fc.constant({}), fc.record({ tags: fc.array(fc.constantFrom('a', 'b'), { maxLength: 2 }), collapsed: fc.boolean() }), fc.record({ scrolled: fc.constantFrom(true, 'auto'), w: fc.constantFrom(1.5, -3, 1e21) }));
+const metadata = fc.oneof(
+  fc.constant({}),
+  fc.record({ tags: fc.array(fc.constantFrom('a', 'b'), { maxLength: 2 }), collapsed: fc.boolean() }),
+  fc.record({ scrolled: fc.constantFrom(true, 'auto'), w: fc.constantFrom(1.5, -3, 1e21) }),
+);
 
 const cell = (asList: boolean) =>
   fc.oneof(
-    fc.record({ cell_type: fc.constant('code'), metadata, source: multiline(asList), outputs: fc.array(output(asList), { maxLength: 3 }), execution_count: fc.option(fc.nat(99), { nil: null }) }),
+    fc.record({
+      cell_type: fc.constant('code'),
+      metadata,
+      source: multiline(asList),
+      outputs: fc.array(output(asList), { maxLength: 3 }),
+      execution_count: fc.option(fc.nat(99), { nil: null }),
+    }),
     fc.record({ cell_type: fc.constantFrom('markdown', 'raw'), metadata, source: multiline(asList) }),
   );
 
@@ -39,7 +69,12 @@ interface Style {
   sortKeys: boolean;
 }
 
-const style = fc.record({ indent: fc.constantFrom<number | string>(1, 2, 4, '\t'), crlf: fc.boolean(), trailingNewline: fc.boolean(), sortKeys: fc.boolean() });
+const style = fc.record({
+  indent: fc.constantFrom<number | string>(1, 2, 4, '\t'),
+  crlf: fc.boolean(),
+  trailingNewline: fc.boolean(),
+  sortKeys: fc.boolean(),
+});
 
 /** A notebook value (ids from nbformat 4.5) and its text in the given style. */
 const notebookText = fc
@@ -55,13 +90,23 @@ const notebookText = fc
   )
   .map(({ minor, style: st, cells, ids, k }) => {
     const withIds = cells.map((c, i) => (minor >= 5 ? { ...c, id: ids[i]! } : c));
-    const value = { metadata: { kernelspec: { name: 'python3', language: 'python' } }, nbformat: 4, nbformat_minor: minor, cells: withIds };
+    const value = {
+      metadata: { kernelspec: { name: 'python3', language: 'python' } },
+      nbformat: 4,
+      nbformat_minor: minor,
+      cells: withIds,
+    };
     return { value, index: k % cells.length, text: serialize(value, st) };
   });
 
 function sortKeys(v: Json): Json {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((key) => [key, sortKeys(v[key]!)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((key) => [key, sortKeys(v[key]!)]),
+    );
   return v;
 }
 
@@ -73,7 +118,9 @@ function serialize(value: unknown, st: Style): string {
 
 /** What the notebook must become: the cell's outputs cleared and count reset (code only), nothing else. */
 function expectedCells(value: { cells: Array<Record<string, unknown>> }, index: number): unknown[] {
-  return value.cells.map((c, i) => (i === index && c.cell_type === 'code' ? { ...c, outputs: [], execution_count: null } : c));
+  return value.cells.map((c, i) =>
+    i === index && c.cell_type === 'code' ? { ...c, outputs: [], execution_count: null } : c,
+  );
 }
 
 function cellRawSpans(raw: string): Array<[number, number]> {
@@ -81,7 +128,8 @@ function cellRawSpans(raw: string): Array<[number, number]> {
   const nb = parseNotebook(doc.text);
   const toRaw = (off: number) => {
     let crlfs = 0;
-    if (doc.raw !== doc.text) for (let i = doc.text.indexOf('\n'); i !== -1 && i < off; i = doc.text.indexOf('\n', i + 1)) crlfs++;
+    if (doc.raw !== doc.text)
+      for (let i = doc.text.indexOf('\n'); i !== -1 && i < off; i = doc.text.indexOf('\n', i + 1)) crlfs++;
     return off + crlfs;
   };
   return nb.layout.cells.map((c) => [toRaw(c.start), toRaw(c.end)]);
@@ -96,19 +144,32 @@ function expectOnlyCellChanged(before: string, after: string, index: number): vo
 }
 
 describe('NotebookEdit replace of a cell with its own source (property)', () => {
-  it('changes nothing but that cell\'s outputs and execution_count; a cell with none to clear stays byte-identical', () => {
+  it("changes nothing but that cell's outputs and execution_count; a cell with none to clear stays byte-identical", () => {
     fc.assert(
       fc.property(notebookText, ({ value, index, text: raw }) => {
         const doc = toLineDoc(raw);
         const nb = parseNotebook(doc.text);
         // "Read" it: every cell is rendered and seen.
-        expect(renderNotebook(nb, { offset: 1, limit: undefined, cellOutputBytes: 1 << 20, totalBytes: 1 << 24, maxImageBytes: 1 << 20 }).seen).toEqual([[1, nb.cells.length]]);
-        const result = editNotebook(nb, { mode: 'replace', cellId: cellName(nb.cells[index], index), newSource: sourceText(nb.cells[index]!) }, () => 'unused00');
+        expect(
+          renderNotebook(nb, {
+            offset: 1,
+            limit: undefined,
+            cellOutputBytes: 1 << 20,
+            totalBytes: 1 << 24,
+            maxImageBytes: 1 << 20,
+          }).seen,
+        ).toEqual([[1, nb.cells.length]]);
+        const result = editNotebook(
+          nb,
+          { mode: 'replace', cellId: cellName(nb.cells[index], index), newSource: sourceText(nb.cells[index]!) },
+          () => 'unused00',
+        );
         const after = spliceLineDoc(doc, result.splices).raw;
         expect((JSON.parse(after) as { cells: unknown[] }).cells).toEqual(expectedCells(value, index));
         expectOnlyCellChanged(raw, after, index);
         const original = value.cells[index]! as { cell_type: string; outputs?: unknown[]; execution_count?: unknown };
-        const nothingToClear = original.cell_type !== 'code' || (original.outputs!.length === 0 && original.execution_count === null);
+        const nothingToClear =
+          original.cell_type !== 'code' || (original.outputs!.length === 0 && original.execution_count === null);
         if (nothingToClear) expect(after).toBe(raw);
         expect(result.changed).toBe(!nothingToClear);
       }),

@@ -14,15 +14,25 @@ const piece = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.constantFrom('x'.repeat(70), 'é'.repeat(40)),
 );
-const invalid = fc.constantFrom(Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3]), Buffer.from([0xf0, 0x9f, 0x98]));
+const invalid = fc.constantFrom(
+  Buffer.from([0xff]),
+  Buffer.from([0xe2, 0x82]),
+  Buffer.from([0xc3]),
+  Buffer.from([0xf0, 0x9f, 0x98]),
+);
 const fileBytes = fc
   .tuple(
     fc.boolean(),
-    fc.array(fc.oneof({ weight: 9, arbitrary: piece.map((s) => Buffer.from(s)) }, { weight: 1, arbitrary: invalid }), { maxLength: 60 }),
+    fc.array(fc.oneof({ weight: 9, arbitrary: piece.map((s) => Buffer.from(s)) }, { weight: 1, arbitrary: invalid }), {
+      maxLength: 60,
+    }),
   )
   .map(([bom, parts]) => Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), ...parts]))
   .filter((b) => b.length > 0 && !b.includes(0));
-const range = fc.record({ offset: fc.option(fc.integer({ min: 0, max: 40 }), { nil: undefined }), limit: fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }) });
+const range = fc.record({
+  offset: fc.option(fc.integer({ min: 0, max: 40 }), { nil: undefined }),
+  limit: fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
+});
 
 describe('Read, streamed vs whole (property)', () => {
   for (const fallback of [undefined, 'latin1'] as const) {
@@ -32,7 +42,10 @@ describe('Read, streamed vs whole (property)', () => {
       const read = { maxLineChars: 50, outputBudgetBytes: 900 };
       beforeAll(async () => {
         whole = await harness('memory', { config: { fallbackEncoding: fallback, read } });
-        streamed = await harness('memory', { root: whole.root, config: { fallbackEncoding: fallback, read: { ...read, streamFromBytes: 0 } } });
+        streamed = await harness('memory', {
+          root: whole.root,
+          config: { fallbackEncoding: fallback, read: { ...read, streamFromBytes: 0 } },
+        });
       });
       afterAll(async () => {
         await whole.close();
@@ -45,7 +58,11 @@ describe('Read, streamed vs whole (property)', () => {
           fc.asyncProperty(fileBytes, range, async (bytes, { offset, limit }) => {
             const name = `f${n++}.txt`;
             await fs.writeFile(whole.path(name), bytes);
-            const args = { file_path: whole.path(name), ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) };
+            const args = {
+              file_path: whole.path(name),
+              ...(offset !== undefined ? { offset } : {}),
+              ...(limit !== undefined ? { limit } : {}),
+            };
             const a = await whole.call('Read', args);
             const b = await streamed.call('Read', args);
             expect(b).toEqual(a);

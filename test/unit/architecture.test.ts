@@ -86,7 +86,9 @@ function importEdges(files: ReadonlyArray<{ file: string; text: string }>): Impo
   for (const { file, text } of files) {
     for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
       const spec = ref.fileName;
-      const to = spec.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts') : undefined;
+      const to = spec.startsWith('.')
+        ? path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts')
+        : undefined;
       edges.push({ from: file, spec, to });
     }
   }
@@ -107,7 +109,9 @@ function layerViolations(edges: readonly ImportEdge[], ranks: Readonly<Record<st
     }
     if (e.to === undefined) {
       if (PROTOCOL_PACKAGES.some((p) => e.spec === p || e.spec.startsWith(`${p}/`)) && fromRank < PROTOCOL_MIN_RANK) {
-        out.push(`${e.from} (L${fromRank}) imports ${e.spec}: only L${PROTOCOL_MIN_RANK}+ (tools, resources, wiring) may depend on the MCP SDK`);
+        out.push(
+          `${e.from} (L${fromRank}) imports ${e.spec}: only L${PROTOCOL_MIN_RANK}+ (tools, resources, wiring) may depend on the MCP SDK`,
+        );
       }
       if (PURE_UNITS.includes(from) && IMPURE_MODULES.test(e.spec)) {
         out.push(`${e.from} imports ${e.spec}: ${from} is pure (L0); do I/O in fs/ and pass the result in`);
@@ -127,7 +131,9 @@ function layerViolations(edges: readonly ImportEdge[], ranks: Readonly<Record<st
       continue;
     }
     if (toRank > fromRank) {
-      out.push(`${e.from} (L${fromRank}) imports ${e.spec} (${to}, L${toRank}): an upward import; move what it needs down to L${fromRank} or below`);
+      out.push(
+        `${e.from} (L${fromRank}) imports ${e.spec} (${to}, L${toRank}): an upward import; move what it needs down to L${fromRank} or below`,
+      );
     }
     // Within one layer imports may go sideways; a cycle there is what ranks alone do not catch
     // (any cycle through another layer contains an upward import, reported above).
@@ -188,7 +194,9 @@ function fileCycles(edges: readonly ImportEdge[]): string[] {
     }
     const cycle = [start];
     for (let at = last!; at !== start; at = previous.get(at)!) cycle.splice(1, 0, at);
-    out.push(`import cycle between files: ${[...cycle, start].join(' → ')} (move the shared piece down, or into its own file)`);
+    out.push(
+      `import cycle between files: ${[...cycle, start].join(' → ')} (move the shared piece down, or into its own file)`,
+    );
   }
   return out.sort();
 }
@@ -229,11 +237,16 @@ function stronglyConnected(graph: ReadonlyMap<string, ReadonlySet<string>>): Arr
 function threadImports(edges: readonly ImportEdge[]): string[] {
   return edges
     .filter((e) => e.to === undefined && THREAD_MODULES.test(e.spec) && unitOf(e.from) !== THREAD_UNIT)
-    .map((e) => `${e.from} imports ${e.spec}: only ${THREAD_UNIT} may (the one worker pool); hand the pool a task instead`);
+    .map(
+      (e) => `${e.from} imports ${e.spec}: only ${THREAD_UNIT} may (the one worker pool); hand the pool a task instead`,
+    );
 }
 
 /** Uses of the global `process` (and imports of node:process) outside cli.ts that `allowed` does not list. */
-function processUses(files: ReadonlyArray<{ file: string; text: string }>, allowed: Readonly<Record<string, readonly string[]>>): string[] {
+function processUses(
+  files: ReadonlyArray<{ file: string; text: string }>,
+  allowed: Readonly<Record<string, readonly string[]>>,
+): string[] {
   const out: string[] = [];
   const fix = 'pass it in from cli.ts (config, AppEnv), or list it in PROCESS_ALLOWED with the reason';
   for (const { file, text } of files) {
@@ -245,7 +258,8 @@ function processUses(files: ReadonlyArray<{ file: string; text: string }>, allow
     const visit = (node: ts.Node): void => {
       if (ts.isIdentifier(node) && node.text === 'process' && !isPropertyName(node)) {
         const parent = node.parent;
-        const member = ts.isPropertyAccessExpression(parent) && parent.expression === node ? parent.name.text : undefined;
+        const member =
+          ts.isPropertyAccessExpression(parent) && parent.expression === node ? parent.name.text : undefined;
         if (member === undefined || !allowed[file]?.includes(member)) {
           const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
           out.push(`${file}:${line}: process${member === undefined ? '' : `.${member}`} outside cli.ts; ${fix}`);
@@ -262,7 +276,14 @@ function processUses(files: ReadonlyArray<{ file: string; text: string }>, allow
 function isPropertyName(node: ts.Identifier): boolean {
   const p = node.parent;
   if (ts.isPropertyAccessExpression(p)) return p.name === node;
-  if (ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p) || ts.isMethodSignature(p)) return p.name === node;
+  if (
+    ts.isPropertyAssignment(p) ||
+    ts.isPropertySignature(p) ||
+    ts.isPropertyDeclaration(p) ||
+    ts.isMethodDeclaration(p) ||
+    ts.isMethodSignature(p)
+  )
+    return p.name === node;
   return (ts.isParameter(p) || ts.isVariableDeclaration(p) || ts.isBindingElement(p)) && p.name === node;
 }
 
@@ -282,7 +303,8 @@ function oversized(files: ReadonlyArray<{ file: string; text: string }>): string
         const first = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
         const last = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
         const name = node.name && ts.isIdentifier(node.name) ? node.name.text : '(anonymous)';
-        if (last - first + 1 > MAX_FUNCTION_LINES) out.push(`${file}:${first + 1}: function ${name} has ${last - first + 1} lines (max ${MAX_FUNCTION_LINES})`);
+        if (last - first + 1 > MAX_FUNCTION_LINES)
+          out.push(`${file}:${first + 1}: function ${name} has ${last - first + 1} lines (max ${MAX_FUNCTION_LINES})`);
       }
       ts.forEachChild(node, visit);
     };
@@ -305,7 +327,8 @@ function readmeRanks(readme: string): Record<string, number> {
     if (!m) continue;
     if (m[1] !== undefined) rank = Number(m[1]);
     const firstColumn = m[2]!.split(/\s{2,}/)[0]!;
-    for (const unit of firstColumn.split(' ')) if (rank !== undefined && /^[a-z-]+(\/|\.ts)$/.test(unit)) out[unit] = rank;
+    for (const unit of firstColumn.split(' '))
+      if (rank !== undefined && /^[a-z-]+(\/|\.ts)$/.test(unit)) out[unit] = rank;
   }
   return out;
 }
@@ -315,7 +338,8 @@ function sourceFiles(dir: string, prefix = ''): Array<{ file: string; text: stri
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const rel = prefix + entry.name;
     if (entry.isDirectory()) out.push(...sourceFiles(path.join(dir, entry.name), `${rel}/`));
-    else if (entry.name.endsWith('.ts')) out.push({ file: rel, text: fs.readFileSync(path.join(dir, entry.name), 'utf8') });
+    else if (entry.name.endsWith('.ts'))
+      out.push({ file: rel, text: fs.readFileSync(path.join(dir, entry.name), 'utf8') });
   }
   return out;
 }
@@ -359,7 +383,8 @@ describe('architecture: layers of src/', () => {
   });
 
   it('layerViolations() reports an upward import, an unranked unit, the SDK below L4, I/O in a pure unit, and a cycle', () => {
-    const edge = (from: string, spec: string): ImportEdge => importEdges([{ file: from, text: `import x from '${spec}';` }])[0]!;
+    const edge = (from: string, spec: string): ImportEdge =>
+      importEdges([{ file: from, text: `import x from '${spec}';` }])[0]!;
     const report = layerViolations(
       [
         edge('fs/digest.ts', '../tools/read.js'),
@@ -372,7 +397,7 @@ describe('architecture: layers of src/', () => {
       RANKS,
     );
     expect(report).toEqual([
-      "fs/digest.ts (L0) imports ../tools/read.js (tools/, L4): an upward import; move what it needs down to L0 or below",
+      'fs/digest.ts (L0) imports ../tools/read.js (tools/, L4): an upward import; move what it needs down to L0 or below',
       'mystery/thing.ts: mystery/ has no rank; add it to RANKS in test/unit/architecture.test.ts',
       'errors.ts (L0) imports @modelcontextprotocol/sdk/types.js: only L4+ (tools, resources, wiring) may depend on the MCP SDK',
       'text/codec.ts imports node:fs: text/ is pure (L0); do I/O in fs/ and pass the result in',
@@ -381,7 +406,8 @@ describe('architecture: layers of src/', () => {
   });
 
   it('fileCycles() reports a cycle between files, through others too, and not an acyclic diamond', () => {
-    const edge = (from: string, spec: string): ImportEdge => importEdges([{ file: from, text: `import type { X } from '${spec}';` }])[0]!;
+    const edge = (from: string, spec: string): ImportEdge =>
+      importEdges([{ file: from, text: `import type { X } from '${spec}';` }])[0]!;
     const report = fileCycles([
       edge('search/walk.ts', './dir-lister.js'),
       edge('search/dir-lister.ts', './walk.js'),
@@ -404,8 +430,14 @@ describe('architecture: layers of src/', () => {
     const report = processUses(
       [
         { file: 'cli.ts', text: 'process.exit(process.argv.length);' },
-        { file: 'log.ts', text: 'const t = process.hrtime.bigint();\n// a live process.\nconst o = { process: 1 }; o.process;' },
-        { file: 'app.ts', text: "import { env } from 'node:process';\nconst p = process;\nconst home = process.env.HOME;" },
+        {
+          file: 'log.ts',
+          text: 'const t = process.hrtime.bigint();\n// a live process.\nconst o = { process: 1 }; o.process;',
+        },
+        {
+          file: 'app.ts',
+          text: "import { env } from 'node:process';\nconst p = process;\nconst home = process.env.HOME;",
+        },
         { file: 'fs/host.ts', text: "export const IS_LINUX = process.platform === 'linux';" },
       ],
       { 'fs/host.ts': ['platform'] },
@@ -422,8 +454,14 @@ describe('architecture: layers of src/', () => {
   it('threadImports() reports worker_threads or piscina outside workers/', () => {
     const edges = importEdges([
       { file: 'tools/grep.ts', text: "import { Worker } from 'node:worker_threads';" },
-      { file: 'search/search-task.ts', text: "import type { MessagePort } from 'worker_threads';\nimport { Piscina } from 'piscina';" },
-      { file: 'workers/worker-pool.ts', text: "import type { TransferListItem } from 'node:worker_threads';\nimport { Piscina } from 'piscina';" },
+      {
+        file: 'search/search-task.ts',
+        text: "import type { MessagePort } from 'worker_threads';\nimport { Piscina } from 'piscina';",
+      },
+      {
+        file: 'workers/worker-pool.ts',
+        text: "import type { TransferListItem } from 'node:worker_threads';\nimport { Piscina } from 'piscina';",
+      },
     ]);
     expect(threadImports(edges)).toEqual([
       'tools/grep.ts imports node:worker_threads: only workers/ may (the one worker pool); hand the pool a task instead',

@@ -35,7 +35,9 @@ describe('http.jsonResponse / http.sseResponse (issue 13)', () => {
   it('default to neither (event streams, as the SDK answers); either alone is kept; both together are refused, naming the key', () => {
     expect(parseConfig({}).http).toMatchObject({ jsonResponse: false, sseResponse: false });
     expect(parseConfig({ http: { sseResponse: true } }).http.sseResponse).toBe(true);
-    expect(() => parseConfig({ http: { jsonResponse: true, sseResponse: true } })).toThrow(/"http\.sseResponse".*cannot be combined with http\.jsonResponse/);
+    expect(() => parseConfig({ http: { jsonResponse: true, sseResponse: true } })).toThrow(
+      /"http\.sseResponse".*cannot be combined with http\.jsonResponse/,
+    );
   });
 });
 
@@ -46,13 +48,18 @@ describe('http.instanceId (issue 15)', () => {
   });
 
   it('refuses a dot (the session id separator), naming the key', () => {
-    expect(() => parseConfig({ http: { instanceId: 'a.b' } }, 'cfg.json')).toThrow(/Invalid cfg\.json: "http\.instanceId": must be 1–63 letters, digits/);
+    expect(() => parseConfig({ http: { instanceId: 'a.b' } }, 'cfg.json')).toThrow(
+      /Invalid cfg\.json: "http\.instanceId": must be 1–63 letters, digits/,
+    );
   });
 });
 
 describe('mergeConfig()', () => {
   it('lets CLI values win and merges nested objects', () => {
-    const merged = mergeConfig({ roots: ['/a'], http: { port: 1, host: 'h' } }, { roots: ['/b'], http: { port: 2 }, stateDir: undefined });
+    const merged = mergeConfig(
+      { roots: ['/a'], http: { port: 1, host: 'h' } },
+      { roots: ['/b'], http: { port: 2 }, stateDir: undefined },
+    );
     expect(merged).toEqual({ roots: ['/b'], http: { port: 2, host: 'h' } });
   });
 });

@@ -43,7 +43,8 @@ describe('fsError()', () => {
   });
 
   it('fsError() says the file keeps its old content for the write faults', () => {
-    for (const code of ['ENOSPC', 'EROFS', 'EIO']) expect(fsError(errno(code), 'f')!.message).toContain('keeps its old content');
+    for (const code of ['ENOSPC', 'EROFS', 'EIO'])
+      expect(fsError(errno(code), 'f')!.message).toContain('keeps its old content');
   });
 
   it('fsError() passes a ToolError through and leaves errors without an errno to the caller', () => {
@@ -60,14 +61,17 @@ describe('historyUnavailable()', () => {
     ['EROFS', 'read-only filesystem'],
     ['EACCES', "the server's user may not write it"],
     ['EIO', 'EIO'],
-  ])('historyUnavailable() for %s names the state dir, the reason and the fixes, not the file as the culprit', (code, why) => {
-    const e = historyUnavailable(errno(code), '/var/state/editguard', 'src/a.ts');
-    expect(e.code).toBe('HISTORY_UNAVAILABLE');
-    expect(e.message).toContain('/var/state/editguard');
-    expect(e.message).toContain(why);
-    expect(e.message).toContain('src/a.ts keeps its old content');
-    expect(e.message).toMatch(/--state-dir/);
-    expect(e.message).toMatch(/history\.enabled/);
-    expect(e.details).toMatchObject({ stateDir: '/var/state/editguard', errno: code });
-  });
+  ])(
+    'historyUnavailable() for %s names the state dir, the reason and the fixes, not the file as the culprit',
+    (code, why) => {
+      const e = historyUnavailable(errno(code), '/var/state/editguard', 'src/a.ts');
+      expect(e.code).toBe('HISTORY_UNAVAILABLE');
+      expect(e.message).toContain('/var/state/editguard');
+      expect(e.message).toContain(why);
+      expect(e.message).toContain('src/a.ts keeps its old content');
+      expect(e.message).toMatch(/--state-dir/);
+      expect(e.message).toMatch(/history\.enabled/);
+      expect(e.details).toMatchObject({ stateDir: '/var/state/editguard', errno: code });
+    },
+  );
 });

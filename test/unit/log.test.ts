@@ -8,14 +8,17 @@ function capture(level: LogLevel) {
 }
 
 describe('createLogger()', () => {
-  it.each(['info', 'warn', 'error'] as const)('at %s an Error is one line: name, message and causes, no stack', (level) => {
-    const { lines, log } = capture(level);
-    const err = new Error('roots/list failed', { cause: new TypeError('fetch failed', { cause: 'ECONNRESET' }) });
-    log.error('could not use the client roots', err);
-    expect(lines).toEqual([
-      'editguard error: could not use the client roots Error: roots/list failed (cause: TypeError: fetch failed) (cause: "ECONNRESET")\n',
-    ]);
-  });
+  it.each(['info', 'warn', 'error'] as const)(
+    'at %s an Error is one line: name, message and causes, no stack',
+    (level) => {
+      const { lines, log } = capture(level);
+      const err = new Error('roots/list failed', { cause: new TypeError('fetch failed', { cause: 'ECONNRESET' }) });
+      log.error('could not use the client roots', err);
+      expect(lines).toEqual([
+        'editguard error: could not use the client roots Error: roots/list failed (cause: TypeError: fetch failed) (cause: "ECONNRESET")\n',
+      ]);
+    },
+  );
 
   it('below debug, line breaks in a message or an error are written as \\n', () => {
     const { lines, log } = capture('info');

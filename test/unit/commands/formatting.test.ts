@@ -7,13 +7,29 @@ import { quoteArg, displayPath } from '../../../src/commands/command-context.js'
 
 describe('formatTable()', () => {
   it('pads every column to its widest cell, two spaces apart, right-aligning where asked, without trailing spaces', () => {
-    expect(formatTable(['A', 'NUM', 'LAST'], [['long cell', '7', 'x'], ['b', '1234', '']], ['left', 'right', 'left'])).toBe(
-      'A           NUM  LAST\n' + 'long cell     7  x\n' + 'b          1234\n',
-    );
+    expect(
+      formatTable(
+        ['A', 'NUM', 'LAST'],
+        [
+          ['long cell', '7', 'x'],
+          ['b', '1234', ''],
+        ],
+        ['left', 'right', 'left'],
+      ),
+    ).toBe('A           NUM  LAST\n' + 'long cell     7  x\n' + 'b          1234\n');
   });
 
   it('counts code points, not UTF-16 units (the "← current" mark is as wide as it looks)', () => {
-    expect(formatTable(['X', 'Y'], [['←', 'a'], ['𝑥', 'b'], ['ab', 'c']])).toBe('X   Y\n←   a\n𝑥   b\nab  c\n');
+    expect(
+      formatTable(
+        ['X', 'Y'],
+        [
+          ['←', 'a'],
+          ['𝑥', 'b'],
+          ['ab', 'c'],
+        ],
+      ),
+    ).toBe('X   Y\n←   a\n𝑥   b\nab  c\n');
   });
 });
 
@@ -41,7 +57,8 @@ describe('ago() and localTime()', () => {
 
 describe('colorDiff()', () => {
   it('bolds the file headers, colours hunks, additions and removals, and treats a removed "-- x" line as a removal', () => {
-    const diff = '--- a.txt\tversion 1\n+++ a.txt\tnow\n@@ -1,2 +1,2 @@\n keep\n--- x\n+++ y\n\\ No newline at end of file\n';
+    const diff =
+      '--- a.txt\tversion 1\n+++ a.txt\tnow\n@@ -1,2 +1,2 @@\n keep\n--- x\n+++ y\n\\ No newline at end of file\n';
     expect(colorDiff(diff).split('\n')).toEqual([
       '\x1b[1m--- a.txt\tversion 1\x1b[0m',
       '\x1b[1m+++ a.txt\tnow\x1b[0m',

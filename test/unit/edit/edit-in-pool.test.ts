@@ -32,7 +32,12 @@ describe('computeEditTask()', () => {
     let calls = 0;
     const counting = { run: ((...a: Parameters<WorkerPool['run']>) => (calls++, pool.run(...a))) as WorkerPool['run'] };
     const raw = 'let a = 1; \r\n'.repeat(Math.ceil(EDIT_IN_POOL_FROM / 13));
-    const task: EditTask = { tool: 'Edit', doc: toLineDoc(raw), spec: normalizeEditSpec({ old_string: 'a = 1', new_string: 'b = 2', replace_all: true }, '/r/a.txt'), opts };
+    const task: EditTask = {
+      tool: 'Edit',
+      doc: toLineDoc(raw),
+      spec: normalizeEditSpec({ old_string: 'a = 1', new_string: 'b = 2', replace_all: true }, '/r/a.txt'),
+      opts,
+    };
     const got = await computeEditTask(task, { workers: counting as unknown as WorkerPool });
     expect(calls).toBe(1);
     expect(Buffer.isBuffer(got.bytes)).toBe(true);
@@ -45,7 +50,12 @@ describe('computeEditTask()', () => {
 
   it('a large task that fails in the pool fails with the same ToolError', async () => {
     pool = new WorkerPool({ size: 1, log: silentLogger, base: DIST });
-    const task: EditTask = { tool: 'Edit', doc: toLineDoc('x\n'.repeat(EDIT_IN_POOL_FROM)), spec: normalizeEditSpec({ old_string: 'zz', new_string: 'y' }, '/r/a.txt'), opts };
+    const task: EditTask = {
+      tool: 'Edit',
+      doc: toLineDoc('x\n'.repeat(EDIT_IN_POOL_FROM)),
+      spec: normalizeEditSpec({ old_string: 'zz', new_string: 'y' }, '/r/a.txt'),
+      opts,
+    };
     const err = await computeEditTask(task, { workers: pool }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect((err as ToolError).code).toBe('NO_MATCH');

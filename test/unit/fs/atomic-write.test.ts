@@ -42,7 +42,11 @@ afterEach(() => {
 const leftovers = () => fs.readdirSync(dir).filter(isTempPath);
 
 /** Replace (existing file) or create, as the write pipeline composes the steps. */
-async function replace(name: string, bytes: string, ops: AtomicWriteOps = realOps): Promise<'rename' | 'in-place' | 'link'> {
+async function replace(
+  name: string,
+  bytes: string,
+  ops: AtomicWriteOps = realOps,
+): Promise<'rename' | 'in-place' | 'link'> {
   const p = path.join(dir, name);
   const existing = fs.existsSync(p) ? fs.statSync(p) : undefined;
   const temp = await writeTemp(handle, name, Buffer.from(bytes), existing, ops);
@@ -96,24 +100,43 @@ describe('atomic write steps', () => {
   });
 
   it('createFromTempSync() falls back to rename on a filesystem without hard links', async () => {
-    const ops = { ...realOps, linkSync: () => { throw Object.assign(new Error('EPERM'), { code: 'EPERM' }); } };
+    const ops = {
+      ...realOps,
+      linkSync: () => {
+        throw Object.assign(new Error('EPERM'), { code: 'EPERM' });
+      },
+    };
     expect(await replace('nolinks.txt', 'x', ops)).toBe('link');
     expect(fs.readFileSync(path.join(dir, 'nolinks.txt'), 'utf8')).toBe('x');
     expect(leftovers()).toEqual([]);
   });
 
-  it.each(['EXDEV', 'EBUSY', 'EPERM'])('renameOverSync() reports %s as "write in place instead" and leaves the temp for the caller', async (code) => {
-    const f = path.join(dir, 'a');
-    fs.writeFileSync(f, 'old');
-    const ops = { ...realOps, renameSync: () => { throw Object.assign(new Error(code), { code }); } };
-    expect(await replace('a', 'new!', ops)).toBe('in-place');
-    expect(fs.readFileSync(f, 'utf8')).toBe('new!');
-    expect(leftovers()).toEqual([]);
-  });
+  it.each(['EXDEV', 'EBUSY', 'EPERM'])(
+    'renameOverSync() reports %s as "write in place instead" and leaves the temp for the caller',
+    async (code) => {
+      const f = path.join(dir, 'a');
+      fs.writeFileSync(f, 'old');
+      const ops = {
+        ...realOps,
+        renameSync: () => {
+          throw Object.assign(new Error(code), { code });
+        },
+      };
+      expect(await replace('a', 'new!', ops)).toBe('in-place');
+      expect(fs.readFileSync(f, 'utf8')).toBe('new!');
+      expect(leftovers()).toEqual([]);
+    },
+  );
 
   it('writeTemp() creates the temp exclusively and without following a symlink (O_CREAT|O_EXCL|O_NOFOLLOW)', async () => {
     const flags: number[] = [];
-    const ops = { ...realOps, openSync: ((p: fs.PathLike, f: number, m?: number) => (flags.push(f), realOps.openSync(p, f, m))) as typeof fs.openSync };
+    const ops = {
+      ...realOps,
+      openSync: ((p: fs.PathLike, f: number, m?: number) => (
+        flags.push(f),
+        realOps.openSync(p, f, m)
+      )) as typeof fs.openSync,
+    };
     const temp = await writeTemp(handle, 't', Buffer.from('x'), undefined, ops);
     const { O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
     expect(flags[0]! & (O_CREAT | O_EXCL | O_NOFOLLOW)).toBe(O_CREAT | O_EXCL | O_NOFOLLOW);
@@ -137,15 +160,23 @@ describe('atomic write steps', () => {
     expect(fs.readdirSync(dir)).toEqual(['target.txt']);
   });
 
-  it.each(steps.filter(([s]) => s !== 'openSync' && s !== 'renameSync'))('the temp descriptor is closed exactly once, also after a fault in %s', async (step, nth) => {
-    // Closing a number twice can close a file another request opened meanwhile (the number is reused).
-    const closed: number[] = [];
-    const faulty = faultAt(step, nth);
-    const ops = { ...faulty, closeSync: ((fd: number) => (closed.push(fd), faulty.closeSync(fd))) as typeof fs.closeSync };
-    await expect(writeTemp(handle, 'target.txt', Buffer.from('new'), fs.statSync(dir), ops)).rejects.toThrow(/injected fault/);
-    expect(closed).toHaveLength(1);
-    expect(leftovers()).toEqual([]);
-  });
+  it.each(steps.filter(([s]) => s !== 'openSync' && s !== 'renameSync'))(
+    'the temp descriptor is closed exactly once, also after a fault in %s',
+    async (step, nth) => {
+      // Closing a number twice can close a file another request opened meanwhile (the number is reused).
+      const closed: number[] = [];
+      const faulty = faultAt(step, nth);
+      const ops = {
+        ...faulty,
+        closeSync: ((fd: number) => (closed.push(fd), faulty.closeSync(fd))) as typeof fs.closeSync,
+      };
+      await expect(writeTemp(handle, 'target.txt', Buffer.from('new'), fs.statSync(dir), ops)).rejects.toThrow(
+        /injected fault/,
+      );
+      expect(closed).toHaveLength(1);
+      expect(leftovers()).toEqual([]);
+    },
+  );
 
   // New files are not chmod-ed, so there is no fchmod fault to inject when creating.
   it.each([...steps.filter(([s]) => s !== 'fchmodSync' && s !== 'renameSync'), ['linkSync', 1] as [Step, number]])(

@@ -109,7 +109,10 @@ describe('ChokidarWatcher', () => {
     const other = path.join(path.dirname(file), 'b.txt');
     fs.writeFileSync(other, 'b\n');
     w.watch(other);
-    await vi.waitFor(() => expect(events.filter((e) => e.path === other).map((e) => e.kind)).toEqual(['watched']), WAIT);
+    await vi.waitFor(
+      () => expect(events.filter((e) => e.path === other).map((e) => e.kind)).toEqual(['watched']),
+      WAIT,
+    );
     fs.writeFileSync(file, 'unwatched change\n');
     fs.writeFileSync(other, 'b2\n');
     await vi.waitFor(() => expect(events.filter((e) => e.path === other).map((e) => e.kind)).toContain('change'), WAIT);

@@ -3,7 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfinedDir, confinementMode, setConfinementModeForTests, type ConfinementMode } from '../../../src/fs/confined-dir.js';
+import {
+  ConfinedDir,
+  confinementMode,
+  setConfinementModeForTests,
+  type ConfinementMode,
+} from '../../../src/fs/confined-dir.js';
 import { openConfined, openReadOnlyIn, readConfined, readSmallConfined } from '../../../src/fs/confined-read.js';
 import { tempDir } from '../../helpers/harness.js';
 
@@ -52,7 +57,7 @@ describe.each(modes)('ConfinedDir (%s)', (mode) => {
     expect(() => ConfinedDir.open(deep)).toThrow(expect.objectContaining({ code: 'ESWAPPED' }));
   });
 
-  it('openFile() never follows a symlink that took the file\'s place', () => {
+  it("openFile() never follows a symlink that took the file's place", () => {
     const dir = ConfinedDir.open(inside);
     try {
       fs.rmSync(path.join(inside, 'f'));
@@ -117,14 +122,16 @@ describe.each(modes)('ConfinedDir (%s)', (mode) => {
     expect(readSmallConfined(path.join(inside, 'nodir', 'x'), 100)).toBeUndefined();
     // A symlink in the file's place, then in the directory's: never followed.
     fs.symlinkSync(path.join(outside, 'f'), path.join(inside, 'link'));
-    expect(() => readSmallConfined(path.join(inside, 'link'), 100)).toThrow(expect.objectContaining({ code: 'ESWAPPED' }));
+    expect(() => readSmallConfined(path.join(inside, 'link'), 100)).toThrow(
+      expect.objectContaining({ code: 'ESWAPPED' }),
+    );
     swapForSymlink();
     expect(() => readSmallConfined(path.join(inside, 'f'), 100)).toThrow(expect.objectContaining({ code: 'ESWAPPED' }));
   });
 });
 
 describe.skipIf(process.platform !== 'linux')('ConfinedDir (proc-fd): the descriptor, not the path', () => {
-  it('a directory swapped for a symlink after open(): path(name) still names the real directory\'s entry', () => {
+  it("a directory swapped for a symlink after open(): path(name) still names the real directory's entry", () => {
     setConfinementModeForTests('proc-fd');
     const dir = ConfinedDir.open(inside);
     try {
@@ -145,7 +152,7 @@ describe.skipIf(process.platform !== 'linux')('ConfinedDir (proc-fd): the descri
     expect(() => dir.path('f')).toThrow(/after close/);
   });
 
-  it('a second close() leaves alone the file that got the directory\'s descriptor number meanwhile', async () => {
+  it("a second close() leaves alone the file that got the directory's descriptor number meanwhile", async () => {
     const dir = ConfinedDir.open(inside);
     const number = Number(/^\/proc\/self\/fd\/(\d+)\//.exec(dir.path('f'))![1]);
     dir.close();

@@ -23,7 +23,9 @@ describe('dir-lock', () => {
     await new Promise((r) => setTimeout(r, 60));
     order.push('release');
     await release();
-    await (await second)();
+    await (
+      await second
+    )();
     expect(order).toEqual(['release', 'second']);
     expect(fs.existsSync(lock)).toBe(false);
   });
@@ -40,7 +42,15 @@ describe('dir-lock', () => {
   it('a lock left by a process killed with -9 is taken over once stale', async () => {
     const lock = path.join(dir, 'c.lock');
     // Another process takes the lock and dies without releasing it.
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `import lockfile from 'proper-lockfile'; await lockfile.lock(${JSON.stringify(lock)}, { realpath: false, lockfilePath: ${JSON.stringify(lock)} }); process.stdout.write('held'); setInterval(() => {}, 1000);`], { cwd: REPO });
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import lockfile from 'proper-lockfile'; await lockfile.lock(${JSON.stringify(lock)}, { realpath: false, lockfilePath: ${JSON.stringify(lock)} }); process.stdout.write('held'); setInterval(() => {}, 1000);`,
+      ],
+      { cwd: REPO },
+    );
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
@@ -53,7 +63,9 @@ describe('dir-lock', () => {
 
   it('an error that is not "held" (a missing parent) fails at once, without waiting', async () => {
     const started = Date.now();
-    await expect(acquireLock(path.join(dir, 'missing', 'd.lock'), { waitMs: 5000 })).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(acquireLock(path.join(dir, 'missing', 'd.lock'), { waitMs: 5000 })).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 });

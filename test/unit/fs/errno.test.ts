@@ -7,7 +7,11 @@ import { digest } from '../../../src/fs/digest.js';
 import { errnoCode, isAlreadyExists, isGone, isNotFound } from '../../../src/fs/errno.js';
 import { tempDir } from '../../helpers/harness.js';
 
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 describe('errno guards', () => {
   it.each<[string, unknown, string | undefined, boolean, boolean]>([

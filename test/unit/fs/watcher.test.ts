@@ -34,7 +34,9 @@ describe('ManualWatcher', () => {
     expect(w.watch('/r/d')).toBe(false);
     expect(w.watch('/r/a')).toBe(true);
     expect(w.count).toBe(2);
-    expect(lines.filter((l) => l.startsWith('editguard warn: watch cap of 2 files reached: /r/c is not watched'))).toHaveLength(1);
+    expect(
+      lines.filter((l) => l.startsWith('editguard warn: watch cap of 2 files reached: /r/c is not watched')),
+    ).toHaveLength(1);
     expect(lines.filter((l) => l.startsWith('editguard debug: watch cap of 2 files reached: /r/d'))).toHaveLength(1);
     w.unwatch('/r/b');
     expect(w.watch('/r/c')).toBe(true);

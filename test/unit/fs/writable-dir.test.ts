@@ -34,9 +34,12 @@ describe('assertWritableDir()', () => {
     await expect(assertWritableDir(path.join(base, 'file', 'state'))).rejects.toMatchObject({ code: 'ENOTDIR' });
   });
 
-  it.skipIf(process.getuid?.() === 0)('assertWritableDir() fails with EACCES on a directory without write permission', async () => {
-    const base = await temp();
-    await fs.chmod(base, 0o500);
-    await expect(assertWritableDir(base)).rejects.toMatchObject({ code: 'EACCES' });
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'assertWritableDir() fails with EACCES on a directory without write permission',
+    async () => {
+      const base = await temp();
+      await fs.chmod(base, 0o500);
+      await expect(assertWritableDir(base)).rejects.toMatchObject({ code: 'EACCES' });
+    },
+  );
 });

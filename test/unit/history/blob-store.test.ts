@@ -17,9 +17,17 @@ afterEach(() => fs.rmSync(stateDir, { recursive: true, force: true }));
 /** A 200 KiB text of numbered lines; `edit(k)` changes line k. */
 const LINES = 2000;
 const text = (edits: ReadonlyMap<number, string> = new Map()) =>
-  Buffer.from(Array.from({ length: LINES }, (_, i) => edits.get(i) ?? `line ${String(i).padStart(6, '0')} ${'x'.repeat(88)}\n`).join(''));
+  Buffer.from(
+    Array.from(
+      { length: LINES },
+      (_, i) => edits.get(i) ?? `line ${String(i).padStart(6, '0')} ${'x'.repeat(88)}\n`,
+    ).join(''),
+  );
 const img = (b: Buffer) => ({ bytes: b, hash: digest(b) });
-const forms = (s: BlobStore, b: Buffer) => ({ full: fs.existsSync(s.pathOf(digest(b))), delta: fs.existsSync(s.deltaPathOf(digest(b))) });
+const forms = (s: BlobStore, b: Buffer) => ({
+  full: fs.existsSync(s.pathOf(digest(b))),
+  delta: fs.existsSync(s.deltaPathOf(digest(b))),
+});
 
 /** Versions v0 (stored in full, durably) … vn, each one line changed from the one before, put as the pipeline does. */
 async function editChain(s: BlobStore, n: number): Promise<Buffer[]> {
@@ -118,7 +126,8 @@ describe('BlobStore.collect and deltas', () => {
     fs.utimesSync(file, t, t);
   };
   const allOld = (s: BlobStore) => {
-    for (const sub of fs.readdirSync(s.dir)) for (const name of fs.readdirSync(path.join(s.dir, sub))) old(path.join(s.dir, sub, name));
+    for (const sub of fs.readdirSync(s.dir))
+      for (const name of fs.readdirSync(path.join(s.dir, sub))) old(path.join(s.dir, sub, name));
   };
 
   it('keeps every base down the chain of a kept delta, and removes a chain nothing keeps', async () => {

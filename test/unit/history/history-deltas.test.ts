@@ -22,7 +22,12 @@ afterEach(() => {
 
 /** A 300 KiB file of numbered lines, with `edits` applied (line number → new line). */
 const content = (edits: ReadonlyMap<number, string>) =>
-  Buffer.from(Array.from({ length: 3000 }, (_, i) => edits.get(i) ?? `line ${String(i).padStart(6, '0')} ${'y'.repeat(88)}\n`).join(''));
+  Buffer.from(
+    Array.from(
+      { length: 3000 },
+      (_, i) => edits.get(i) ?? `line ${String(i).padStart(6, '0')} ${'y'.repeat(88)}\n`,
+    ).join(''),
+  );
 
 async function setup(opts: Partial<HistoryStoreOptions> = {}, recorder?: (h: HistoryStore) => WriteRecorder) {
   const root = await tempDir('eg-hd-');
@@ -31,8 +36,20 @@ async function setup(opts: Partial<HistoryStoreOptions> = {}, recorder?: (h: His
   let now = Date.UTC(2030, 0, 1);
   const policy = await PathPolicy.create({ roots: [root], home: os.homedir() });
   const session = new Session({ policy, maxEntries: 10, maxBytes: 1 << 20 });
-  const history = new HistoryStore({ stateDir, maxBytes: 1 << 30, maxAgeMs: 30 * DAY, orphanGraceMs: 0, clock: () => now, ...opts });
-  const writes = new WritePipeline({ maxEditBytes: 1 << 24, recorder: recorder ? recorder(history) : history, log: silentLogger, clock: () => now });
+  const history = new HistoryStore({
+    stateDir,
+    maxBytes: 1 << 30,
+    maxAgeMs: 30 * DAY,
+    orphanGraceMs: 0,
+    clock: () => now,
+    ...opts,
+  });
+  const writes = new WritePipeline({
+    maxEditBytes: 1 << 24,
+    recorder: recorder ? recorder(history) : history,
+    log: silentLogger,
+    clock: () => now,
+  });
   const file = path.join(root, 'big.txt');
   const target = await policy.authorizeWrite(file);
   /** One write of `bytes` through the pipeline (waiving freshness: the test is the only writer). */
@@ -42,7 +59,16 @@ async function setup(opts: Partial<HistoryStoreOptions> = {}, recorder?: (h: His
       tool: 'Write',
       session,
       dryRun: false,
-      plan: (_cur, ctx): Plan => ({ change: 'write', bytes, text: undefined, fullView: true, freshness: ctx.waiveFreshness(), linesAdded: 1, linesRemoved: 1, output: { text: 'ok', structured: {} } }),
+      plan: (_cur, ctx): Plan => ({
+        change: 'write',
+        bytes,
+        text: undefined,
+        fullView: true,
+        freshness: ctx.waiveFreshness(),
+        linesAdded: 1,
+        linesRemoved: 1,
+        output: { text: 'ok', structured: {} },
+      }),
     });
   const advance = (ms: number) => {
     now += ms;
@@ -53,7 +79,11 @@ async function setup(opts: Partial<HistoryStoreOptions> = {}, recorder?: (h: His
 /** Every file under blobs/ with its size. */
 function blobFiles(stateDir: string): Array<{ name: string; size: number }> {
   const dir = path.join(stateDir, 'blobs');
-  return fs.readdirSync(dir).flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((name) => ({ name, size: fs.statSync(path.join(dir, sub, name)).size })));
+  return fs
+    .readdirSync(dir)
+    .flatMap((sub) =>
+      fs.readdirSync(path.join(dir, sub)).map((name) => ({ name, size: fs.statSync(path.join(dir, sub, name)).size })),
+    );
 }
 
 describe('history stores repeated edits of a big file as deltas', () => {
@@ -89,7 +119,12 @@ describe('history stores repeated edits of a big file as deltas', () => {
     }));
     const v0 = content(new Map());
     const v1 = content(new Map([[10, 'ten\n']]));
-    const v2 = content(new Map([[10, 'ten\n'], [20, 'twenty\n']]));
+    const v2 = content(
+      new Map([
+        [10, 'ten\n'],
+        [20, 'twenty\n'],
+      ]),
+    );
     fs.writeFileSync(file, v0);
     await write(v1);
     await write(v2);
@@ -136,7 +171,22 @@ describe('history stores repeated edits of a big file as deltas', () => {
     const pipeline = new WritePipeline({ maxEditBytes: 1 << 24, recorder: other, log: silentLogger });
     const target = await policy.authorizeWrite(file);
     const writeOther = (bytes: Buffer) =>
-      pipeline.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx): Plan => ({ change: 'write', bytes, text: undefined, fullView: true, freshness: ctx.waiveFreshness(), linesAdded: 1, linesRemoved: 1, output: { text: 'ok', structured: {} } }) });
+      pipeline.run({
+        target,
+        tool: 'Edit',
+        session,
+        dryRun: false,
+        plan: (_c, ctx): Plan => ({
+          change: 'write',
+          bytes,
+          text: undefined,
+          fullView: true,
+          freshness: ctx.waiveFreshness(),
+          linesAdded: 1,
+          linesRemoved: 1,
+          output: { text: 'ok', structured: {} },
+        }),
+      });
     const edits = new Map<number, string>();
     const versions = [content(edits)];
     fs.writeFileSync(file, versions[0]!);

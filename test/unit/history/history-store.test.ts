@@ -26,7 +26,14 @@ afterEach(async () => {
 });
 
 function store(opts: Partial<HistoryStoreOptions> = {}): HistoryStore {
-  return new HistoryStore({ stateDir, maxBytes: 1 << 30, maxAgeMs: 30 * DAY, clock: () => now, orphanGraceMs: 0, ...opts });
+  return new HistoryStore({
+    stateDir,
+    maxBytes: 1 << 30,
+    maxAgeMs: 30 * DAY,
+    clock: () => now,
+    orphanGraceMs: 0,
+    ...opts,
+  });
 }
 
 const image = (s: string | null) => (s === null ? undefined : { bytes: Buffer.from(s), hash: digest(Buffer.from(s)) });
@@ -172,7 +179,12 @@ describe('HistoryStore versions', () => {
     expect((await s.history(f))!.versions.map((v) => v.hash)).toEqual([null, hashOf('a'), hashOf('b')]);
     await fs.writeFile(f, 'someone else');
     expect((await s.history(f))!.versions.map((v) => v.hash)).toEqual([null, hashOf('a'), hashOf('b')]);
-    expect((await fs.readFile(s.manifestPath(f), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as { t: string }).t)).toEqual(['h', 'w', 'c', 'w', 'c']);
+    expect(
+      (await fs.readFile(s.manifestPath(f), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { t: string }).t),
+    ).toEqual(['h', 'w', 'c', 'w', 'c']);
   });
 
   it('two stores on one state dir (two processes) share one history per file', async () => {
@@ -282,7 +294,8 @@ describe('HistoryStore retention', () => {
     expect(await blobNames()).toContain(path.basename(tmp));
 
     const old = new Date(Date.now() - 120_000);
-    for (const p of [s.blobs.pathOf(hashOf('orphan')!), tmp, s.blobs.pathOf(hashOf('kept')!)]) await fs.utimes(p, old, old);
+    for (const p of [s.blobs.pathOf(hashOf('orphan')!), tmp, s.blobs.pathOf(hashOf('kept')!)])
+      await fs.utimes(p, old, old);
     const report = await s.prune();
     expect(report.blobsRemoved).toBe(1);
     expect(await blobNames()).toEqual([hashOf('kept')]);
@@ -297,7 +310,16 @@ describe('HistoryStore retention', () => {
     // Intent logged, file not written yet, prune runs in between.
     const current = await fs.readFile(f);
     const before = { bytes: current, hash: digest(current) };
-    const event: WriteEvent = { path: f, tool: 'Edit', session: session('s'), before, after: image('v3'), linesAdded: 1, linesRemoved: 1, time: T0 + 5 * DAY };
+    const event: WriteEvent = {
+      path: f,
+      tool: 'Edit',
+      session: session('s'),
+      before,
+      after: image('v3'),
+      linesAdded: 1,
+      linesRemoved: 1,
+      time: T0 + 5 * DAY,
+    };
     await s.backup(f, before, event);
     now = T0 + 5 * DAY;
     await s.prune();
@@ -328,7 +350,7 @@ describe('HistoryStore retention', () => {
     }
   });
 
-  it('skips pruning while another live process holds the lock, and takes over a dead one\'s lock', async () => {
+  it("skips pruning while another live process holds the lock, and takes over a dead one's lock", async () => {
     const s = store({ maxAgeMs: DAY });
     const f = path.join(root, 'f.txt');
     await write(s, f, 'v1', { time: T0 });

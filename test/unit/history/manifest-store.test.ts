@@ -14,7 +14,17 @@ beforeEach(async () => {
 afterEach(() => fs.rmSync(stateDir, { recursive: true, force: true }));
 
 const REAL = '/some/where/f.txt';
-const intent = (id: string): Rec => ({ t: 'w', id, time: 1, tool: 'Edit', session: 's', before: null, after: { hash: 'a'.repeat(64), size: 1 }, lines_added: 1, lines_removed: 0 });
+const intent = (id: string): Rec => ({
+  t: 'w',
+  id,
+  time: 1,
+  tool: 'Edit',
+  session: 's',
+  before: null,
+  after: { hash: 'a'.repeat(64), size: 1 },
+  lines_added: 1,
+  lines_removed: 0,
+});
 
 const ids = async (m: ManifestStore) => (await m.load(REAL))!.intents.map((r) => r.id);
 

@@ -1,19 +1,40 @@
 // Manifest records, pure: parseRecord() through the zod union, derive() and compactRecords() as tables.
 import { describe, expect, it } from 'vitest';
-import { compactRecords, derive, parseManifest, parseRecord, recordLine, referencedHashes, type IntentRec, type Manifest, type Rec } from '../../../src/history/manifest.js';
+import {
+  compactRecords,
+  derive,
+  parseManifest,
+  parseRecord,
+  recordLine,
+  referencedHashes,
+  type IntentRec,
+  type Manifest,
+  type Rec,
+} from '../../../src/history/manifest.js';
 
 const header = { t: 'h', v: 1, path: '/p/f.txt' } as const;
 const img = (hash: string, size = hash.length) => ({ hash, size });
 
 /** An intent from pre-image `before` to post-image `after` (null: no file), at `time`. */
 function w(id: string, before: string | null, after: string | null, time = 100): IntentRec {
-  return { t: 'w', id, time, tool: 'Edit', session: 'sess-1', before: before === null ? null : img(before), after: after === null ? null : img(after), lines_added: 1, lines_removed: 2 };
+  return {
+    t: 'w',
+    id,
+    time,
+    tool: 'Edit',
+    session: 'sess-1',
+    before: before === null ? null : img(before),
+    after: after === null ? null : img(after),
+    lines_added: 1,
+    lines_removed: 2,
+  };
 }
 const c = (id: string): Rec => ({ t: 'c', id });
 const x = (id: string): Rec => ({ t: 'x', id });
 const manifest = (...recs: Rec[]): Manifest => parseManifest([header, ...recs].map(recordLine).join(''))!;
 /** versions as [version, origin, hash] for compact tables. */
-const summary = (m: Manifest, current?: string | null) => derive(m, current).versions.map((v) => [v.version, v.origin, v.hash]);
+const summary = (m: Manifest, current?: string | null) =>
+  derive(m, current).versions.map((v) => [v.version, v.origin, v.hash]);
 
 describe('parseRecord()', () => {
   it.each<[string, string, Rec['t'] | undefined]>([
@@ -22,7 +43,11 @@ describe('parseRecord()', () => {
     ['an intent creating a file (before null)', JSON.stringify(w('i1', null, 'B')), 'w'],
     ['a commit', '{"t":"c","id":"i1"}', 'c'],
     ['an abort', '{"t":"x","id":"i1"}', 'x'],
-    ['a base', '{"t":"b","version":3,"origin":"write","hash":null,"size":0,"time":1,"tool":"Write","session":"s","lines_added":0,"lines_removed":4}', 'b'],
+    [
+      'a base',
+      '{"t":"b","version":3,"origin":"write","hash":null,"size":0,"time":1,"tool":"Write","session":"s","lines_added":0,"lines_removed":4}',
+      'b',
+    ],
     ['a record glued to the remains of a torn one', '{"t":"w","id":"torn","ti{"t":"c","id":"i1"}', 'c'],
     ['an empty line', '', undefined],
     ['not JSON', 'garbage', undefined],
@@ -31,7 +56,11 @@ describe('parseRecord()', () => {
     ['a commit without an id', '{"t":"c"}', undefined],
     ['an intent with a non-numeric time', JSON.stringify({ ...w('i1', 'A', 'B'), time: '100' }), undefined],
     ['an intent whose image lacks a size', JSON.stringify({ ...w('i1', 'A', 'B'), after: { hash: 'B' } }), undefined],
-    ['a base with an unknown origin', '{"t":"b","version":3,"origin":"magic","hash":null,"size":0,"time":1,"tool":null,"session":null,"lines_added":0,"lines_removed":0}', undefined],
+    [
+      'a base with an unknown origin',
+      '{"t":"b","version":3,"origin":"magic","hash":null,"size":0,"time":1,"tool":null,"session":null,"lines_added":0,"lines_removed":0}',
+      undefined,
+    ],
   ])('parseRecord() reads %s', (_name, line, kind) => {
     expect(parseRecord(line)?.t).toBe(kind);
   });
@@ -53,28 +82,135 @@ describe('parseRecord()', () => {
 
 describe('derive()', () => {
   it.each<[string, Rec[], string | null | undefined, Array<[number, string, string | null]>]>([
-    ['a committed create: version 0 did not exist, version 1 is the write', [w('i1', null, 'A'), c('i1')], undefined, [[0, 'initial', null], [1, 'write', 'A']]],
-    ['a committed edit of an existing file', [w('i1', 'A', 'B'), c('i1')], undefined, [[0, 'initial', 'A'], [1, 'write', 'B']]],
-    ['two writes in a row share the version between them', [w('i1', 'A', 'B'), c('i1'), w('i2', 'B', 'C'), c('i2')], undefined, [[0, 'initial', 'A'], [1, 'write', 'B'], [2, 'write', 'C']]],
-    ['a pre-image that is not the last version is an external version', [w('i1', 'A', 'B'), c('i1'), w('i2', 'Z', 'C'), c('i2')], undefined, [[0, 'initial', 'A'], [1, 'write', 'B'], [2, 'external', 'Z'], [3, 'write', 'C']]],
-    ['an uncommitted intent confirmed by the next pre-image', [w('i1', 'A', 'B'), w('i2', 'B', 'C'), c('i2')], undefined, [[0, 'initial', 'A'], [1, 'write', 'B'], [2, 'write', 'C']]],
-    ['an uncommitted last intent confirmed by the disk', [w('i1', 'A', 'B')], 'B', [[0, 'initial', 'A'], [1, 'write', 'B']]],
+    [
+      'a committed create: version 0 did not exist, version 1 is the write',
+      [w('i1', null, 'A'), c('i1')],
+      undefined,
+      [
+        [0, 'initial', null],
+        [1, 'write', 'A'],
+      ],
+    ],
+    [
+      'a committed edit of an existing file',
+      [w('i1', 'A', 'B'), c('i1')],
+      undefined,
+      [
+        [0, 'initial', 'A'],
+        [1, 'write', 'B'],
+      ],
+    ],
+    [
+      'two writes in a row share the version between them',
+      [w('i1', 'A', 'B'), c('i1'), w('i2', 'B', 'C'), c('i2')],
+      undefined,
+      [
+        [0, 'initial', 'A'],
+        [1, 'write', 'B'],
+        [2, 'write', 'C'],
+      ],
+    ],
+    [
+      'a pre-image that is not the last version is an external version',
+      [w('i1', 'A', 'B'), c('i1'), w('i2', 'Z', 'C'), c('i2')],
+      undefined,
+      [
+        [0, 'initial', 'A'],
+        [1, 'write', 'B'],
+        [2, 'external', 'Z'],
+        [3, 'write', 'C'],
+      ],
+    ],
+    [
+      'an uncommitted intent confirmed by the next pre-image',
+      [w('i1', 'A', 'B'), w('i2', 'B', 'C'), c('i2')],
+      undefined,
+      [
+        [0, 'initial', 'A'],
+        [1, 'write', 'B'],
+        [2, 'write', 'C'],
+      ],
+    ],
+    [
+      'an uncommitted last intent confirmed by the disk',
+      [w('i1', 'A', 'B')],
+      'B',
+      [
+        [0, 'initial', 'A'],
+        [1, 'write', 'B'],
+      ],
+    ],
     ['an uncommitted last intent the disk denies', [w('i1', 'A', 'B')], 'A', [[0, 'initial', 'A']]],
-    ['an uncommitted last delete confirmed by a missing file', [w('i1', 'A', null)], null, [[0, 'initial', 'A'], [1, 'write', null]]],
-    ['an uncommitted last intent without the disk consulted stays pending', [w('i1', 'A', 'B')], undefined, [[0, 'initial', 'A']]],
-    ['an aborted intent does not count even when committed', [w('i1', 'A', 'B'), c('i1'), x('i1')], 'B', [[0, 'initial', 'A']]],
-    ['a base record starts the numbering after pruning', [{ t: 'b', version: 7, origin: 'write', hash: 'B', size: 1, time: 1, tool: 'Edit', session: 's', lines_added: 0, lines_removed: 0 }, w('i9', 'B', 'C'), c('i9')], undefined, [[7, 'write', 'B'], [8, 'write', 'C']]],
+    [
+      'an uncommitted last delete confirmed by a missing file',
+      [w('i1', 'A', null)],
+      null,
+      [
+        [0, 'initial', 'A'],
+        [1, 'write', null],
+      ],
+    ],
+    [
+      'an uncommitted last intent without the disk consulted stays pending',
+      [w('i1', 'A', 'B')],
+      undefined,
+      [[0, 'initial', 'A']],
+    ],
+    [
+      'an aborted intent does not count even when committed',
+      [w('i1', 'A', 'B'), c('i1'), x('i1')],
+      'B',
+      [[0, 'initial', 'A']],
+    ],
+    [
+      'a base record starts the numbering after pruning',
+      [
+        {
+          t: 'b',
+          version: 7,
+          origin: 'write',
+          hash: 'B',
+          size: 1,
+          time: 1,
+          tool: 'Edit',
+          session: 's',
+          lines_added: 0,
+          lines_removed: 0,
+        },
+        w('i9', 'B', 'C'),
+        c('i9'),
+      ],
+      undefined,
+      [
+        [7, 'write', 'B'],
+        [8, 'write', 'C'],
+      ],
+    ],
   ])('%s', (_name, recs, current, expected) => {
     expect(summary(manifest(...recs), current)).toEqual(expected);
   });
 
-  it('a written version carries the intent\'s tool, session, time and line counts', () => {
+  it("a written version carries the intent's tool, session, time and line counts", () => {
     const v = derive(manifest(w('i1', null, 'AB', 555), c('i1')), undefined).versions[1];
-    expect(v).toEqual({ version: 1, hash: 'AB', size: 2, time: 555, origin: 'write', tool: 'Edit', session: 'sess-1', instance: null, linesAdded: 1, linesRemoved: 2 });
+    expect(v).toEqual({
+      version: 1,
+      hash: 'AB',
+      size: 2,
+      time: 555,
+      origin: 'write',
+      tool: 'Edit',
+      session: 'sess-1',
+      instance: null,
+      linesAdded: 1,
+      linesRemoved: 2,
+    });
   });
 
   it('a written version names the instance of its intent; one recorded before instance ids names none (issue 15)', () => {
-    const versions = derive(manifest({ ...w('i1', 'A', 'B'), instance: 'web-0' }, c('i1'), w('i2', 'B', 'C'), c('i2')), undefined).versions;
+    const versions = derive(
+      manifest({ ...w('i1', 'A', 'B'), instance: 'web-0' }, c('i1'), w('i2', 'B', 'C'), c('i2')),
+      undefined,
+    ).versions;
     expect(versions.map((v) => [v.origin, v.instance])).toEqual([
       ['initial', null],
       ['write', 'web-0'],
@@ -83,7 +219,12 @@ describe('derive()', () => {
   });
 
   it('compaction keeps the instance of the base version (issue 15)', () => {
-    const m = manifest({ ...w('i1', 'A', 'B', 1), instance: 'web-0' }, c('i1'), { ...w('i2', 'B', 'C', 2), instance: 'web-1' }, c('i2'));
+    const m = manifest(
+      { ...w('i1', 'A', 'B', 1), instance: 'web-0' },
+      c('i1'),
+      { ...w('i2', 'B', 'C', 2), instance: 'web-1' },
+      c('i2'),
+    );
     const compacted = parseManifest(compactRecords(m, 1)!.map(recordLine).join(''))!;
     expect(derive(compacted, undefined).versions.map((v) => [v.version, v.instance])).toEqual([
       [1, 'web-0'],
@@ -130,7 +271,23 @@ describe('compactRecords()', () => {
 });
 
 it('referencedHashes() lists both images of every intent and the base', () => {
-  const text = [header, w('i1', 'A', 'B'), w('i2', null, 'C'), { t: 'b', version: 1, origin: 'write', hash: 'Q', size: 1, time: 1, tool: null, session: null, lines_added: 0, lines_removed: 0 }]
+  const text = [
+    header,
+    w('i1', 'A', 'B'),
+    w('i2', null, 'C'),
+    {
+      t: 'b',
+      version: 1,
+      origin: 'write',
+      hash: 'Q',
+      size: 1,
+      time: 1,
+      tool: null,
+      session: null,
+      lines_added: 0,
+      lines_removed: 0,
+    },
+  ]
     .map((r) => recordLine(r as Rec))
     .join('');
   expect(referencedHashes(text).sort()).toEqual(['A', 'B', 'C', 'Q']);

@@ -7,20 +7,60 @@ const DAY = 24 * 60 * 60 * 1000;
 const NOW = 100 * DAY;
 
 /** A file's versions from [hash, size, age in days] triples, oldest first (hash null: did not exist). */
-function file(...versions: Array<[string | null, number, number]>): { versions: HistoryVersion[]; pending: IntentRec | undefined } {
+function file(...versions: Array<[string | null, number, number]>): {
+  versions: HistoryVersion[];
+  pending: IntentRec | undefined;
+} {
   return {
-    versions: versions.map(([hash, size, ageDays], i) => ({ version: i, hash, size, time: NOW - ageDays * DAY, origin: 'write', tool: 'Edit', session: 's', instance: null, linesAdded: 0, linesRemoved: 0 })),
+    versions: versions.map(([hash, size, ageDays], i) => ({
+      version: i,
+      hash,
+      size,
+      time: NOW - ageDays * DAY,
+      origin: 'write',
+      tool: 'Edit',
+      session: 's',
+      instance: null,
+      linesAdded: 0,
+      linesRemoved: 0,
+    })),
     pending: undefined,
   };
 }
-const limits = (maxAgeDays: number, maxBytes: number): RetentionLimits => ({ now: NOW, maxAgeMs: maxAgeDays * DAY, maxBytes });
+const limits = (maxAgeDays: number, maxBytes: number): RetentionLimits => ({
+  now: NOW,
+  maxAgeMs: maxAgeDays * DAY,
+  maxBytes,
+});
 
 describe('planRetention()', () => {
-  it.each<[string, ReturnType<typeof file>[], RetentionLimits, { keep: number[]; totalBytes: number; overBudget: boolean }]>([
-    ['keeps everything young and small', [file(['a', 10, 3], ['b', 10, 2])], limits(30, 1000), { keep: [0], totalBytes: 20, overBudget: false }],
-    ['drops versions older than maxAge, oldest first', [file(['a', 10, 40], ['b', 10, 35], ['c', 10, 5])], limits(30, 1000), { keep: [2], totalBytes: 10, overBudget: false }],
-    ['keeps a file\'s newest version however old', [file(['a', 10, 90], ['b', 10, 80])], limits(30, 1000), { keep: [1], totalBytes: 10, overBudget: false }],
-    ['a version that did not exist costs nothing', [file([null, 0, 3], ['b', 10, 2])], limits(30, 10), { keep: [0], totalBytes: 10, overBudget: false }],
+  it.each<
+    [string, ReturnType<typeof file>[], RetentionLimits, { keep: number[]; totalBytes: number; overBudget: boolean }]
+  >([
+    [
+      'keeps everything young and small',
+      [file(['a', 10, 3], ['b', 10, 2])],
+      limits(30, 1000),
+      { keep: [0], totalBytes: 20, overBudget: false },
+    ],
+    [
+      'drops versions older than maxAge, oldest first',
+      [file(['a', 10, 40], ['b', 10, 35], ['c', 10, 5])],
+      limits(30, 1000),
+      { keep: [2], totalBytes: 10, overBudget: false },
+    ],
+    [
+      "keeps a file's newest version however old",
+      [file(['a', 10, 90], ['b', 10, 80])],
+      limits(30, 1000),
+      { keep: [1], totalBytes: 10, overBudget: false },
+    ],
+    [
+      'a version that did not exist costs nothing',
+      [file([null, 0, 3], ['b', 10, 2])],
+      limits(30, 10),
+      { keep: [0], totalBytes: 10, overBudget: false },
+    ],
     [
       'over the budget, drops the globally oldest versions first',
       [file(['a', 50, 9], ['b', 50, 1]), file(['c', 50, 5], ['d', 50, 2])],
@@ -49,10 +89,24 @@ describe('planRetention()', () => {
     expect(planRetention(files, lim)).toEqual(expected);
   });
 
-  it('a pending write\'s images count against the budget and are never planned away', () => {
+  it("a pending write's images count against the budget and are never planned away", () => {
     const f = file(['a', 50, 9], ['b', 50, 1]);
-    const pending: IntentRec = { t: 'w', id: 'p', time: NOW, tool: 'Edit', session: 's', before: { hash: 'b', size: 50 }, after: { hash: 'n', size: 40 }, lines_added: 0, lines_removed: 0 };
+    const pending: IntentRec = {
+      t: 'w',
+      id: 'p',
+      time: NOW,
+      tool: 'Edit',
+      session: 's',
+      before: { hash: 'b', size: 50 },
+      after: { hash: 'n', size: 40 },
+      lines_added: 0,
+      lines_removed: 0,
+    };
     expect(planRetention([{ ...f, pending }], limits(30, 1000)).totalBytes).toBe(140);
-    expect(planRetention([{ ...f, pending }], limits(30, 90))).toEqual({ keep: [1], totalBytes: 90, overBudget: false });
+    expect(planRetention([{ ...f, pending }], limits(30, 90))).toEqual({
+      keep: [1],
+      totalBytes: 90,
+      overBudget: false,
+    });
   });
 });

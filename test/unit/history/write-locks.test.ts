@@ -23,7 +23,10 @@ const lockDirs = () => fs.readdirSync(path.join(stateDir, 'locks'));
 const log = () => createLogger('debug', (l) => logged.push(l));
 
 /** Another process: takes the lock of `file` with the built server's stateDirWriteLocks, holds it `holdMs`, reports its window. */
-function otherProcess(file: string, holdMs: number): { child: ChildProcessWithoutNullStreams; window: Promise<{ asked: number; got: number; done: number }> } {
+function otherProcess(
+  file: string,
+  holdMs: number,
+): { child: ChildProcessWithoutNullStreams; window: Promise<{ asked: number; got: number; done: number }> } {
   const dist = (p: string) => JSON.stringify(path.join(REPO, 'dist', p));
   const script = `
     import { stateDirWriteLocks } from ${dist('history/write-locks.js')};
@@ -42,15 +45,19 @@ function otherProcess(file: string, holdMs: number): { child: ChildProcessWithou
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`child exited ${code}: ${out}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`child exited ${code}: ${out}`)),
+    );
   });
   return { child, window };
 }
 
-
 describe('stateDirWriteLocks', () => {
   it('holds a lock directory until released, then removes it without a warning', async () => {
-    const lock = stateDirWriteLocks(stateDir, createLogger('debug', (l) => logged.push(l)));
+    const lock = stateDirWriteLocks(
+      stateDir,
+      createLogger('debug', (l) => logged.push(l)),
+    );
     const release = await lock('/some/file.txt', 'file.txt');
     expect(lockDirs()).toHaveLength(1);
     expect(await isLocked(path.join(stateDir, 'locks', lockDirs()[0]!))).toBe(true);
@@ -60,7 +67,10 @@ describe('stateDirWriteLocks', () => {
   });
 
   it('the next write of the same file in this process gets the lock at once', async () => {
-    const lock = stateDirWriteLocks(stateDir, createLogger('debug', (l) => logged.push(l)));
+    const lock = stateDirWriteLocks(
+      stateDir,
+      createLogger('debug', (l) => logged.push(l)),
+    );
     for (let i = 0; i < 20; i++) {
       const release = await lock('/some/file.txt', 'file.txt');
       expect(lockDirs()).toHaveLength(1);
@@ -76,15 +86,23 @@ describe('stateDirWriteLocks', () => {
   });
 
   it('a lock held by another holder makes the write wait, then proceed once it is released', async () => {
-    const lock = stateDirWriteLocks(stateDir, createLogger('debug', (l) => logged.push(l)));
-    const other = stateDirWriteLocks(stateDir, createLogger('debug', (l) => logged.push(l)));
+    const lock = stateDirWriteLocks(
+      stateDir,
+      createLogger('debug', (l) => logged.push(l)),
+    );
+    const other = stateDirWriteLocks(
+      stateDir,
+      createLogger('debug', (l) => logged.push(l)),
+    );
     const first = await other('/some/file.txt', 'file.txt');
     const order: string[] = [];
     const second = lock('/some/file.txt', 'file.txt').then((r) => (order.push('second'), r));
     await new Promise((r) => setTimeout(r, 60));
     order.push('release');
     await first();
-    await (await second)();
+    await (
+      await second
+    )();
     expect(order).toEqual(['release', 'second']);
     expect(logged).toEqual([]);
   });

@@ -23,8 +23,24 @@ describe('parseNotebook()', () => {
     expect(nb.nbformat).toBe(4);
     expect(nb.nbformatMinor).toBe(5);
     expect(nb.language).toBe('python');
-    expect(nb.cells.map((c, i) => cellName(c, i))).toEqual(['intro', 'streams', 'result', 'boom', 'plots', 'with-attachment', 'raw-one', 'empty-code']);
-    expect(nb.format).toEqual({ unit: ' ', keySep: ': ', itemSep: ' ', asciiOnly: false, sortedKeys: true, sourceAsList: true });
+    expect(nb.cells.map((c, i) => cellName(c, i))).toEqual([
+      'intro',
+      'streams',
+      'result',
+      'boom',
+      'plots',
+      'with-attachment',
+      'raw-one',
+      'empty-code',
+    ]);
+    expect(nb.format).toEqual({
+      unit: ' ',
+      keySep: ': ',
+      itemSep: ' ',
+      asciiOnly: false,
+      sortedKeys: true,
+      sourceAsList: true,
+    });
     expect(nb.layout.cellIndent).toBe('  ');
     expect(nb.layout.cellsKeyIndent).toBe(' ');
   });
@@ -33,7 +49,9 @@ describe('parseNotebook()', () => {
     for (const name of ['v4.5-outputs.ipynb', 'v4.4-no-ids.ipynb', 'v4.4-crlf-indent2.ipynb']) {
       const nb = parseFixture(name);
       expect(nb.layout.cells).toHaveLength(nb.cells.length);
-      nb.layout.cells.forEach((span, i) => expect(JSON.parse(nb.text.slice(span.start, span.end))).toEqual(nb.cells[i]));
+      nb.layout.cells.forEach((span, i) =>
+        expect(JSON.parse(nb.text.slice(span.start, span.end))).toEqual(nb.cells[i]),
+      );
       expect(nb.text.slice(nb.layout.cellsArray.start, nb.layout.cellsArray.end)).toMatch(/^\[[\s\S]*\]$/);
     }
   });
@@ -54,7 +72,14 @@ describe('parseNotebook()', () => {
   });
 
   it('reads single-line JSON (no indentation) and sources stored as one string', () => {
-    const nb = parseNotebook(JSON.stringify({ nbformat: 4, nbformat_minor: 2, metadata: {}, cells: [{ cell_type: 'markdown', metadata: {}, source: 'a\nb' }] }));
+    const nb = parseNotebook(
+      JSON.stringify({
+        nbformat: 4,
+        nbformat_minor: 2,
+        metadata: {},
+        cells: [{ cell_type: 'markdown', metadata: {}, source: 'a\nb' }],
+      }),
+    );
     expect(nb.format.unit).toBeNull();
     expect(nb.format.sourceAsList).toBe(false);
     expect(sourceText(nb.cells[0]!)).toBe('a\nb');
@@ -65,8 +90,16 @@ describe('parseNotebook()', () => {
     ['an array', '[]', 'not a JSON object'],
     ['nbformat 3', JSON.stringify({ nbformat: 3, nbformat_minor: 0, worksheets: [] }), 'nbformat is 3, not 4'],
     ['no cells', JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {} }), 'no "cells" array'],
-    ['a cell without source', JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [{ cell_type: 'code' }] }), 'cell 0 has no source'],
-    ['a cell that is not an object', JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [1] }), 'cell 0 is not an object'],
+    [
+      'a cell without source',
+      JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [{ cell_type: 'code' }] }),
+      'cell 0 has no source',
+    ],
+    [
+      'a cell that is not an object',
+      JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [1] }),
+      'cell 0 is not an object',
+    ],
   ])('parseNotebook() of %s throws NOTEBOOK_INVALID saying why', (_name, text, why) => {
     expect(invalidReason(text)).toContain(why);
   });

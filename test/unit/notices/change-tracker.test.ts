@@ -19,7 +19,8 @@ import type { ToolDeps } from '../../../src/tools/tool-deps.js';
 import { write } from '../../../src/tools/write.js';
 import { tempDir } from '../../helpers/harness.js';
 
-const MODIFIED = /^Note: (.+) was modified outside this session \(by the user, a linter or another agent\)\. Read it again before editing;/;
+const MODIFIED =
+  /^Note: (.+) was modified outside this session \(by the user, a linter or another agent\)\. Read it again before editing;/;
 
 interface Fixture {
   root: string;
@@ -38,7 +39,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function fixture(opts: { config?: ConfigInput; watcher?: FileWatcher; disk?: ChangeDisk } = {}): Promise<Fixture> {
+async function fixture(
+  opts: { config?: ConfigInput; watcher?: FileWatcher; disk?: ChangeDisk } = {},
+): Promise<Fixture> {
   const root = await tempDir('eg-notices-');
   const stateDir = await tempDir('eg-notices-state-');
   const watcher = new ManualWatcher({ log: silentLogger, maxFiles: opts.config?.watch?.maxFiles });
@@ -56,7 +59,13 @@ async function fixture(opts: { config?: ConfigInput; watcher?: FileWatcher; disk
     await fs.rm(stateDir, { recursive: true, force: true });
   });
   const p = (rel: string) => path.join(root, rel);
-  const deps = (session: Session): ToolDeps => ({ config: app.config, session, writes: app.writes, workers: app.workers, log: silentLogger });
+  const deps = (session: Session): ToolDeps => ({
+    config: app.config,
+    session,
+    writes: app.writes,
+    workers: app.workers,
+    log: silentLogger,
+  });
   const fire = async (rel: string, kind: WatchEvent['kind']) => {
     watcher.fire({ kind, path: p(rel) });
     await app.changes.idle();
@@ -77,7 +86,13 @@ async function fixture(opts: { config?: ConfigInput; watcher?: FileWatcher; disk
   };
 }
 
-async function editOf(f: Fixture, s: Session, rel: string, old_string: string, new_string: string): Promise<ToolError | undefined> {
+async function editOf(
+  f: Fixture,
+  s: Session,
+  rel: string,
+  old_string: string,
+  new_string: string,
+): Promise<ToolError | undefined> {
   try {
     await edit({ file_path: f.p(rel), old_string, new_string }, f.deps(s));
     return undefined;

@@ -81,7 +81,12 @@ describe('realpathDeepest()', () => {
   const cases: Array<[string, string, string, boolean]> = [
     ['returns the realpath of an existing file', 'root/a.txt', 'root/a.txt', true],
     ['follows a symlink to an existing file', 'root/link-inside', 'root/sub/b.txt', true],
-    ['joins missing segments to the deepest existing ancestor', 'root/sub/new/deeper/x.txt', 'root/sub/new/deeper/x.txt', false],
+    [
+      'joins missing segments to the deepest existing ancestor',
+      'root/sub/new/deeper/x.txt',
+      'root/sub/new/deeper/x.txt',
+      false,
+    ],
     ['resolves a symlinked ancestor of a missing file', 'root/link-dir/new.txt', 'outside/new.txt', false],
     ['follows a dangling symlink to where it points', 'root/dangling', 'outside/new.txt', false],
     ['follows a relative dangling symlink', 'root/dangling-inside', 'root/sub/fresh.txt', false],
@@ -436,7 +441,10 @@ describe('PathPolicy.withClientRoots()', () => {
       'intersect',
     );
     expect(closed.roots).toEqual([]);
-    const usable = await cli.withClientRoots(['https://example.com/x', url(path.join(root, 'missing-dir')), url(path.join(root, 'sub'))], 'intersect');
+    const usable = await cli.withClientRoots(
+      ['https://example.com/x', url(path.join(root, 'missing-dir')), url(path.join(root, 'sub'))],
+      'intersect',
+    );
     expect(usable.roots).toEqual([path.join(root, 'sub')]);
   });
 
@@ -509,7 +517,12 @@ describe('PathPolicy hidden directories (the state dir)', () => {
   });
 
   it('walkRules() hands a walker the roots, anchors, deny globs, home and both spellings of hidden dirs', async () => {
-    const policy = await PathPolicy.create({ roots: [path.join(base, 'root-link')], deny: ['secrets'], hidden: [path.join(base, 'root-link', 'sub')], home });
+    const policy = await PathPolicy.create({
+      roots: [path.join(base, 'root-link')],
+      deny: ['secrets'],
+      hidden: [path.join(base, 'root-link', 'sub')],
+      home,
+    });
     expect(policy.walkRules()).toEqual({
       roots: [root],
       anchors: [root, path.join(base, 'root-link')],

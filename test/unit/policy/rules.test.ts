@@ -25,7 +25,12 @@ describe('PathRules.denied()', () => {
     ['matches an absolute glob', ['/etc/**'], '/etc/passwd', '/etc/**'],
     ['matches an absolute glob outside the roots', ['/var/log/*.log'], '/var/log/sys.log', '/var/log/*.log'],
     ['does not match an absolute glob on a prefix-confused path', ['/etc/**'], '/etc-x/passwd', undefined],
-    ['matches an absolute directory on its contents', ['/work/proj/build'], '/work/proj/build/out.js', '/work/proj/build'],
+    [
+      'matches an absolute directory on its contents',
+      ['/work/proj/build'],
+      '/work/proj/build/out.js',
+      '/work/proj/build',
+    ],
     ['expands "~/" to home', ['~/.aws/**'], '/home/me/.aws/credentials', '~/.aws/**'],
     ['does not apply "~/" globs outside home', ['~/.aws/**'], '/work/proj/.aws/credentials', undefined],
     ['does not let home prefix-confuse', ['~/.aws/**'], '/home/me-too/.aws/credentials', undefined],
@@ -101,7 +106,20 @@ describe('PathRules.protectedBy() with DEFAULT_PROTECTED', () => {
 
   it('DEFAULT_PROTECTED is .git, .ssh and every shell startup file', () => {
     expect(DEFAULT_PROTECTED).toEqual(['**/.git/**', ...SHELL_STARTUP_FILES, '**/.ssh/**', '~/.ssh/**']);
-    for (const f of ['~/.bashrc', '~/.bash_profile', '~/.bash_login', '~/.profile', '~/.zshenv', '~/.zprofile', '~/.zshrc', '~/.zlogin', '~/.zlogout', '~/.cshrc', '~/.tcshrc', '~/.login']) {
+    for (const f of [
+      '~/.bashrc',
+      '~/.bash_profile',
+      '~/.bash_login',
+      '~/.profile',
+      '~/.zshenv',
+      '~/.zprofile',
+      '~/.zshrc',
+      '~/.zlogin',
+      '~/.zlogout',
+      '~/.cshrc',
+      '~/.tcshrc',
+      '~/.login',
+    ]) {
       expect(SHELL_STARTUP_FILES).toContain(f);
     }
   });
@@ -110,7 +128,12 @@ describe('PathRules.protectedBy() with DEFAULT_PROTECTED', () => {
 describe('PathRules.deniedEntry()', () => {
   const cases: Array<[string, string[], string, string | undefined]> = [
     ['matches the entry itself', ['secrets'], '/work/proj/secrets', 'secrets'],
-    ['leaves a child of a denied dir to the walker that never enters it', ['secrets'], '/work/proj/secrets/key', undefined],
+    [
+      'leaves a child of a denied dir to the walker that never enters it',
+      ['secrets'],
+      '/work/proj/secrets/key',
+      undefined,
+    ],
     ['matches a deep file by a ** glob', ['**/*.pem'], '/work/proj/a/b/k.pem', '**/*.pem'],
     ['matches an absolute glob', ['/work/proj/build'], '/work/proj/build', '/work/proj/build'],
     ['matches a home glob', ['~/.aws'], '/home/me/.aws', '~/.aws'],
@@ -128,8 +151,47 @@ describe('PathRules.deniedEntry()', () => {
 });
 
 describe('PathRules.entryDenier()', () => {
-  const GLOBS = ['secrets', 'secrets/**', '**/.env', '*.key', '**/*.pem', '!keep', 'a/{b,c}/*.txt', 'x\\*y', '~', '~/.aws', '~/.ssh/**', '/work/proj/build', '/etc/**', '**/node_modules', 'dir/', './rel/*', '[ab]?.log', '@(p|q).js'];
-  const SEGMENTS = ['secrets', '.env', 'a', 'b', 'c', 'k.key', 'x.pem', 'keep', 'x*y', '.aws', '.ssh', 'build', 'node_modules', 'dir', 'rel', 'aa.log', 'p.js', 'f.txt', 'é.txt'];
+  const GLOBS = [
+    'secrets',
+    'secrets/**',
+    '**/.env',
+    '*.key',
+    '**/*.pem',
+    '!keep',
+    'a/{b,c}/*.txt',
+    'x\\*y',
+    '~',
+    '~/.aws',
+    '~/.ssh/**',
+    '/work/proj/build',
+    '/etc/**',
+    '**/node_modules',
+    'dir/',
+    './rel/*',
+    '[ab]?.log',
+    '@(p|q).js',
+  ];
+  const SEGMENTS = [
+    'secrets',
+    '.env',
+    'a',
+    'b',
+    'c',
+    'k.key',
+    'x.pem',
+    'keep',
+    'x*y',
+    '.aws',
+    '.ssh',
+    'build',
+    'node_modules',
+    'dir',
+    'rel',
+    'aa.log',
+    'p.js',
+    'f.txt',
+    'é.txt',
+  ];
   const BASES = ['/work/proj', '/work/other', '/home/me', '/etc', '/elsewhere', '/'];
 
   it('entryDenier() agrees with deniedEntry() on every path (property, seeded)', () => {

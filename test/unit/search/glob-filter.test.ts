@@ -2,14 +2,20 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { globMatcher, grepGlobFilter, splitGlobPattern, splitGlobs, walkMatcher } from '../../../src/search/glob-filter.js';
+import {
+  globMatcher,
+  grepGlobFilter,
+  splitGlobPattern,
+  splitGlobs,
+  walkMatcher,
+} from '../../../src/search/glob-filter.js';
 
 describe('splitGlobPattern()', () => {
   const cases: Array<[string, string, { dir: string; glob: string }]> = [
     ['walks the base for a pattern without a static prefix', '**/*.ts', { dir: '/r', glob: '**/*.ts' }],
     ['walks only the static prefix', 'src/**/*.ts', { dir: '/r/src', glob: '**/*.ts' }],
     ['drops a leading ./', './src/*.ts', { dir: '/r/src', glob: '*.ts' }],
-    ['walks an absolute pattern\'s own prefix', '/other/x/*.md', { dir: '/other/x', glob: '*.md' }],
+    ["walks an absolute pattern's own prefix", '/other/x/*.md', { dir: '/other/x', glob: '*.md' }],
     ['turns a plain path into its directory and name', 'docs/guide.md', { dir: '/r/docs', glob: 'guide.md' }],
     ['keeps a class in the last segment a glob', 'docs/a[12].md', { dir: '/r/docs', glob: 'a[12].md' }],
   ];
@@ -18,7 +24,6 @@ describe('splitGlobPattern()', () => {
       expect(splitGlobPattern(pattern, '/r')).toEqual({ dir: path.resolve(expected.dir), glob: expected.glob });
     });
   }
-
 });
 
 describe('splitGlobs() and grepGlobFilter()', () => {
@@ -46,8 +51,26 @@ describe('splitGlobs() and grepGlobFilter()', () => {
 });
 
 describe('walkMatcher()', () => {
-  const segment = fc.array(fc.constantFrom('a', 'b', '.', 'x', '-', 't', 's'), { minLength: 1, maxLength: 5 }).map((cs) => cs.join('')).filter((n) => n !== '.' && n !== '..');
-  const globs = ['**/*.ts', '**/*', '**/.*', '**/a*', '**/*.{ts,s}', '**/[ab]*', '**/?.t*', '**/x', 'a/**/*.ts', '*.ts', '**/a/*', '**/**', 'a/*', '**/*s'];
+  const segment = fc
+    .array(fc.constantFrom('a', 'b', '.', 'x', '-', 't', 's'), { minLength: 1, maxLength: 5 })
+    .map((cs) => cs.join(''))
+    .filter((n) => n !== '.' && n !== '..');
+  const globs = [
+    '**/*.ts',
+    '**/*',
+    '**/.*',
+    '**/a*',
+    '**/*.{ts,s}',
+    '**/[ab]*',
+    '**/?.t*',
+    '**/x',
+    'a/**/*.ts',
+    '*.ts',
+    '**/a/*',
+    '**/**',
+    'a/*',
+    '**/*s',
+  ];
 
   it('walkMatcher(glob)(dir, name) answers as globMatcher(glob)(dir + name) for any path (seed 919)', () => {
     fc.assert(

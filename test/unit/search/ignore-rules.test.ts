@@ -25,7 +25,7 @@ describe('isIgnored()', () => {
     });
   }
 
-  it('isIgnored() ranks a directory\'s files: the first text given (.ignore) beats the next (.gitignore)', () => {
+  it("isIgnored() ranks a directory's files: the first text given (.ignore) beats the next (.gitignore)", () => {
     const both = level('/r/', '!special.tmp\n', '*.tmp\n');
     expect(isIgnored([both], '/r/special.tmp', false)).toBe(false);
     expect(isIgnored([both], '/r/other.tmp', false)).toBe(true);

@@ -15,7 +15,15 @@ describe('renderLsTree()', () => {
         { rel: 'z/deep', type: 'directory' },
       ],
     });
-    expect(lines).toEqual(['- /r/', '  - a/', '    - inner.ts', '  - z/', '    - deep/', '  - b.txt', '  - link (symlink)']);
+    expect(lines).toEqual([
+      '- /r/',
+      '  - a/',
+      '    - inner.ts',
+      '  - z/',
+      '    - deep/',
+      '  - b.txt',
+      '  - link (symlink)',
+    ]);
   });
   it('renderLsTree() lists an empty directory as its header alone', () => {
     expect(renderLsTree({ dir: '/r/', entries: [] })).toEqual(['- /r/']);

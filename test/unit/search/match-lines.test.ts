@@ -5,7 +5,9 @@ import { compileGrepPattern } from '../../../src/search/grep-pattern.js';
 import { lineMatcher, matchingLines } from '../../../src/search/match-lines.js';
 
 const matcher = (pattern: string, opts: { ignoreCase?: boolean; multiline?: boolean } = {}) =>
-  lineMatcher(compileGrepPattern(pattern, { ignoreCase: opts.ignoreCase ?? false, multiline: opts.multiline ?? false }));
+  lineMatcher(
+    compileGrepPattern(pattern, { ignoreCase: opts.ignoreCase ?? false, multiline: opts.multiline ?? false }),
+  );
 
 /** The reference: split into lines ("\n"; no line after a final newline) and test each alone. */
 function naive(text: string, pattern: string, ignoreCase = false): number[] {
@@ -50,7 +52,29 @@ describe('matchingLines()', () => {
   });
 
   it('matchingLines() equals a line-by-line match for any text and pattern (property)', () => {
-    const patterns = ['a', 'a+', 'ab', '^a', 'a$', 'b\\s+a', '[^x]+b', '\\s', 'a|b$', 'x*', '(a|b)\\1', '\\ba', 'a.b', '', '^$', '\\n', '(?=a)b', '(?<!a)b', 'a(?!\\s)', '\\r$', '[ab]{2,}'];
+    const patterns = [
+      'a',
+      'a+',
+      'ab',
+      '^a',
+      'a$',
+      'b\\s+a',
+      '[^x]+b',
+      '\\s',
+      'a|b$',
+      'x*',
+      '(a|b)\\1',
+      '\\ba',
+      'a.b',
+      '',
+      '^$',
+      '\\n',
+      '(?=a)b',
+      '(?<!a)b',
+      'a(?!\\s)',
+      '\\r$',
+      '[ab]{2,}',
+    ];
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom('a', 'b', ' ', '\n', '\r', 'x', 'A'), { maxLength: 40 }).map((cs) => cs.join('')),
@@ -67,12 +91,23 @@ describe('matchingLines()', () => {
 
 describe('compileGrepPattern()', () => {
   it('compileGrepPattern() refuses an invalid regex with the engine message as INVALID_INPUT', () => {
-    expect(() => compileGrepPattern('a(', { ignoreCase: false, multiline: false })).toThrow(/Invalid regular expression: \/a\(\/gmu: Unterminated group/);
+    expect(() => compileGrepPattern('a(', { ignoreCase: false, multiline: false })).toThrow(
+      /Invalid regular expression: \/a\(\/gmu: Unterminated group/,
+    );
   });
 
   it('compileGrepPattern() sets flags, finds plain literals and lookarounds', () => {
-    expect(compileGrepPattern('foo', { ignoreCase: false, multiline: false })).toEqual({ source: 'foo', flags: 'gmu', multiline: false, literal: 'foo', lookaround: false });
-    expect(compileGrepPattern('foo', { ignoreCase: true, multiline: true })).toMatchObject({ flags: 'gmuis', literal: undefined });
+    expect(compileGrepPattern('foo', { ignoreCase: false, multiline: false })).toEqual({
+      source: 'foo',
+      flags: 'gmu',
+      multiline: false,
+      literal: 'foo',
+      lookaround: false,
+    });
+    expect(compileGrepPattern('foo', { ignoreCase: true, multiline: true })).toMatchObject({
+      flags: 'gmuis',
+      literal: undefined,
+    });
     expect(compileGrepPattern('foo.bar', { ignoreCase: false, multiline: false }).literal).toBeUndefined();
     expect(compileGrepPattern('a(?=b)', { ignoreCase: false, multiline: false }).lookaround).toBe(true);
   });

@@ -24,8 +24,21 @@ async function tree(files: Record<string, string>): Promise<string> {
 const rules = walkRules;
 const noProgress = { progress: () => {} };
 
-async function glob(root: string, opts: { dirs?: string[]; includeIgnored?: boolean; rules?: WalkRules } = {}): Promise<string[]> {
-  const r = (await runSearchJob({ kind: 'glob', dirs: opts.dirs ?? [root], glob: '**/*', limit: 1000, includeIgnored: opts.includeIgnored ?? false, rules: opts.rules ?? rules(root) }, noProgress)) as GlobResult;
+async function glob(
+  root: string,
+  opts: { dirs?: string[]; includeIgnored?: boolean; rules?: WalkRules } = {},
+): Promise<string[]> {
+  const r = (await runSearchJob(
+    {
+      kind: 'glob',
+      dirs: opts.dirs ?? [root],
+      glob: '**/*',
+      limit: 1000,
+      includeIgnored: opts.includeIgnored ?? false,
+      rules: opts.rules ?? rules(root),
+    },
+    noProgress,
+  )) as GlobResult;
   return r.files.map((f) => path.relative(root, f)).sort();
 }
 
@@ -35,7 +48,13 @@ async function grep(root: string, pattern: string, extra: Partial<GrepJob> = {})
 
 describe('runSearchJob() walks', () => {
   it('a deeper .gitignore can re-include a directory a shallower one ignores, and its files', async () => {
-    const root = await tree({ '.gitignore': 'build/\n', 'app/.gitignore': '!build/\n', 'app/build/out.js': '', 'build/x.js': '', 'lib/build/y.js': '' });
+    const root = await tree({
+      '.gitignore': 'build/\n',
+      'app/.gitignore': '!build/\n',
+      'app/build/out.js': '',
+      'build/x.js': '',
+      'lib/build/y.js': '',
+    });
     expect(await glob(root)).toEqual(['.gitignore', 'app/.gitignore', 'app/build/out.js']);
   });
 
@@ -46,7 +65,15 @@ describe('runSearchJob() walks', () => {
   });
 
   it('reads .git/info/exclude and anchored rules; never reads a symlinked ignore file', async () => {
-    const root = await tree({ '.git/info/exclude': 'secret-local.txt\n', '.gitignore': '/top.txt\n', 'top.txt': '', 'sub/top.txt': '', 'secret-local.txt': '', 'other/.ignore-target': 'kept.txt\n', 'kept.txt': '' });
+    const root = await tree({
+      '.git/info/exclude': 'secret-local.txt\n',
+      '.gitignore': '/top.txt\n',
+      'top.txt': '',
+      'sub/top.txt': '',
+      'secret-local.txt': '',
+      'other/.ignore-target': 'kept.txt\n',
+      'kept.txt': '',
+    });
     await fs.symlink(path.join(root, 'other', '.ignore-target'), path.join(root, '.ignore'));
     expect(await glob(root)).toEqual(['.gitignore', '.ignore', 'kept.txt', 'other/.ignore-target', 'sub/top.txt']);
   });
@@ -73,7 +100,11 @@ describe('runSearchJob() walks', () => {
 
 describe('runSearchJob() Grep reads', () => {
   it('skips binary files and files over the cap, counting them; searches explicit files as given', async () => {
-    const root = await tree({ 'a.txt': 'hit\n', 'big.txt': `hit\n${'x'.repeat(200)}\n`, 'ctl.txt': `hit${'\x01'.repeat(50)}\n` });
+    const root = await tree({
+      'a.txt': 'hit\n',
+      'big.txt': `hit\n${'x'.repeat(200)}\n`,
+      'ctl.txt': `hit${'\x01'.repeat(50)}\n`,
+    });
     await fs.writeFile(path.join(root, 'bin.dat'), Buffer.from([0x68, 0x69, 0x74, 0, 1, 2]));
     const r = await grep(root, 'hit', { maxFileBytes: 100 });
     expect(r.lines).toEqual([path.join(root, 'a.txt')]);
@@ -84,7 +115,11 @@ describe('runSearchJob() Grep reads', () => {
   });
 
   it('counts a binary file only when the pattern would have matched it (a regex pattern, no literal prefilter)', async () => {
-    const root = await tree({ 'a.txt': 'hit 1\n', 'ctl-hit.txt': `hit 2${'\x01'.repeat(50)}\n`, 'ctl-miss.txt': `miss${'\x01'.repeat(50)}\n` });
+    const root = await tree({
+      'a.txt': 'hit 1\n',
+      'ctl-hit.txt': `hit 2${'\x01'.repeat(50)}\n`,
+      'ctl-miss.txt': `miss${'\x01'.repeat(50)}\n`,
+    });
     await fs.writeFile(path.join(root, 'nul-miss.dat'), Buffer.from([0x6d, 0, 1, 2]));
     const r = await grep(root, 'hit \\d');
     expect(r.lines).toEqual([path.join(root, 'a.txt')]);
@@ -109,9 +144,27 @@ describe('runSearchJob() LS', () => {
   it('lists breadth first under the cap, directories first, with ignore globs by name and by path', async () => {
     const root = await tree({ 'z.txt': '', 'a/deep/x.txt': '', 'a/y.md': '', 'b/skip.log': '', '.hidden': '' });
     const ls = async (ignore: string[], limit = 100) =>
-      (await runSearchJob({ kind: 'ls', dirs: [root], ignore, limit, includeIgnored: false, rules: rules(root) }, noProgress)) as LsResult;
-    expect((await ls([])).trees[0]!.entries.map((e) => e.rel)).toEqual(['a', 'b', '.hidden', 'z.txt', 'a/deep', 'a/y.md', 'b/skip.log', 'a/deep/x.txt']);
-    expect((await ls(['*.log', 'a/deep'])).trees[0]!.entries.map((e) => e.rel)).toEqual(['a', 'b', '.hidden', 'z.txt', 'a/y.md']);
+      (await runSearchJob(
+        { kind: 'ls', dirs: [root], ignore, limit, includeIgnored: false, rules: rules(root) },
+        noProgress,
+      )) as LsResult;
+    expect((await ls([])).trees[0]!.entries.map((e) => e.rel)).toEqual([
+      'a',
+      'b',
+      '.hidden',
+      'z.txt',
+      'a/deep',
+      'a/y.md',
+      'b/skip.log',
+      'a/deep/x.txt',
+    ]);
+    expect((await ls(['*.log', 'a/deep'])).trees[0]!.entries.map((e) => e.rel)).toEqual([
+      'a',
+      'b',
+      '.hidden',
+      'z.txt',
+      'a/y.md',
+    ]);
     const capped = await ls([], 3);
     expect(capped).toMatchObject({ total: 3, truncated: true });
   });
@@ -119,7 +172,15 @@ describe('runSearchJob() LS', () => {
 
 describe('runSearchJob() on a bigger tree', () => {
   it('a Glob keeps the newest 100 of 1,300 matches, with nested ignore rules (a deeper file re-includes)', async () => {
-    const files: Record<string, string> = { '.gitignore': 'ignored/\nbuild/\n', 'ignored/x.ts': 'x', 'd3/.gitignore': '*.ts\n!keep*.ts\n', 'd3/sub1/keep1.ts': 'x', 'd4/.gitignore': '!build/\n', 'd4/sub0/build/b.ts': 'x', 'd5/build/no.ts': 'x' };
+    const files: Record<string, string> = {
+      '.gitignore': 'ignored/\nbuild/\n',
+      'ignored/x.ts': 'x',
+      'd3/.gitignore': '*.ts\n!keep*.ts\n',
+      'd3/sub1/keep1.ts': 'x',
+      'd4/.gitignore': '!build/\n',
+      'd4/sub0/build/b.ts': 'x',
+      'd5/build/no.ts': 'x',
+    };
     for (let i = 0; i < 1300; i++) files[`d${i % 7}/sub${i % 3}/f${i}.ts`] = 'x';
     const root = await tree(files);
     // Spread the times so the newest 100 are a real choice.
@@ -129,22 +190,39 @@ describe('runSearchJob() on a bigger tree', () => {
       times.set(path.join(root, rel), t);
       await fs.utimes(path.join(root, rel), t, t);
     }
-    const job = { kind: 'glob' as const, dirs: [root], glob: '**/*.ts', limit: 100, includeIgnored: false, rules: rules(root) };
+    const job = {
+      kind: 'glob' as const,
+      dirs: [root],
+      glob: '**/*.ts',
+      limit: 100,
+      includeIgnored: false,
+      rules: rules(root),
+    };
     const newest = (await runSearchJob(job, noProgress)) as GlobResult;
     // d3's .ts files are ignored there but keep1.ts; d4 re-includes build/; ignored/ and d5/build/ stay out.
     expect(newest.total).toBe(1300 - 186 + 1 + 1);
     const all = (await runSearchJob({ ...job, limit: 5000 }, noProgress)) as GlobResult;
     expect(all.files).toHaveLength(newest.total);
-    expect(all.files.map((f) => path.relative(root, f))).toEqual(expect.arrayContaining(['d3/sub1/keep1.ts', 'd4/sub0/build/b.ts']));
-    expect(all.files.some((f) => f.includes('d5/build') || f.includes('ignored/') || /d3\/sub\d\/f/.test(f))).toBe(false);
+    expect(all.files.map((f) => path.relative(root, f))).toEqual(
+      expect.arrayContaining(['d3/sub1/keep1.ts', 'd4/sub0/build/b.ts']),
+    );
+    expect(all.files.some((f) => f.includes('d5/build') || f.includes('ignored/') || /d3\/sub\d\/f/.test(f))).toBe(
+      false,
+    );
     const order = (a: string, b: string) => times.get(b)! - times.get(a)! || (a < b ? -1 : 1);
     expect(all.files).toEqual([...all.files].sort(order));
     expect(newest.files).toEqual(all.files.slice(0, 100));
   });
 
   it('a Grep searches every file once, in every mode, with nested ignore rules', async () => {
-    const files: Record<string, string> = { '.gitignore': 'ignored/\n', 'ignored/x.ts': 'needle', 'd2/.gitignore': '*.js\n' };
-    for (let i = 0; i < 60; i++) files[`d${i % 7}/sub${i % 3}/f${i}.${i % 2 ? 'ts' : 'js'}`] = i % 4 === 0 ? `const needle${i} = 1;\n` : 'nothing\n';
+    const files: Record<string, string> = {
+      '.gitignore': 'ignored/\n',
+      'ignored/x.ts': 'needle',
+      'd2/.gitignore': '*.js\n',
+    };
+    for (let i = 0; i < 60; i++)
+      files[`d${i % 7}/sub${i % 3}/f${i}.${i % 2 ? 'ts' : 'js'}`] =
+        i % 4 === 0 ? `const needle${i} = 1;\n` : 'nothing\n';
     const root = await tree(files);
     for (const mode of ['files_with_matches', 'count', 'content'] as const) {
       const w = (await runSearchJob(grepJob(root, 'needle', { mode }), noProgress)) as GrepResult;

@@ -39,38 +39,47 @@ function walk(root: string, onVisit: (rel: string) => void = () => {}): { files:
 }
 
 describe.each<ConfinementMode>(['proc-fd', 'portable'])('walkFiles() in %s mode', (mode) => {
-  it.skipIf(mode === 'proc-fd' && process.platform !== 'linux')('lists every file of an untouched tree, depth first', async () => {
-    setConfinementModeForTests(mode);
-    const { root } = await arena();
-    const { files, lister } = walk(root);
-    expect(files).toEqual(['d/in.txt', 'd/sub/deep.txt', 'top.txt']);
-    expect(lister.stats.swapped).toBe(0);
-  });
+  it.skipIf(mode === 'proc-fd' && process.platform !== 'linux')(
+    'lists every file of an untouched tree, depth first',
+    async () => {
+      setConfinementModeForTests(mode);
+      const { root } = await arena();
+      const { files, lister } = walk(root);
+      expect(files).toEqual(['d/in.txt', 'd/sub/deep.txt', 'top.txt']);
+      expect(lister.stats.swapped).toBe(0);
+    },
+  );
 
-  it.skipIf(mode === 'proc-fd' && process.platform !== 'linux')('skips (and counts) a directory swapped for a symlink after it was listed', async () => {
-    setConfinementModeForTests(mode);
-    const { root, outside } = await arena();
-    const { files, lister } = walk(root, (rel) => {
-      if (rel !== '') return;
-      // The root's listing said "d/ is a directory"; now it is a symlink to outside.
-      fs.renameSync(path.join(root, 'd'), path.join(root, 'd-moved'));
-      fs.symlinkSync(outside, path.join(root, 'd'));
-    });
-    expect(files).toEqual(['top.txt']);
-    expect(lister.stats.swapped).toBe(1);
-  });
+  it.skipIf(mode === 'proc-fd' && process.platform !== 'linux')(
+    'skips (and counts) a directory swapped for a symlink after it was listed',
+    async () => {
+      setConfinementModeForTests(mode);
+      const { root, outside } = await arena();
+      const { files, lister } = walk(root, (rel) => {
+        if (rel !== '') return;
+        // The root's listing said "d/ is a directory"; now it is a symlink to outside.
+        fs.renameSync(path.join(root, 'd'), path.join(root, 'd-moved'));
+        fs.symlinkSync(outside, path.join(root, 'd'));
+      });
+      expect(files).toEqual(['top.txt']);
+      expect(lister.stats.swapped).toBe(1);
+    },
+  );
 
-  it.skipIf(mode === 'proc-fd' && process.platform !== 'linux')('a parent swapped while its subdirectory is walked does not steer the walk outside', async () => {
-    setConfinementModeForTests(mode);
-    const { root, outside } = await arena();
-    const { files } = walk(root, (rel) => {
-      if (rel !== 'd/') return;
-      // While d/ is being walked, d itself becomes a symlink to outside (which has a sub/ too).
-      fs.renameSync(path.join(root, 'd'), path.join(root, 'd-moved'));
-      fs.symlinkSync(outside, path.join(root, 'd'));
-    });
-    expect(files.some((f) => f.includes('OUTSIDE'))).toBe(false);
-    // proc-fd: d/sub is opened through d's descriptor — the real d, wherever it is now.
-    if (mode === 'proc-fd') expect(files).toEqual(['d/in.txt', 'd/sub/deep.txt', 'top.txt']);
-  });
+  it.skipIf(mode === 'proc-fd' && process.platform !== 'linux')(
+    'a parent swapped while its subdirectory is walked does not steer the walk outside',
+    async () => {
+      setConfinementModeForTests(mode);
+      const { root, outside } = await arena();
+      const { files } = walk(root, (rel) => {
+        if (rel !== 'd/') return;
+        // While d/ is being walked, d itself becomes a symlink to outside (which has a sub/ too).
+        fs.renameSync(path.join(root, 'd'), path.join(root, 'd-moved'));
+        fs.symlinkSync(outside, path.join(root, 'd'));
+      });
+      expect(files.some((f) => f.includes('OUTSIDE'))).toBe(false);
+      // proc-fd: d/sub is opened through d's descriptor — the real d, wherever it is now.
+      if (mode === 'proc-fd') expect(files).toEqual(['d/in.txt', 'd/sub/deep.txt', 'top.txt']);
+    },
+  );
 });

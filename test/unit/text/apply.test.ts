@@ -23,9 +23,30 @@ describe('applyEdit()', () => {
     ['deletion without a following newline removes only the text', 'a line2', ' line2', '', false, 'a'],
     ['deletion of a string ending in newline does not swallow another', 'a\n\nb', 'a\n', '', false, '\nb'],
     ['replace_all deletion swallows each following newline', 'x\ny x\nx z', 'x', '', true, 'y  z'],
-    ['matches curly quotes with straight ones and keeps the curly style', 'say \u201Chello\u201D now', '"hello"', '"bye"', false, 'say \u201Cbye\u201D now'],
-    ['turns an apostrophe into a right single quote', 'it\u2019s \u2018x\u2019', "it's 'x'", "don't 'y'", false, 'don\u2019t \u2018y\u2019'],
-    ['de-sanitises <fnr> in old and new', 'a <function_results> b', '<fnr> b', '<fnr> c', false, 'a <function_results> c'],
+    [
+      'matches curly quotes with straight ones and keeps the curly style',
+      'say \u201Chello\u201D now',
+      '"hello"',
+      '"bye"',
+      false,
+      'say \u201Cbye\u201D now',
+    ],
+    [
+      'turns an apostrophe into a right single quote',
+      'it\u2019s \u2018x\u2019',
+      "it's 'x'",
+      "don't 'y'",
+      false,
+      'don\u2019t \u2018y\u2019',
+    ],
+    [
+      'de-sanitises <fnr> in old and new',
+      'a <function_results> b',
+      '<fnr> b',
+      '<fnr> c',
+      false,
+      'a <function_results> c',
+    ],
     ['de-sanitises \\n\\nH: turns', 'x\n\nHuman: hi', '\n\nH: hi', '\n\nH: yo', false, 'x\n\nHuman: yo'],
   ])('%s', (_name, text, o, n, all, expected) => {
     expect(run(text, o, n, all)).toBe(expected);
@@ -67,9 +88,15 @@ describe('normalizeEditSpec()', () => {
     expect(normalizeEditSpec({ old_string: 'a', new_string: 'x  \ny\t\n' }, '/p/f.ts').new_string).toBe('x\ny\n');
   });
   it('keeps the trailing whitespace of lines new_string carries over unchanged from old_string (issue 32)', () => {
-    const spec = normalizeEditSpec({ old_string: 'a();\n  b(); \nc();\t', new_string: 'a(1);  \n  b(); \nc();\t\nd(); ' }, '/p/f.cpp');
+    const spec = normalizeEditSpec(
+      { old_string: 'a();\n  b(); \nc();\t', new_string: 'a(1);  \n  b(); \nc();\t\nd(); ' },
+      '/p/f.cpp',
+    );
     expect(spec.new_string).toBe('a(1);\n  b(); \nc();\t\nd();');
-    expect(spec.carried).toEqual([[1, 1], [2, 2]]);
+    expect(spec.carried).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
   });
   it('strips a line that repeats an old line elsewhere but is added, not carried (line diff, not membership)', () => {
     const spec = normalizeEditSpec({ old_string: 'x \ny', new_string: 'x \ny\nx ' }, '/p/f.ts');
@@ -80,7 +107,10 @@ describe('normalizeEditSpec()', () => {
     expect(normalizeEditSpec({ old_string: 'a', new_string: 'x  \n' }, '/p/p.mdx').new_string).toBe('x  \n');
   });
   it('turns CRLF in both strings into LF', () => {
-    expect(normalizeEditSpec({ old_string: 'a\r\nb', new_string: 'c\r\nd' }, 'f.md')).toMatchObject({ old_string: 'a\nb', new_string: 'c\nd' });
+    expect(normalizeEditSpec({ old_string: 'a\r\nb', new_string: 'c\r\nd' }, 'f.md')).toMatchObject({
+      old_string: 'a\nb',
+      new_string: 'c\nd',
+    });
   });
 });
 

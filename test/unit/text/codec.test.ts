@@ -43,7 +43,13 @@ describe('decodeText()', () => {
     ['decodes a UTF-16BE surrogate pair', u8(0xfe, 0xff, 0xd8, 0x3d, 0xde, 0x00), '😀', 'utf16be', true],
     ['marks odd-length UTF-16LE as lossy', u8(0xff, 0xfe, 0x41, 0x00, 0x42), 'A\ufffd', 'utf16le', false],
     ['marks odd-length UTF-16BE as lossy', u8(0xfe, 0xff, 0x00, 0x41, 0x42), 'A\ufffd', 'utf16be', false],
-    ['marks a lone high surrogate in UTF-16LE as lossy', u8(0xff, 0xfe, 0x3d, 0xd8, 0x41, 0x00), '\ufffdA', 'utf16le', false],
+    [
+      'marks a lone high surrogate in UTF-16LE as lossy',
+      u8(0xff, 0xfe, 0x3d, 0xd8, 0x41, 0x00),
+      '\ufffdA',
+      'utf16le',
+      false,
+    ],
     ['marks a lone low surrogate in UTF-16BE as lossy', u8(0xfe, 0xff, 0xde, 0x00), '\ufffd', 'utf16be', false],
   ];
   it.each(cases)('decodeText() %s', (_name, bytes, text, encoding, lossless) => {
@@ -76,11 +82,19 @@ describe('decodeText()', () => {
   });
 
   it('decodeText() keeps utf8bom but marks invalid UTF-8 after a BOM as lossy without fallback', () => {
-    expect(decodeText(u8(0xef, 0xbb, 0xbf, 0x41, 0xff))).toEqual({ text: 'A\ufffd', encoding: 'utf8bom', lossless: false });
+    expect(decodeText(u8(0xef, 0xbb, 0xbf, 0x41, 0xff))).toEqual({
+      text: 'A\ufffd',
+      encoding: 'utf8bom',
+      lossless: false,
+    });
   });
 
   it('decodeText() does not apply the latin1 fallback to lossy UTF-16', () => {
-    expect(decodeText(u8(0xff, 0xfe, 0x41), 'latin1')).toEqual({ text: '\ufffd', encoding: 'utf16le', lossless: false });
+    expect(decodeText(u8(0xff, 0xfe, 0x41), 'latin1')).toEqual({
+      text: '\ufffd',
+      encoding: 'utf16le',
+      lossless: false,
+    });
   });
 
   it('decodeText() marks an encoded lone surrogate (ED A0 80) as lossy utf8', () => {
@@ -157,7 +171,11 @@ describe('isLikelyBinary()', () => {
     ['flags a U+0000 character in UTF-16LE', utf16le('ab\u0000cd'), true],
     ['flags control-heavy UTF-16BE', utf16be('\u0001\u0002\u0003\u0004ab'), true],
     ['treats a bare UTF-16 BOM as text', u8(0xff, 0xfe), false],
-    ['treats NUL-laden bytes without a BOM as binary (UTF-16 needs the BOM)', u8(...Buffer.from('hello', 'utf16le')), true],
+    [
+      'treats NUL-laden bytes without a BOM as binary (UTF-16 needs the BOM)',
+      u8(...Buffer.from('hello', 'utf16le')),
+      true,
+    ],
   ];
   it.each(cases)('isLikelyBinary() %s', (_name, bytes, expected) => {
     expect(isLikelyBinary(bytes)).toBe(expected);
@@ -169,7 +187,8 @@ describe('isLikelyBinary()', () => {
 });
 
 describe('sniffImageMime()', () => {
-  const riff = (tag: string): Uint8Array => u8(...ascii('RIFF'), 0x24, 0x00, 0x00, 0x00, ...ascii(tag), ...ascii('VP8 '));
+  const riff = (tag: string): Uint8Array =>
+    u8(...ascii('RIFF'), 0x24, 0x00, 0x00, 0x00, ...ascii(tag), ...ascii('VP8 '));
   const cases: Array<[string, Uint8Array, string | undefined]> = [
     ['recognises PNG', u8(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00), 'image/png'],
     ['recognises JPEG', u8(0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10), 'image/jpeg'],

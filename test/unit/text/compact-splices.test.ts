@@ -31,6 +31,8 @@ describe('OccurrenceSplices', () => {
     ]);
     expect(splices.at(3)).toBeUndefined();
     expect(splices.at(-1)).toBeUndefined();
-    expect(spliceText('ab__cd\n__ef', new OccurrenceSplices(Int32Array.from([0, 4, 9]), 2, undefined, () => 'X'))).toBe('X__X\n__X');
+    expect(spliceText('ab__cd\n__ef', new OccurrenceSplices(Int32Array.from([0, 4, 9]), 2, undefined, () => 'X'))).toBe(
+      'X__X\n__X',
+    );
   });
 });

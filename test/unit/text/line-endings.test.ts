@@ -98,20 +98,87 @@ describe('spliceLineDoc()', () => {
   };
 
   const cases: Array<[string, string, (d: LineDoc) => Splice[], string]> = [
-    ['writes CRLF when the span only has CRLF breaks (LF-dominant file)', 'a\nb\nc\r\nd\n', (d) => [at(d, 'c\nd', 'X\nY\nZ')], 'a\nb\nX\r\nY\r\nZ\n'],
-    ['writes LF when the span only has LF breaks (CRLF-dominant file)', 'a\r\nb\r\nc\nd\r\n', (d) => [at(d, 'c\nd', 'X\nY')], 'a\r\nb\r\nX\nY\r\n'],
-    ['uses the dominant CRLF when the span has no break', 'a\r\nb\r\nc\n', (d) => [at(d, 'b', 'B1\nB2')], 'a\r\nB1\r\nB2\r\nc\n'],
-    ['uses the dominant LF when the span has no break', 'a\nb\nc\r\n', (d) => [at(d, 'b', 'B1\nB2')], 'a\nB1\nB2\nc\r\n'],
-    ['uses the dominant ending when the span has both kinds', 'a\r\nb\nc\r\nd', (d) => [at(d, 'a\nb\nc', 'X\nY')], 'X\r\nY\r\nd'],
-    ['uses the dominant LF when the span has both kinds, even if CRLF is the span majority', 'a\r\nb\r\nc\nd\ne\nf', (d) => [at(d, 'a\nb\nc\nd', 'X\nY')], 'X\nY\ne\nf'],
-    ['uses LF for an insertion into a file with no breaks', 'abc', () => [{ start: 1, end: 1, replacement: '\n' }], 'a\nbc'],
+    [
+      'writes CRLF when the span only has CRLF breaks (LF-dominant file)',
+      'a\nb\nc\r\nd\n',
+      (d) => [at(d, 'c\nd', 'X\nY\nZ')],
+      'a\nb\nX\r\nY\r\nZ\n',
+    ],
+    [
+      'writes LF when the span only has LF breaks (CRLF-dominant file)',
+      'a\r\nb\r\nc\nd\r\n',
+      (d) => [at(d, 'c\nd', 'X\nY')],
+      'a\r\nb\r\nX\nY\r\n',
+    ],
+    [
+      'uses the dominant CRLF when the span has no break',
+      'a\r\nb\r\nc\n',
+      (d) => [at(d, 'b', 'B1\nB2')],
+      'a\r\nB1\r\nB2\r\nc\n',
+    ],
+    [
+      'uses the dominant LF when the span has no break',
+      'a\nb\nc\r\n',
+      (d) => [at(d, 'b', 'B1\nB2')],
+      'a\nB1\nB2\nc\r\n',
+    ],
+    [
+      'uses the dominant ending when the span has both kinds',
+      'a\r\nb\nc\r\nd',
+      (d) => [at(d, 'a\nb\nc', 'X\nY')],
+      'X\r\nY\r\nd',
+    ],
+    [
+      'uses the dominant LF when the span has both kinds, even if CRLF is the span majority',
+      'a\r\nb\r\nc\nd\ne\nf',
+      (d) => [at(d, 'a\nb\nc\nd', 'X\nY')],
+      'X\nY\ne\nf',
+    ],
+    [
+      'uses LF for an insertion into a file with no breaks',
+      'abc',
+      () => [{ start: 1, end: 1, replacement: '\n' }],
+      'a\nbc',
+    ],
     ['writes a replacement without breaks verbatim', 'a\r\nb\r\n', (d) => [at(d, 'a\nb', 'ab')], 'ab\r\n'],
     ['keeps a lone CR in the replacement verbatim', 'a\r\nb\r\n', (d) => [at(d, 'b', 'x\ry\nz')], 'a\r\nx\ry\r\nz\r\n'],
-    ['replaces a span starting at a former CRLF including the whole CRLF', 'a\r\nb', () => [{ start: 1, end: 2, replacement: '' }], 'ab'],
-    ['replaces a span ending at a former CRLF excluding the whole CRLF', 'ab\r\nc', () => [{ start: 0, end: 2, replacement: 'Z' }], 'Z\r\nc'],
-    ['inserts at offset 0 and at the end', 'a\r\nb', (d) => [{ start: 0, end: 0, replacement: '>' }, { start: d.text.length, end: d.text.length, replacement: '<' }], '>a\r\nb<'],
-    ['applies adjacent spans and same-offset insertions in order', 'abc', () => [{ start: 1, end: 1, replacement: 'X' }, { start: 1, end: 1, replacement: 'Y' }, { start: 1, end: 2, replacement: 'Z' }], 'aXYZc'],
-    ['chooses the ending per span', 'p\r\nq\r\nr\ns\nt\r\n', (d) => [at(d, 'p\nq', '1\n2'), at(d, 'r\ns', '3\n4')], '1\r\n2\r\n3\n4\nt\r\n'],
+    [
+      'replaces a span starting at a former CRLF including the whole CRLF',
+      'a\r\nb',
+      () => [{ start: 1, end: 2, replacement: '' }],
+      'ab',
+    ],
+    [
+      'replaces a span ending at a former CRLF excluding the whole CRLF',
+      'ab\r\nc',
+      () => [{ start: 0, end: 2, replacement: 'Z' }],
+      'Z\r\nc',
+    ],
+    [
+      'inserts at offset 0 and at the end',
+      'a\r\nb',
+      (d) => [
+        { start: 0, end: 0, replacement: '>' },
+        { start: d.text.length, end: d.text.length, replacement: '<' },
+      ],
+      '>a\r\nb<',
+    ],
+    [
+      'applies adjacent spans and same-offset insertions in order',
+      'abc',
+      () => [
+        { start: 1, end: 1, replacement: 'X' },
+        { start: 1, end: 1, replacement: 'Y' },
+        { start: 1, end: 2, replacement: 'Z' },
+      ],
+      'aXYZc',
+    ],
+    [
+      'chooses the ending per span',
+      'p\r\nq\r\nr\ns\nt\r\n',
+      (d) => [at(d, 'p\nq', '1\n2'), at(d, 'r\ns', '3\n4')],
+      '1\r\n2\r\n3\n4\nt\r\n',
+    ],
     ['deletes everything', 'a\r\nb\nc', (d) => [{ start: 0, end: d.text.length, replacement: '' }], ''],
   ];
   it.each(cases)('spliceLineDoc() %s', (_name, raw, mk, expectedRaw) => {
@@ -148,9 +215,27 @@ describe('spliceLineDoc()', () => {
   });
 
   const bad: Array<[string, Splice[]]> = [
-    ['unsorted splices', [{ start: 3, end: 4, replacement: '' }, { start: 0, end: 1, replacement: '' }]],
-    ['overlapping splices', [{ start: 0, end: 3, replacement: '' }, { start: 2, end: 4, replacement: '' }]],
-    ['an insertion inside the previous span', [{ start: 0, end: 3, replacement: '' }, { start: 1, end: 1, replacement: '' }]],
+    [
+      'unsorted splices',
+      [
+        { start: 3, end: 4, replacement: '' },
+        { start: 0, end: 1, replacement: '' },
+      ],
+    ],
+    [
+      'overlapping splices',
+      [
+        { start: 0, end: 3, replacement: '' },
+        { start: 2, end: 4, replacement: '' },
+      ],
+    ],
+    [
+      'an insertion inside the previous span',
+      [
+        { start: 0, end: 3, replacement: '' },
+        { start: 1, end: 1, replacement: '' },
+      ],
+    ],
     ['end before start', [{ start: 2, end: 1, replacement: '' }]],
     ['a negative start', [{ start: -1, end: 1, replacement: '' }]],
     ['an end past the text', [{ start: 0, end: 6, replacement: '' }]],

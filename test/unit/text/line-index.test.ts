@@ -37,7 +37,10 @@ describe('LineIndexBuilder', () => {
     const parts: Buffer[] = [];
     let n = 0;
     while (n < size) {
-      const p = rnd() < 0.01 && extra.length > 0 ? extra[Math.floor(rnd() * extra.length)]! : Buffer.from(pieces[Math.floor(rnd() * pieces.length)]!);
+      const p =
+        rnd() < 0.01 && extra.length > 0
+          ? extra[Math.floor(rnd() * extra.length)]!
+          : Buffer.from(pieces[Math.floor(rnd() * pieces.length)]!);
       parts.push(p);
       n += p.length;
     }
@@ -48,20 +51,50 @@ describe('LineIndexBuilder', () => {
     ['valid UTF-8, mixed endings', sample(1, 5 * INDEX_BLOCK + 123)],
     ['with a BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), sample(2, 3 * INDEX_BLOCK)])],
     ['invalid bytes here and there', sample(3, 4 * INDEX_BLOCK, [Buffer.from([0xff]), Buffer.from([0xe2, 0x82])])],
-    ['CRLF split by a block boundary', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from('\r\n'), Buffer.alloc(10, 97)])],
-    ['a 4-byte sequence split by a block boundary', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 2, 97), Buffer.from('😀\n')])],
+    [
+      'CRLF split by a block boundary',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from('\r\n'), Buffer.alloc(10, 97)]),
+    ],
+    [
+      'a 4-byte sequence split by a block boundary',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 2, 97), Buffer.from('😀\n')]),
+    ],
     ['a truncated sequence at the end', Buffer.concat([Buffer.alloc(INDEX_BLOCK, 97), Buffer.from([0xf0, 0x9f])])],
     ['ends with a break', Buffer.from('a\nb\n')],
     ['only a BOM', Buffer.from([0xef, 0xbb, 0xbf])],
-    ['a 4-byte sequence cut after its first byte', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from('😀\n'), Buffer.alloc(INDEX_BLOCK, 98)])],
-    ['a 3-byte sequence cut after two bytes', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 2, 97), Buffer.from('中\n'), Buffer.alloc(100, 98)])],
-    ['a block starting with a stray continuation byte', Buffer.concat([Buffer.alloc(INDEX_BLOCK, 97), Buffer.from([0x80, 0x61, 0x0a])])],
-    ['a sequence followed by a stray continuation byte at a block edge', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xf0, 0x9f, 0x98, 0x80, 0x80, 0x0a])])],
-    ['a sequence cut short in the next block', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xe4, 0xb8, 0x61, 0x0a])])],
-    ['a block that is one continuation byte, ending the file', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xc3, 0xa9])])],
-    ['a file ending mid-sequence in its last block', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xf0, 0x9f, 0x98])])],
+    [
+      'a 4-byte sequence cut after its first byte',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from('😀\n'), Buffer.alloc(INDEX_BLOCK, 98)]),
+    ],
+    [
+      'a 3-byte sequence cut after two bytes',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 2, 97), Buffer.from('中\n'), Buffer.alloc(100, 98)]),
+    ],
+    [
+      'a block starting with a stray continuation byte',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK, 97), Buffer.from([0x80, 0x61, 0x0a])]),
+    ],
+    [
+      'a sequence followed by a stray continuation byte at a block edge',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xf0, 0x9f, 0x98, 0x80, 0x80, 0x0a])]),
+    ],
+    [
+      'a sequence cut short in the next block',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xe4, 0xb8, 0x61, 0x0a])]),
+    ],
+    [
+      'a block that is one continuation byte, ending the file',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xc3, 0xa9])]),
+    ],
+    [
+      'a file ending mid-sequence in its last block',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xf0, 0x9f, 0x98])]),
+    ],
     ['a file ending in a break at a block edge', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from('\n')])],
-    ['ASCII blocks after a sequence left open', Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xe4]), Buffer.alloc(2 * INDEX_BLOCK, 97)])],
+    [
+      'ASCII blocks after a sequence left open',
+      Buffer.concat([Buffer.alloc(INDEX_BLOCK - 1, 97), Buffer.from([0xe4]), Buffer.alloc(2 * INDEX_BLOCK, 97)]),
+    ],
   ];
   for (const [name, bytes] of cases) {
     for (const fallback of [undefined, 'latin1'] as const) {

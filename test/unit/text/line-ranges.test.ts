@@ -8,8 +8,25 @@ describe('unseenRanges()', () => {
     [[], 0, []],
     [[], 3, [[1, 3]]],
     [[[1, 3]], 3, []],
-    [[[2, 3]], 5, [[1, 1], [4, 5]]],
-    [[[1, 1], [3, 3]], 4, [[2, 2], [4, 4]]],
+    [
+      [[2, 3]],
+      5,
+      [
+        [1, 1],
+        [4, 5],
+      ],
+    ],
+    [
+      [
+        [1, 1],
+        [3, 3],
+      ],
+      4,
+      [
+        [2, 2],
+        [4, 4],
+      ],
+    ],
     [[[1, 9]], 4, []],
   ])('unseenRanges(%j, %i) is %j', (seen, total, expected) => {
     expect(unseenRanges(seen, total)).toEqual(expected);
@@ -19,7 +36,13 @@ describe('unseenRanges()', () => {
 it.each<[LineRange[], string]>([
   [[], 'none'],
   [[[4, 4]], '4'],
-  [[[1, 3], [7, 7]], '1–3, 7'],
+  [
+    [
+      [1, 3],
+      [7, 7],
+    ],
+    '1–3, 7',
+  ],
 ])('describeRanges(%j) is %j', (ranges, text) => {
   expect(describeRanges(ranges)).toBe(text);
 });
@@ -45,13 +68,32 @@ describe('countLines() and countBreaks()', () => {
 
 describe('mergeRanges() and coversAll()', () => {
   it('joins overlapping and adjacent ranges', () => {
-    expect(mergeRanges([[1, 10], [30, 40]], [11, 29])).toEqual([[1, 40]]);
-    expect(mergeRanges([[5, 6]], [1, 3])).toEqual([[1, 3], [5, 6]]);
+    expect(
+      mergeRanges(
+        [
+          [1, 10],
+          [30, 40],
+        ],
+        [11, 29],
+      ),
+    ).toEqual([[1, 40]]);
+    expect(mergeRanges([[5, 6]], [1, 3])).toEqual([
+      [1, 3],
+      [5, 6],
+    ]);
   });
   it('knows when every line is seen', () => {
     expect(coversAll([[1, 40]], 40)).toBe(true);
     expect(coversAll([[1, 39]], 40)).toBe(false);
-    expect(coversAll([[1, 3], [5, 9]], 9)).toBe(false);
+    expect(
+      coversAll(
+        [
+          [1, 3],
+          [5, 9],
+        ],
+        9,
+      ),
+    ).toBe(false);
     expect(coversAll([], 0)).toBe(true);
   });
 });

@@ -31,7 +31,11 @@ describe('regionPatch()', () => {
 
   it('stays bounded and linear for a change on every line of a large file (issue 12), counting every line', () => {
     const text = 'item = q;\n'.repeat(200_000);
-    const splices = Array.from({ length: 200_000 }, (_, i) => ({ start: i * 10 + 7, end: i * 10 + 8, replacement: 'Q' }));
+    const splices = Array.from({ length: 200_000 }, (_, i) => ({
+      start: i * 10 + 7,
+      end: i * 10 + 8,
+      replacement: 'Q',
+    }));
     const after = spliceText(text, splices);
     const t0 = performance.now();
     const p = regionPatch(text, after, splices);
@@ -45,7 +49,10 @@ describe('regionPatch()', () => {
 
   it('shows a splice-by-splice hunk equal to the line diff when the cluster is large, and cuts long lines', () => {
     const text = `${'x'.repeat(3000)}\nkeep\n${'a\n'.repeat(3000)}`;
-    const splices = [{ start: 0, end: 3000, replacement: 'y'.repeat(3000) }, { start: 3006, end: 3006 + 6000, replacement: 'b\n'.repeat(3000) }];
+    const splices = [
+      { start: 0, end: 3000, replacement: 'y'.repeat(3000) },
+      { start: 3006, end: 3006 + 6000, replacement: 'b\n'.repeat(3000) },
+    ];
     const p = regionPatch(text, spliceText(text, splices), splices, 3, { lines: 10, lineChars: 50 });
     expect(p.added).toBe(3001);
     expect(p.removed).toBe(3001);
@@ -64,7 +71,18 @@ describe('editSnippet()', () => {
     const start = text.indexOf('line 10\n');
     const splices = [{ start, end: start + 7, replacement: 'ten\nten-b' }];
     const snippet = editSnippet(text, spliceText(text, splices), splices);
-    expect(snippet.split('\n')).toEqual(['6\tline 6', '7\tline 7', '8\tline 8', '9\tline 9', '10\tten', '11\tten-b', '12\tline 11', '13\tline 12', '14\tline 13', '15\tline 14']);
+    expect(snippet.split('\n')).toEqual([
+      '6\tline 6',
+      '7\tline 7',
+      '8\tline 8',
+      '9\tline 9',
+      '10\tten',
+      '11\tten-b',
+      '12\tline 11',
+      '13\tline 12',
+      '14\tline 13',
+      '15\tline 14',
+    ]);
   });
 });
 

@@ -1,24 +1,34 @@
 // Trailing-whitespace helpers: the same results as the regexes they replace, in linear time (issue 12).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stripTrailingWhitespace, trailingBlankStart, trimTrailingNewlines } from '../../../src/text/trailing-whitespace.js';
+import {
+  stripTrailingWhitespace,
+  trailingBlankStart,
+  trimTrailingNewlines,
+} from '../../../src/text/trailing-whitespace.js';
 
 describe('trailing whitespace', () => {
   it('stripTrailingWhitespace() equals replace(/[ \\t]+$/gm, "") on any mix of blanks and line ends', () => {
     const alphabet = fc.constantFrom(' ', '\t', '\n', '\r', '\u2028', '\u2029', 'a', 'é', '😀');
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')), (s) => {
-        expect(stripTrailingWhitespace(s)).toBe(s.replace(/[ \t]+$/gm, ''));
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')),
+        (s) => {
+          expect(stripTrailingWhitespace(s)).toBe(s.replace(/[ \t]+$/gm, ''));
+        },
+      ),
       { seed: 12, numRuns: 2000 },
     );
   });
 
   it('trimTrailingNewlines() equals replace(/\\n+$/, "")', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('\n', 'x', ' '), { maxLength: 30 }).map((a) => a.join('')), (s) => {
-        expect(trimTrailingNewlines(s)).toBe(s.replace(/\n+$/, ''));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('\n', 'x', ' '), { maxLength: 30 }).map((a) => a.join('')),
+        (s) => {
+          expect(trimTrailingNewlines(s)).toBe(s.replace(/\n+$/, ''));
+        },
+      ),
       { seed: 12, numRuns: 1000 },
     );
   });

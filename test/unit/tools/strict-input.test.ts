@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolError } from '../../../src/errors.js';
-import { nearestName, parseToolInput, publishedJsonSchema, semanticBoolean, semanticNumber } from '../../../src/tools/strict-input.js';
+import {
+  nearestName,
+  parseToolInput,
+  publishedJsonSchema,
+  semanticBoolean,
+  semanticNumber,
+} from '../../../src/tools/strict-input.js';
 
 const Input = z.strictObject({
   file_path: z.string(),
@@ -51,10 +57,16 @@ describe('parseToolInput()', () => {
   });
 
   it('coerces "true"/"false" and decimal strings, and nothing else', () => {
-    expect(parseToolInput(Input, { file_path: 'a', replace_all: 'true', limit: '12' })).toEqual({ file_path: 'a', replace_all: true, limit: 12 });
+    expect(parseToolInput(Input, { file_path: 'a', replace_all: 'true', limit: '12' })).toEqual({
+      file_path: 'a',
+      replace_all: true,
+      limit: 12,
+    });
     expect(parseToolInput(Input, { file_path: 'a', replace_all: 'false' })).toMatchObject({ replace_all: false });
-    for (const bad of ['TRUE', 'yes', '1', '']) expect(refusal({ file_path: 'a', replace_all: bad }).details.parameter).toBe('replace_all');
-    for (const bad of ['1e3', '0x10', ' 5', '5 ', 'NaN', 'Infinity']) expect(refusal({ file_path: 'a', limit: bad }).details.parameter).toBe('limit');
+    for (const bad of ['TRUE', 'yes', '1', ''])
+      expect(refusal({ file_path: 'a', replace_all: bad }).details.parameter).toBe('replace_all');
+    for (const bad of ['1e3', '0x10', ' 5', '5 ', 'NaN', 'Infinity'])
+      expect(refusal({ file_path: 'a', limit: bad }).details.parameter).toBe('limit');
   });
 
   it('names nested unknown keys with their path and the nearest valid name', () => {

@@ -22,9 +22,13 @@ describe('toToolResult()', () => {
     expect(lines[0]).toMatch(/^editguard error: internal error \[tool=Edit session=1a2b3c4d\] Error: disk on fire\n/);
   });
 
-  it('a ToolError is the client\'s answer and is not logged', async () => {
+  it("a ToolError is the client's answer and is not logged", async () => {
     const { lines, log } = capture();
-    const r = await toToolResult(() => Promise.reject(new ToolError('STALE', 'Read it again.')), { tool: 'Write', log, session });
+    const r = await toToolResult(() => Promise.reject(new ToolError('STALE', 'Read it again.')), {
+      tool: 'Write',
+      log,
+      session,
+    });
     expect(r.structuredContent).toEqual({ error: { code: 'STALE', errorCode: 7, message: 'Read it again.' } });
     expect(lines).toEqual([]);
   });
@@ -32,11 +36,19 @@ describe('toToolResult()', () => {
   it('an outcome becomes text, extra blocks and structuredContent, then the decorator runs', async () => {
     const { log } = capture();
     const r = await toToolResult(
-      async () => ({ text: 'ok', structured: { n: 1 }, extra: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] }),
+      async () => ({
+        text: 'ok',
+        structured: { n: 1 },
+        extra: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }],
+      }),
       { tool: 'Read', log, session },
       (res) => ({ ...res, content: [...res.content, { type: 'text', text: 'decorated' }] }),
     );
-    expect(r.content).toEqual([{ type: 'text', text: 'ok' }, { type: 'image', data: 'AA==', mimeType: 'image/png' }, { type: 'text', text: 'decorated' }]);
+    expect(r.content).toEqual([
+      { type: 'text', text: 'ok' },
+      { type: 'image', data: 'AA==', mimeType: 'image/png' },
+      { type: 'text', text: 'decorated' },
+    ]);
     expect(r.structuredContent).toEqual({ n: 1 });
   });
 });
@@ -47,5 +59,9 @@ it('withContext() tags every level, and an empty context changes nothing', () =>
   tagged.debug('d');
   tagged.warn('w', { x: 1 });
   withContext(log, {}).info('plain');
-  expect(lines).toEqual(['editguard debug: d [tool=Edit session=abc]\n', 'editguard warn: w [tool=Edit session=abc] {"x":1}\n', 'editguard info: plain\n']);
+  expect(lines).toEqual([
+    'editguard debug: d [tool=Edit session=abc]\n',
+    'editguard warn: w [tool=Edit session=abc] {"x":1}\n',
+    'editguard info: plain\n',
+  ]);
 });

@@ -5,13 +5,22 @@ import { accessRefusal, type AccessRequest } from '../../../src/transports/http-
 import { InflightTracker } from '../../../src/transports/http-inflight.js';
 
 const policy = { allowedHosts: ['box.lan'], allowedOrigins: ['https://app.example'] };
-const ok: AccessRequest = { host: '127.0.0.1:3333', origin: undefined, authorization: 'Bearer s3cret', pathname: '/mcp' };
+const ok: AccessRequest = {
+  host: '127.0.0.1:3333',
+  origin: undefined,
+  authorization: 'Bearer s3cret',
+  pathname: '/mcp',
+};
 
 describe('accessRefusal()', () => {
   it.each<[string, Partial<AccessRequest>, number | undefined]>([
     ['a loopback request with the token', {}, undefined],
     ['an allowed extra host and origin', { host: 'box.lan', origin: 'https://app.example' }, undefined],
-    ['a foreign Host (DNS rebinding), even with everything else wrong', { host: 'evil.example', pathname: '/x', authorization: undefined }, 403],
+    [
+      'a foreign Host (DNS rebinding), even with everything else wrong',
+      { host: 'evil.example', pathname: '/x', authorization: undefined },
+      403,
+    ],
     ['a foreign Origin before the path', { origin: 'https://evil.example', pathname: '/x' }, 403],
     ['another path before the token', { pathname: '/x', authorization: undefined }, 404],
     ['no token', { authorization: undefined }, 401],
@@ -21,7 +30,9 @@ describe('accessRefusal()', () => {
   });
 
   it('says how to authenticate, and tells a missing token from a wrong one', () => {
-    expect(accessRefusal({ ...ok, authorization: undefined }, policy, 's3cret', '/mcp')?.headers).toEqual({ 'WWW-Authenticate': 'Bearer realm="editguard"' });
+    expect(accessRefusal({ ...ok, authorization: undefined }, policy, 's3cret', '/mcp')?.headers).toEqual({
+      'WWW-Authenticate': 'Bearer realm="editguard"',
+    });
     expect(accessRefusal({ ...ok, authorization: 'Bearer nope' }, policy, 's3cret', '/mcp')?.headers).toEqual({
       'WWW-Authenticate': 'Bearer realm="editguard", error="invalid_token"',
     });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { bearerMatches, hostAllowed, isLoopbackAddress, originAllowed, parseHostHeader } from '../../../src/transports/http-guard.js';
+import {
+  bearerMatches,
+  hostAllowed,
+  isLoopbackAddress,
+  originAllowed,
+  parseHostHeader,
+} from '../../../src/transports/http-guard.js';
 
 const none = { allowedHosts: [], allowedOrigins: [] };
 
@@ -51,8 +57,10 @@ describe('parseHostHeader()', () => {
 
 describe('hostAllowed()', () => {
   it('admits loopback names on any port and refuses everything else by default', () => {
-    for (const h of ['localhost', 'localhost:1', '127.0.0.1:3333', '[::1]:3333']) expect(hostAllowed(h, none), h).toBe(true);
-    for (const h of ['evil.example.com', 'localhost.evil.com:3333', '127.0.0.2:3333', '', undefined]) expect(hostAllowed(h, none), String(h)).toBe(false);
+    for (const h of ['localhost', 'localhost:1', '127.0.0.1:3333', '[::1]:3333'])
+      expect(hostAllowed(h, none), h).toBe(true);
+    for (const h of ['evil.example.com', 'localhost.evil.com:3333', '127.0.0.2:3333', '', undefined])
+      expect(hostAllowed(h, none), String(h)).toBe(false);
   });
 
   it('admits configured names on any port, name:port entries on that port only, and * for all', () => {

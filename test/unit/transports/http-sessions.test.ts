@@ -6,7 +6,12 @@ afterEach(() => {
 });
 
 function closable() {
-  return { closed: 0, close: async function (this: { closed: number }) { this.closed++; } };
+  return {
+    closed: 0,
+    close: async function (this: { closed: number }) {
+      this.closed++;
+    },
+  };
 }
 
 describe('HttpSessionRegistry', () => {

@@ -11,7 +11,9 @@ function wire(limit: number) {
   const input = new PassThrough();
   const oversized: Array<[number, string | number | undefined]> = [];
   const lines = new LineLimit(input, limit, (bytes, id) => oversized.push([bytes, id]));
-  const transport = new StdioServerTransport(lines.output, new PassThrough(), { maxBufferSize: Number.MAX_SAFE_INTEGER });
+  const transport = new StdioServerTransport(lines.output, new PassThrough(), {
+    maxBufferSize: Number.MAX_SAFE_INTEGER,
+  });
   const received: JSONRPCMessage[] = [];
   const errors: Error[] = [];
   let closed = false;
@@ -29,7 +31,9 @@ describe('LineLimit', () => {
     await w.transport.start();
     const text = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\r\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n\n`;
     for (const ch of text) w.input.write(ch);
-    w.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`);
+    w.input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`,
+    );
     await flush();
     expect(w.received).toEqual([
       { jsonrpc: '2.0', id: 1, method: 'ping' },

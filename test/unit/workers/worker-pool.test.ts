@@ -12,12 +12,14 @@ describe('WorkerPool', () => {
   afterEach(async () => pool.close());
   const make = (size = 1) => (pool = new WorkerPool({ size, log: silentLogger, base: DIST }));
 
-  it('run() resolves with the task function\'s value', async () => {
+  it("run() resolves with the task function's value", async () => {
     await expect(make().run(TASKS, 'double', 21)).resolves.toBe(42);
   });
 
-  it('run() rejects with the task\'s ToolError: same code, message and details', async () => {
-    const err = await make().run(TASKS, 'refuse', null).catch((e: unknown) => e);
+  it("run() rejects with the task's ToolError: same code, message and details", async () => {
+    const err = await make()
+      .run(TASKS, 'refuse', null)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect(err).toMatchObject({
       code: 'INVALID_INPUT',

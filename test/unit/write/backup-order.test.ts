@@ -64,11 +64,26 @@ async function run(size: number, opts: RunOptions = {}) {
   const root = await tempDir('eg-border-');
   const policy = await PathPolicy.create({ roots: [root], home: os.homedir() });
   const session = new Session({ policy, maxEntries: 10, maxBytes: 64 << 20 });
-  const writes = new WritePipeline({ maxEditBytes: 64 << 20, recorder: opts.noRecorder ? undefined : recorder, log: silentLogger, ops });
+  const writes = new WritePipeline({
+    maxEditBytes: 64 << 20,
+    recorder: opts.noRecorder ? undefined : recorder,
+    log: silentLogger,
+    ops,
+  });
   file = path.join(root, 'f.txt');
   const old = Buffer.alloc(size, 'a');
   fs.writeFileSync(file, old);
-  session.files.set(file, { content: undefined, timestamp: Math.floor(fs.statSync(file).mtimeMs), offset: undefined, limit: undefined, isPartialView: false, size, hash: digest(old), seen: [[1, 1]], totalLines: 1 });
+  session.files.set(file, {
+    content: undefined,
+    timestamp: Math.floor(fs.statSync(file).mtimeMs),
+    offset: undefined,
+    limit: undefined,
+    isPartialView: false,
+    size,
+    hash: digest(old),
+    seen: [[1, 1]],
+    totalLines: 1,
+  });
   const target = await policy.authorizeWrite(file);
   const bytes = Buffer.alloc(size, 'b');
   const result = await writes
@@ -77,7 +92,16 @@ async function run(size: number, opts: RunOptions = {}) {
       tool: 'Write',
       session,
       dryRun: false,
-      plan: (_c, ctx) => ({ change: 'write', bytes, text: undefined, fullView: true, freshness: ctx.assertFresh(), linesAdded: 1, linesRemoved: 1, output: { text: 'ok', structured: {} } }),
+      plan: (_c, ctx) => ({
+        change: 'write',
+        bytes,
+        text: undefined,
+        fullView: true,
+        freshness: ctx.assertFresh(),
+        linesAdded: 1,
+        linesRemoved: 1,
+        output: { text: 'ok', structured: {} },
+      }),
     })
     .catch((e: unknown) => e);
   const left = fs.readdirSync(root);
@@ -107,7 +131,7 @@ describe.each([
     expect(content).toBe('bb');
   });
 
-  it('without history: written, and the session records the new bytes\' hash', async () => {
+  it("without history: written, and the session records the new bytes' hash", async () => {
     const { steps, recorded, bytes, content } = await run(size, { noRecorder: true });
     expect(steps).toEqual(['temp written', 'temp synced', 'published']);
     expect(recorded?.hash).toBe(digest(bytes));

@@ -27,33 +27,54 @@ afterEach(() => {
  * A pipeline with a real history store (seen through `recorder` when given); `ops` wraps the disk calls;
  * the file holds `content`, read in full by the session.
  */
-async function setup(ops: AtomicWriteOps, content: string | null = 'v1\n', recorder?: (history: HistoryStore) => WriteRecorder) {
+async function setup(
+  ops: AtomicWriteOps,
+  content: string | null = 'v1\n',
+  recorder?: (history: HistoryStore) => WriteRecorder,
+) {
   const root = await tempDir('eg-nl-');
   const stateDir = await tempDir('eg-nl-state-');
   dirs.push(root, stateDir);
   const policy = await PathPolicy.create({ roots: [root], home: os.homedir() });
   const session = new Session({ policy, maxEntries: 10, maxBytes: 1 << 20 });
   const history = new HistoryStore({ stateDir, maxBytes: 1 << 30, maxAgeMs: 1e12 });
-  const writes = new WritePipeline({ maxEditBytes: 1 << 20, recorder: recorder ? recorder(history) : history, log: silentLogger, ops });
+  const writes = new WritePipeline({
+    maxEditBytes: 1 << 20,
+    recorder: recorder ? recorder(history) : history,
+    log: silentLogger,
+    ops,
+  });
   const file = path.join(root, 'f.txt');
   if (content !== null) {
     fs.writeFileSync(file, content);
-    session.files.set(file, { content, timestamp: Math.floor(fs.statSync(file).mtimeMs), offset: undefined, limit: undefined, isPartialView: false, size: content.length, hash: digest(Buffer.from(content)), seen: [[1, 1]], totalLines: 1 });
+    session.files.set(file, {
+      content,
+      timestamp: Math.floor(fs.statSync(file).mtimeMs),
+      offset: undefined,
+      limit: undefined,
+      isPartialView: false,
+      size: content.length,
+      hash: digest(Buffer.from(content)),
+      seen: [[1, 1]],
+      totalLines: 1,
+    });
   }
   const target = await policy.authorizeWrite(file);
   return { root, session, writes, history, file, target };
 }
 
-const write = (bytes: string) => (freshness: FreshnessDecision): Plan => ({
-  change: 'write',
-  bytes: Buffer.from(bytes),
-  text: bytes,
-  fullView: true,
-  freshness,
-  linesAdded: 1,
-  linesRemoved: 1,
-  output: { text: 'written', structured: {} },
-});
+const write =
+  (bytes: string) =>
+  (freshness: FreshnessDecision): Plan => ({
+    change: 'write',
+    bytes: Buffer.from(bytes),
+    text: bytes,
+    fullView: true,
+    freshness,
+    linesAdded: 1,
+    linesRemoved: 1,
+    output: { text: 'written', structured: {} },
+  });
 
 /** The publish step: renameat2's exchange where this system has it (Linux with koffi), else rename. */
 const PUBLISH: keyof AtomicWriteOps = renameExchange() ? 'exchangeSync' : 'renameSync';
@@ -78,20 +99,31 @@ describe('nothing lost at the publish', () => {
   it.each([
     ['a plain write into the same inode', (f: string) => fs.writeFileSync(f, 'v1\nOUTSIDE\n')],
     ['an O_APPEND write', (f: string) => fs.appendFileSync(f, 'OUTSIDE\n')],
-  ])('%s landing between the re-check and the rename is kept as a version before ours, and the result says so', async (_what, outside) => {
-    let file = '';
-    const { session, writes, history, target, ...rest } = await setup(onceBefore(PUBLISH, () => outside(file)));
-    file = rest.file;
-    const out = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) });
-    expect(fs.readFileSync(file, 'utf8')).toBe('v2\n');
-    expect(out.text).toContain('another program wrote to');
-    expect(out.structured).toMatchObject({ outside_write: { replaced: true, in_history: true } });
-    const h = (await history.history(file))!;
-    const contents = await Promise.all(h.versions.map(async (v) => (v.hash ? (await history.content(v.hash)).toString() : null)));
-    expect(contents).toEqual(['v1\n', (await outsideBytes(outside)).toString(), 'v2\n']);
-    expect(h.versions.map((v) => v.origin)).toEqual(['initial', 'external', 'write']);
-    expect(h.versions.at(-1)).toMatchObject({ tool: 'Edit', session: session.id });
-  });
+  ])(
+    '%s landing between the re-check and the rename is kept as a version before ours, and the result says so',
+    async (_what, outside) => {
+      let file = '';
+      const { session, writes, history, target, ...rest } = await setup(onceBefore(PUBLISH, () => outside(file)));
+      file = rest.file;
+      const out = await writes.run({
+        target,
+        tool: 'Edit',
+        session,
+        dryRun: false,
+        plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()),
+      });
+      expect(fs.readFileSync(file, 'utf8')).toBe('v2\n');
+      expect(out.text).toContain('another program wrote to');
+      expect(out.structured).toMatchObject({ outside_write: { replaced: true, in_history: true } });
+      const h = (await history.history(file))!;
+      const contents = await Promise.all(
+        h.versions.map(async (v) => (v.hash ? (await history.content(v.hash)).toString() : null)),
+      );
+      expect(contents).toEqual(['v1\n', (await outsideBytes(outside)).toString(), 'v2\n']);
+      expect(h.versions.map((v) => v.origin)).toEqual(['initial', 'external', 'write']);
+      expect(h.versions.at(-1)).toMatchObject({ tool: 'Edit', session: session.id });
+    },
+  );
 
   it('a write landing on the replaced inode after the rename (it opened the file before) is kept too', async () => {
     let fd: number | undefined;
@@ -108,7 +140,13 @@ describe('nothing lost at the publish', () => {
       },
     });
     file = rest.file;
-    const out = await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) });
+    const out = await writes.run({
+      target,
+      tool: 'Write',
+      session,
+      dryRun: false,
+      plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()),
+    });
     expect(fs.readFileSync(file, 'utf8')).toBe('v2\n');
     expect(out.structured).toHaveProperty('outside_write');
     const h = (await history.history(file))!;
@@ -137,7 +175,13 @@ describe('nothing lost at the publish', () => {
       }),
     );
     file = rest.file;
-    const out = await writes.run({ target: rest.target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) });
+    const out = await writes.run({
+      target: rest.target,
+      tool: 'Edit',
+      session,
+      dryRun: false,
+      plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()),
+    });
     expect(out.structured).toHaveProperty('outside_write');
     expect(probe).toBeDefined();
     try {
@@ -158,83 +202,131 @@ describe('nothing lost at the publish', () => {
     );
     file = rest.file;
     const out = await writes.run({
-      target, tool: 'RestoreFile', session, dryRun: false,
-      plan: (_c, ctx) => ({ change: 'delete', freshness: ctx.waiveFreshness(), linesAdded: 0, linesRemoved: 1, output: { text: 'deleted', structured: {} } }),
+      target,
+      tool: 'RestoreFile',
+      session,
+      dryRun: false,
+      plan: (_c, ctx) => ({
+        change: 'delete',
+        freshness: ctx.waiveFreshness(),
+        linesAdded: 0,
+        linesRemoved: 1,
+        output: { text: 'deleted', structured: {} },
+      }),
     });
     expect(fs.existsSync(file)).toBe(false);
     expect(out.structured).toHaveProperty('outside_write');
     const h = (await history.history(file, null))!;
-    const kept = await Promise.all(h.versions.filter((v) => v.hash).map(async (v) => (await history.content(v.hash!)).toString()));
+    const kept = await Promise.all(
+      h.versions.filter((v) => v.hash).map(async (v) => (await history.content(v.hash!)).toString()),
+    );
     expect(kept).toContain('EDITOR\n');
     expect(fs.readdirSync(path.dirname(file))).toEqual([]);
   });
 
-  it.skipIf(!HAS_EXCHANGE)('an editor-style rename between the last look and the publish: the exchange takes it, history keeps it, the result says so', async () => {
-    // The window that a plain rename leaves (issue 11: 1 outside write lost in 571 in a race run).
-    let file = '';
-    const { session, writes, history, target, ...rest } = await setup(
-      onceBefore('exchangeSync', () => {
-        fs.writeFileSync(`${file}.editor`, 'EDITOR\n');
-        fs.renameSync(`${file}.editor`, file);
-      }),
-    );
-    file = rest.file;
-    const out = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) });
-    expect(fs.readFileSync(file, 'utf8')).toBe('v2\n');
-    expect(out.structured).toMatchObject({ outside_write: { replaced: true, in_history: true } });
-    const h = (await history.history(file))!;
-    const contents = await Promise.all(h.versions.map(async (v) => (v.hash ? (await history.content(v.hash)).toString() : null)));
-    expect(contents).toEqual(['v1\n', 'EDITOR\n', 'v2\n']);
-    expect(h.versions.map((v) => v.origin)).toEqual(['initial', 'external', 'write']);
-    expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
-  });
+  it.skipIf(!HAS_EXCHANGE)(
+    'an editor-style rename between the last look and the publish: the exchange takes it, history keeps it, the result says so',
+    async () => {
+      // The window that a plain rename leaves (issue 11: 1 outside write lost in 571 in a race run).
+      let file = '';
+      const { session, writes, history, target, ...rest } = await setup(
+        onceBefore('exchangeSync', () => {
+          fs.writeFileSync(`${file}.editor`, 'EDITOR\n');
+          fs.renameSync(`${file}.editor`, file);
+        }),
+      );
+      file = rest.file;
+      const out = await writes.run({
+        target,
+        tool: 'Edit',
+        session,
+        dryRun: false,
+        plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()),
+      });
+      expect(fs.readFileSync(file, 'utf8')).toBe('v2\n');
+      expect(out.structured).toMatchObject({ outside_write: { replaced: true, in_history: true } });
+      const h = (await history.history(file))!;
+      const contents = await Promise.all(
+        h.versions.map(async (v) => (v.hash ? (await history.content(v.hash)).toString() : null)),
+      );
+      expect(contents).toEqual(['v1\n', 'EDITOR\n', 'v2\n']);
+      expect(h.versions.map((v) => v.origin)).toEqual(['initial', 'external', 'write']);
+      expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
+    },
+  );
 
-  it.skipIf(!HAS_EXCHANGE)('a symlink to outside swapped in just before the exchange is replaced unread, as a rename would: the outside file untouched, no temp', async () => {
-    let file = '';
-    const outside = await tempDir('eg-nl-out-');
-    dirs.push(outside);
-    fs.writeFileSync(path.join(outside, 'secret'), 'SECRET\n');
-    const { session, writes, history, target, ...rest } = await setup(
-      onceBefore('exchangeSync', () => {
-        fs.rmSync(file);
-        fs.symlinkSync(path.join(outside, 'secret'), file);
-      }),
-    );
-    file = rest.file;
-    const out = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) });
-    expect(out.structured).not.toHaveProperty('outside_write');
-    expect(fs.lstatSync(file).isFile()).toBe(true);
-    expect(fs.readFileSync(file, 'utf8')).toBe('v2\n');
-    expect(fs.readFileSync(path.join(outside, 'secret'), 'utf8')).toBe('SECRET\n');
-    expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
-    const h = (await history.history(file))!;
-    const kept = await Promise.all(h.versions.filter((v) => v.hash).map(async (v) => (await history.content(v.hash!)).toString()));
-    expect(kept).not.toContain('SECRET\n');
-  });
+  it.skipIf(!HAS_EXCHANGE)(
+    'a symlink to outside swapped in just before the exchange is replaced unread, as a rename would: the outside file untouched, no temp',
+    async () => {
+      let file = '';
+      const outside = await tempDir('eg-nl-out-');
+      dirs.push(outside);
+      fs.writeFileSync(path.join(outside, 'secret'), 'SECRET\n');
+      const { session, writes, history, target, ...rest } = await setup(
+        onceBefore('exchangeSync', () => {
+          fs.rmSync(file);
+          fs.symlinkSync(path.join(outside, 'secret'), file);
+        }),
+      );
+      file = rest.file;
+      const out = await writes.run({
+        target,
+        tool: 'Edit',
+        session,
+        dryRun: false,
+        plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()),
+      });
+      expect(out.structured).not.toHaveProperty('outside_write');
+      expect(fs.lstatSync(file).isFile()).toBe(true);
+      expect(fs.readFileSync(file, 'utf8')).toBe('v2\n');
+      expect(fs.readFileSync(path.join(outside, 'secret'), 'utf8')).toBe('SECRET\n');
+      expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
+      const h = (await history.history(file))!;
+      const kept = await Promise.all(
+        h.versions.filter((v) => v.hash).map(async (v) => (await history.content(v.hash!)).toString()),
+      );
+      expect(kept).not.toContain('SECRET\n');
+    },
+  );
 
-  it.skipIf(!HAS_EXCHANGE)('a directory swapped in just before the exchange is put back: STALE, the directory and its contents intact, no temp', async () => {
-    let file = '';
-    const { session, writes, target, ...rest } = await setup(
-      onceBefore('exchangeSync', () => {
-        fs.rmSync(file);
-        fs.mkdirSync(file);
-        fs.writeFileSync(path.join(file, 'inner'), 'INNER');
-      }),
-    );
-    file = rest.file;
-    const err = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) }).catch((e: unknown) => e);
-    expect((err as ToolError).code).toBe('STALE');
-    expect(fs.readFileSync(path.join(file, 'inner'), 'utf8')).toBe('INNER');
-    expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
-  });
+  it.skipIf(!HAS_EXCHANGE)(
+    'a directory swapped in just before the exchange is put back: STALE, the directory and its contents intact, no temp',
+    async () => {
+      let file = '';
+      const { session, writes, target, ...rest } = await setup(
+        onceBefore('exchangeSync', () => {
+          fs.rmSync(file);
+          fs.mkdirSync(file);
+          fs.writeFileSync(path.join(file, 'inner'), 'INNER');
+        }),
+      );
+      file = rest.file;
+      const err = await writes
+        .run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) })
+        .catch((e: unknown) => e);
+      expect((err as ToolError).code).toBe('STALE');
+      expect(fs.readFileSync(path.join(file, 'inner'), 'utf8')).toBe('INNER');
+      expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
+    },
+  );
 
   it('without an exchange (ENOSYS: not Linux, no koffi) the publish is a plain rename: written, nothing left behind', async () => {
     const enosys = () => {
       throw Object.assign(new Error('ENOSYS: renameat2'), { code: 'ENOSYS' });
     };
     let renames = 0;
-    const { session, writes, target, file } = await setup({ ...realOps, exchangeSync: enosys, renameSync: (a, b) => (renames++, realOps.renameSync(a, b)) });
-    const out = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) });
+    const { session, writes, target, file } = await setup({
+      ...realOps,
+      exchangeSync: enosys,
+      renameSync: (a, b) => (renames++, realOps.renameSync(a, b)),
+    });
+    const out = await writes.run({
+      target,
+      tool: 'Edit',
+      session,
+      dryRun: false,
+      plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()),
+    });
     expect(out.text).toBe('written');
     expect(fs.readFileSync(file, 'utf8')).toBe('v2\n');
     expect(renames).toBe(1);
@@ -253,8 +345,17 @@ describe('nothing lost at the publish', () => {
     file = rest.file;
     const err = await writes
       .run({
-        target, tool: 'RestoreFile', session, dryRun: false,
-        plan: (_c, ctx) => ({ change: 'delete', freshness: ctx.waiveFreshness(), linesAdded: 0, linesRemoved: 1, output: { text: 'deleted', structured: {} } }),
+        target,
+        tool: 'RestoreFile',
+        session,
+        dryRun: false,
+        plan: (_c, ctx) => ({
+          change: 'delete',
+          freshness: ctx.waiveFreshness(),
+          linesAdded: 0,
+          linesRemoved: 1,
+          output: { text: 'deleted', structured: {} },
+        }),
       })
       .catch((e: unknown) => e);
     expect((err as ToolError).code).toBe('STALE');
@@ -264,9 +365,14 @@ describe('nothing lost at the publish', () => {
 
   it('a file created between the re-check and the publish of a new file is never replaced: STALE, theirs kept, no temp', async () => {
     let file = '';
-    const { session, writes, target, ...rest } = await setup(onceBefore('linkSync', () => fs.writeFileSync(file, 'THEIRS')), null);
+    const { session, writes, target, ...rest } = await setup(
+      onceBefore('linkSync', () => fs.writeFileSync(file, 'THEIRS')),
+      null,
+    );
     file = rest.file;
-    const err = await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => write('ours')(ctx.waiveFreshness()) }).catch((e: unknown) => e);
+    const err = await writes
+      .run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => write('ours')(ctx.waiveFreshness()) })
+      .catch((e: unknown) => e);
     expect((err as ToolError).code).toBe('STALE');
     expect(fs.readFileSync(file, 'utf8')).toBe('THEIRS');
     expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
@@ -281,7 +387,9 @@ describe('nothing lost at the publish', () => {
       }),
     );
     file = rest.file;
-    const err = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) }).catch((e: unknown) => e);
+    const err = await writes
+      .run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) })
+      .catch((e: unknown) => e);
     expect((err as ToolError).code).toBe('STALE');
     expect(fs.readFileSync(file, 'utf8')).toBe('EDITOR\n');
     expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
@@ -296,7 +404,9 @@ describe('nothing lost at the publish', () => {
       }),
     );
     file = rest.file;
-    const err = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) }).catch((e: unknown) => e);
+    const err = await writes
+      .run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) })
+      .catch((e: unknown) => e);
     expect((err as ToolError).code).toBe('STALE');
     expect(fs.readFileSync(file, 'utf8')).toBe('EDITOR\n');
     expect(fs.readdirSync(path.dirname(file))).toEqual(['f.txt']);
@@ -316,7 +426,9 @@ describe('confinement and permissions in the pipeline', () => {
       }),
     );
     file = rest.file;
-    const err = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) }).catch((e: unknown) => e);
+    const err = await writes
+      .run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect(fs.readFileSync(path.join(outside, 'secret'), 'utf8')).toBe('v1\n');
     expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
@@ -333,17 +445,19 @@ describe('confinement and permissions in the pipeline', () => {
     const policy = session.policy;
     const gTarget = await policy.authorizeWrite(path.join(sub, 'g.txt'));
     session.files.set(gTarget.realPath, { ...session.files.get(file)!, content: 'v1\n' });
-    const out = await writes
-      .run({
-        target: gTarget, tool: 'Edit', session, dryRun: false,
-        plan: (_c, ctx) => {
-          const fresh = ctx.assertFresh();
-          // The directory moves away and a symlink to outside takes its name, after it was opened.
-          fs.renameSync(sub, path.join(root, 'moved'));
-          fs.symlinkSync(outside, sub);
-          return write('v2\n')(fresh);
-        },
-      });
+    const out = await writes.run({
+      target: gTarget,
+      tool: 'Edit',
+      session,
+      dryRun: false,
+      plan: (_c, ctx) => {
+        const fresh = ctx.assertFresh();
+        // The directory moves away and a symlink to outside takes its name, after it was opened.
+        fs.renameSync(sub, path.join(root, 'moved'));
+        fs.symlinkSync(outside, sub);
+        return write('v2\n')(fresh);
+      },
+    });
     expect(out.text).toBe('written');
     expect(fs.readFileSync(path.join(outside, 'g.txt'), 'utf8')).toBe('v1\n');
     expect(fs.readFileSync(path.join(root, 'moved', 'g.txt'), 'utf8')).toBe('v2\n');
@@ -353,7 +467,9 @@ describe('confinement and permissions in the pipeline', () => {
   it('a file without any write bit is refused even where rename could replace it (and for root)', async () => {
     const { session, writes, target, file } = await setup(realOps);
     fs.chmodSync(file, 0o444);
-    const err = await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) }).catch((e: unknown) => e);
+    const err = await writes
+      .run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) })
+      .catch((e: unknown) => e);
     expect((err as ToolError).code).toBe('PERMISSION_DENIED');
     expect((err as ToolError).message).toContain('0444');
     expect(fs.readFileSync(file, 'utf8')).toBe('v1\n');
@@ -362,7 +478,13 @@ describe('confinement and permissions in the pipeline', () => {
   it('a hard-linked file is written in place, through the inode re-checked', async () => {
     const { session, writes, target, file } = await setup(realOps);
     fs.linkSync(file, `${file}.other`);
-    await writes.run({ target, tool: 'Edit', session, dryRun: false, plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()) });
+    await writes.run({
+      target,
+      tool: 'Edit',
+      session,
+      dryRun: false,
+      plan: (_c, ctx) => write('v2\n')(ctx.assertFresh()),
+    });
     expect(fs.readFileSync(`${file}.other`, 'utf8')).toBe('v2\n');
     expect(fs.statSync(file).ino).toBe(fs.statSync(`${file}.other`).ino);
   });

@@ -21,7 +21,17 @@ async function setup(recorder?: WriteRecorder) {
   const file = path.join(root, 'f.txt');
   fs.writeFileSync(file, 'v1');
   const bytes = fs.readFileSync(file);
-  session.files.set(file, { content: 'v1', timestamp: Math.floor(fs.statSync(file).mtimeMs), offset: undefined, limit: undefined, isPartialView: false, size: 2, hash: digest(bytes), seen: [[1, 1]], totalLines: 1 });
+  session.files.set(file, {
+    content: 'v1',
+    timestamp: Math.floor(fs.statSync(file).mtimeMs),
+    offset: undefined,
+    limit: undefined,
+    isPartialView: false,
+    size: 2,
+    hash: digest(bytes),
+    seen: [[1, 1]],
+    totalLines: 1,
+  });
   const target = await policy.authorizeWrite(file);
   return { root, session, writes, file, target };
 }
@@ -50,7 +60,9 @@ describe('WritePipeline', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect((err as ToolError).code).toBe('STALE');
-    expect((err as ToolError).message).toBe('File has been unexpectedly modified. Read it again before attempting to write it.');
+    expect((err as ToolError).message).toBe(
+      'File has been unexpectedly modified. Read it again before attempting to write it.',
+    );
     expect(fs.readFileSync(file, 'utf8')).toBe('racer');
   });
 
@@ -69,26 +81,55 @@ describe('WritePipeline', () => {
   it('hands backup() the planned post-image before the file changes, and commit() the same event after (issue 4)', async () => {
     const seen: Array<{ phase: string; event: WriteEvent; onDisk: string }> = [];
     const recorder: WriteRecorder = {
-      backup: async (p, _before, pending) => void seen.push({ phase: 'backup', event: pending, onDisk: fs.readFileSync(p, 'utf8') }),
+      backup: async (p, _before, pending) =>
+        void seen.push({ phase: 'backup', event: pending, onDisk: fs.readFileSync(p, 'utf8') }),
       commit: async (e) => void seen.push({ phase: 'commit', event: e, onDisk: fs.readFileSync(e.path, 'utf8') }),
     };
     const { session, writes, target } = await setup(recorder);
-    await writes.run({ target, tool: 'Write', session, dryRun: false, plan: (_c, ctx) => planV2(ctx.assertFresh(), { linesAdded: 1, linesRemoved: 1 }) });
+    await writes.run({
+      target,
+      tool: 'Write',
+      session,
+      dryRun: false,
+      plan: (_c, ctx) => planV2(ctx.assertFresh(), { linesAdded: 1, linesRemoved: 1 }),
+    });
     expect(seen.map((s) => [s.phase, s.onDisk])).toEqual([
       ['backup', 'v1'],
       ['commit', 'v2'],
     ]);
     expect(seen[0]!.event).toBe(seen[1]!.event);
-    expect(seen[0]!.event).toMatchObject({ tool: 'Write', linesAdded: 1, linesRemoved: 1, after: { hash: digest(Buffer.from('v2')) }, before: { hash: digest(Buffer.from('v1')) } });
+    expect(seen[0]!.event).toMatchObject({
+      tool: 'Write',
+      linesAdded: 1,
+      linesRemoved: 1,
+      after: { hash: digest(Buffer.from('v2')) },
+      before: { hash: digest(Buffer.from('v1')) },
+    });
   });
 
   it('refuses to replace existing content when the tool made no freshness decision of this run', async () => {
     const { session, writes, file, target } = await setup();
     // A plan cannot omit the decision (a type error); one not made by this run's context is refused.
     // @ts-expect-error a write plan without a freshness decision does not compile
-    const undecided: WritePlan = { change: 'write', bytes: Buffer.from('v2'), text: 'v2', fullView: true, linesAdded: 0, linesRemoved: 0, output: { text: 'ok', structured: {} } };
+    const undecided: WritePlan = {
+      change: 'write',
+      bytes: Buffer.from('v2'),
+      text: 'v2',
+      fullView: true,
+      linesAdded: 0,
+      linesRemoved: 0,
+      output: { text: 'ok', structured: {} },
+    };
     expect(undecided.change).toBe('write');
-    await expect(writes.run({ target, tool: 'Write', session, dryRun: false, plan: () => planV2(new FreshnessDecision('checked')) })).rejects.toThrow(/without a freshness decision/);
+    await expect(
+      writes.run({
+        target,
+        tool: 'Write',
+        session,
+        dryRun: false,
+        plan: () => planV2(new FreshnessDecision('checked')),
+      }),
+    ).rejects.toThrow(/without a freshness decision/);
     expect(fs.readFileSync(file, 'utf8')).toBe('v1');
   });
 
@@ -96,7 +137,10 @@ describe('WritePipeline', () => {
     const { session, writes, target } = await setup();
     const order: string[] = [];
     const slow = writes.run({
-      target, tool: 'Write', session, dryRun: true,
+      target,
+      tool: 'Write',
+      session,
+      dryRun: true,
       plan: async (_c, ctx) => {
         const fresh = ctx.assertFresh();
         order.push('a-start');
@@ -105,7 +149,13 @@ describe('WritePipeline', () => {
         return planV2(fresh);
       },
     });
-    const fast = writes.run({ target, tool: 'Write', session, dryRun: true, plan: (_c, ctx) => (order.push('b'), planV2(ctx.assertFresh())) });
+    const fast = writes.run({
+      target,
+      tool: 'Write',
+      session,
+      dryRun: true,
+      plan: (_c, ctx) => (order.push('b'), planV2(ctx.assertFresh())),
+    });
     await Promise.all([slow, fast]);
     expect(order).toEqual(['a-start', 'a-end', 'b']);
   });
