@@ -47,6 +47,18 @@ describe.each(TRANSPORTS)('MultiEdit over %s', (kind) => {
   const multi = (h: Harness, rel: string, edits: EditArg[], extra: Record<string, unknown> = {}) =>
     h.call('MultiEdit', { file_path: h.path(rel), edits, ...extra });
 
+  it('issue 32: lines an edit carries over keep their trailing whitespace (CRLF), the lines it changes lose theirs', async () => {
+    const h = await open({ files: { 'c.cpp': 'int a = 1;\r\n  return a; \r\nint b = 1;\r\n\tkeep();\t\r\n' } });
+    await read(h, 'c.cpp');
+    okOf(
+      await multi(h, 'c.cpp', [
+        { old_string: 'int a = 1;\n  return a; ', new_string: 'int a = 2;  \n  return a; ' },
+        { old_string: 'int b = 1;\n\tkeep();\t', new_string: 'int b = 2;\t\n\tkeep();\t' },
+      ]),
+    );
+    expect((await disk(h, 'c.cpp')).toString()).toBe('int a = 2;\r\n  return a; \r\nint b = 2;\r\n\tkeep();\t\r\n');
+  });
+
   describe('sequential application', () => {
     it('validates each edit against the result of the previous ones: a match made unique by edit 0 succeeds', async () => {
       // Against the original, edits[1] would be AMBIGUOUS (two "foo"); after edits[0] only one is left.
