@@ -5,6 +5,9 @@ import { z } from 'zod';
 
 const MiB = 1024 * 1024;
 
+/** A positive whole number (a size, count or time), `fallback` when not given. */
+const positive = (fallback: number) => z.number().int().positive().default(fallback);
+
 /** An instance id: a DNS-label-like name (Kubernetes pod names fit) without a dot, the session id's separator. */
 export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
 
@@ -15,11 +18,7 @@ export const ConfigSchema = z
     deny: z.array(z.string().min(1)).default([]),
     protected: z.array(z.string().min(1)).default([]),
     /** Files above this size are refused by Edit/MultiEdit/Write (TOO_LARGE). */
-    maxEditBytes: z
-      .number()
-      .int()
-      .positive()
-      .default(256 * MiB),
+    maxEditBytes: positive(256 * MiB),
     /** Bytes that do not decode as UTF-8 are edited as Latin-1 when set (otherwise ENCODING_UNSUPPORTED). */
     fallbackEncoding: z.enum(['latin1']).optional(),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -32,35 +31,19 @@ export const ConfigSchema = z
     durability: z.enum(['full', 'relaxed']).default('full'),
     read: z
       .object({
-        maxLines: z.number().int().positive().default(2000),
-        maxLineChars: z.number().int().positive().default(2000),
+        maxLines: positive(2000),
+        maxLineChars: positive(2000),
         /**
          * Bytes of text one Read returns, footer and notes included. 32 KiB fits Claude Code's default MCP
          * limit (25,000 tokens) with margin even for the densest text measured (random base64: 1.43 bytes
          * a token → 23k tokens; source code ≈ 3.2 bytes a token → 10k). Raise it for clients with a
          * larger limit (Claude Code: MAX_MCP_OUTPUT_TOKENS).
          */
-        outputBudgetBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(32 * 1024),
-        maxImageBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(5 * MiB),
-        maxPdfBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(20 * MiB),
+        outputBudgetBytes: positive(32 * 1024),
+        maxImageBytes: positive(5 * MiB),
+        maxPdfBytes: positive(20 * MiB),
         /** Text outputs shown per notebook cell before they are elided (a single-cell Read gets outputBudgetBytes). */
-        notebookOutputBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(16 * 1024),
+        notebookOutputBytes: positive(16 * 1024),
         lineNumbers: z.enum(['compact', 'legacy']).default('compact'),
         /**
          * Text files from this size on are streamed (constant memory, hashed in the same pass); files over
@@ -79,25 +62,17 @@ export const ConfigSchema = z
     search: z
       .object({
         /** Glob returns at most this many paths (newest first). */
-        globLimit: z.number().int().positive().default(100),
+        globLimit: positive(100),
         /** LS lists at most this many entries. */
-        lsLimit: z.number().int().positive().default(1000),
+        lsLimit: positive(1000),
         /** Grep's head_limit when the call does not give one. */
-        headLimit: z.number().int().positive().default(250),
+        headLimit: positive(250),
         /** Grep output lines longer than this are cut with a marker. */
-        maxLineChars: z.number().int().positive().default(500),
+        maxLineChars: positive(500),
         /** Grep skips files larger than this (counted in structuredContent). */
-        maxFileBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(10 * MiB),
+        maxFileBytes: positive(10 * MiB),
         /** One Glob/Grep/LS result's text stops at this size; the footer says how to page on. */
-        outputBudgetBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(32 * 1024),
+        outputBudgetBytes: positive(32 * 1024),
         /** Threads of the one worker pool (each search runs in one; more wait their turn). */
         workers: z.number().int().positive().max(64).default(2),
       })
@@ -105,23 +80,15 @@ export const ConfigSchema = z
       .prefault({}),
     state: z
       .object({
-        maxEntries: z.number().int().positive().default(100),
-        maxBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(25 * MiB),
+        maxEntries: positive(100),
+        maxBytes: positive(25 * MiB),
       })
       .strict()
       .prefault({}),
     history: z
       .object({
         enabled: z.boolean().default(true),
-        maxBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(1024 * MiB),
+        maxBytes: positive(1024 * MiB),
         maxAgeDays: z.number().positive().default(30),
         /** Retention runs at start and then this often. */
         pruneIntervalMinutes: z.number().positive().default(60),
@@ -141,12 +108,8 @@ export const ConfigSchema = z
         allowedHosts: z.array(z.string().min(1)).default([]),
         /** Origin header values accepted besides loopback origins, e.g. `https://app.example.com`; `*` accepts any. */
         allowedOrigins: z.array(z.string().min(1)).default([]),
-        maxSessions: z.number().int().positive().default(100),
-        idleTimeoutMs: z
-          .number()
-          .int()
-          .positive()
-          .default(30 * 60_000),
+        maxSessions: positive(100),
+        idleTimeoutMs: positive(30 * 60_000),
         /** Request body limit; default 2 × maxEditBytes + 1 MiB (JSON escaping), capped at 512 MiB. */
         maxBodyBytes: z.number().int().positive().optional(),
         /**
@@ -161,7 +124,7 @@ export const ConfigSchema = z
           )
           .optional(),
         /** SIGTERM/SIGINT: how long in-flight requests may run before sessions are closed anyway. */
-        shutdownTimeoutMs: z.number().int().positive().default(10_000),
+        shutdownTimeoutMs: positive(10_000),
       })
       .strict()
       .prefault({}),
@@ -171,14 +134,14 @@ export const ConfigSchema = z
         /** false: the client's roots are never asked for (e.g. a remote client whose roots name paths on its own machine). */
         enabled: z.boolean().default(true),
         /** How long requests wait for the client's answer to roots/list before the server's roots serve them. */
-        timeoutMs: z.number().int().positive().default(3000),
+        timeoutMs: positive(3000),
       })
       .strict()
       .prefault({}),
     watch: z
       .object({
         enabled: z.boolean().default(true),
-        maxFiles: z.number().int().positive().default(10_000),
+        maxFiles: positive(10_000),
       })
       .strict()
       .prefault({}),

@@ -11,18 +11,22 @@ import { withContext } from './log.js';
 import type { Session } from './session/session.js';
 import { registerFileResources } from './resources/file-resources.js';
 import { registerHistoryResources } from './resources/history.js';
-import { registerEditTool } from './tools/edit.js';
-import { registerGlobTool } from './tools/glob.js';
-import { registerGrepTool } from './tools/grep.js';
-import { registerHistoryTools } from './tools/history.js';
-import { registerLsTool } from './tools/ls.js';
-import { registerMultiEditTool } from './tools/multi-edit.js';
-import { registerNotebookEditTool } from './tools/notebook-edit.js';
-import { registerReadTool } from './tools/read.js';
+import { EDIT_TOOL } from './tools/edit.js';
+import { GLOB_TOOL } from './tools/glob.js';
+import { GREP_TOOL } from './tools/grep.js';
+import { FILE_HISTORY_TOOL, RESTORE_FILE_TOOL } from './tools/history.js';
+import { LS_TOOL } from './tools/ls.js';
+import { MULTI_EDIT_TOOL } from './tools/multi-edit.js';
+import { NOTEBOOK_EDIT_TOOL } from './tools/notebook-edit.js';
+import { READ_TOOL } from './tools/read.js';
 import type { ToolDeps } from './tools/tool-deps.js';
 import { noticeDecorator } from './tools/tool-result.js';
-import { registerWriteTool } from './tools/write.js';
+import { WRITE_TOOL } from './tools/write.js';
 import { VERSION } from './version.js';
+
+/** Every tool, in the order tools/list shows them. */
+const EDIT_TOOLS = [READ_TOOL, EDIT_TOOL, MULTI_EDIT_TOOL, NOTEBOOK_EDIT_TOOL, WRITE_TOOL];
+const TOOLS = [...EDIT_TOOLS, FILE_HISTORY_TOOL, RESTORE_FILE_TOOL, GLOB_TOOL, GREP_TOOL, LS_TOOL];
 
 export function createServer(app: App, session: Session): McpServer {
   const server = new McpServer(
@@ -43,18 +47,11 @@ export function createServer(app: App, session: Session): McpServer {
     workers: app.workers,
     log: app.log,
     lineIndexes: app.lineIndexes,
+    history: app.history,
   };
   const log = withContext(app.log, { session: session.shortId });
   const decorate = noticeDecorator(session);
-  registerReadTool(server, deps, decorate);
-  registerEditTool(server, deps, decorate);
-  registerMultiEditTool(server, deps, decorate);
-  registerNotebookEditTool(server, deps, decorate);
-  registerWriteTool(server, deps, decorate);
-  registerHistoryTools(server, deps, app.history, decorate);
-  registerGlobTool(server, deps, decorate);
-  registerGrepTool(server, deps, decorate);
-  registerLsTool(server, deps, decorate);
+  for (const tool of TOOLS) tool.register(server, deps, decorate);
   registerHistoryResources(server, deps, app.history);
   registerFileResources(server, deps, app.changes);
   for (const method of ['tools/call', 'resources/read', 'resources/list', 'resources/subscribe']) {

@@ -1,5 +1,4 @@
 // Edit: replace one unique string (or every occurrence) in a file this session has read.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { planEdit } from '../edit/edit-plan.js';
 import { MESSAGES, ToolError } from '../errors.js';
@@ -10,8 +9,7 @@ import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
 
 export const EditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
@@ -73,18 +71,12 @@ export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ProgressContext
   );
 }
 
-export function registerEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  registerStrictTool(
-    server,
-    'Edit',
-    {
-      title: 'Edit file (exact string replacement)',
-      description: EDIT_DESCRIPTION,
-      input: EditInput,
-      output: [EditOutput],
-      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input, extra) => edit(input, deps, extra),
-  );
-}
+export const EDIT_TOOL = defineTool({
+  name: 'Edit',
+  title: 'Edit file (exact string replacement)',
+  description: EDIT_DESCRIPTION,
+  input: EditInput,
+  output: [EditOutput],
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  run: (input, deps, extra) => edit(input, deps, extra),
+});

@@ -1,6 +1,5 @@
 // Glob: files whose path matches a glob pattern, newest first — Claude Code's Glob over MCP.
 import fs from 'node:fs/promises';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { splitGlobPattern } from '../search/glob-filter.js';
 import type { GlobResult } from '../search/search-job.js';
@@ -9,8 +8,7 @@ import type { ToolOutput } from '../tool-output.js';
 import { runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { registerStrictTool, semanticBoolean } from './strict-input.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { defineTool, semanticBoolean } from './strict-input.js';
 
 export const GlobInput = z.strictObject({
   pattern: z.string().min(1).describe('The glob pattern to match files against (e.g. "**/*.ts", "src/**/*.{js,jsx}")'),
@@ -92,18 +90,12 @@ async function existingDir(dir: string, deps: ToolDeps): Promise<string | undefi
   return stat?.isDirectory() ? target.realPath : undefined;
 }
 
-export function registerGlobTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  registerStrictTool(
-    server,
-    'Glob',
-    {
-      title: 'Find files by name (glob)',
-      description: GLOB_DESCRIPTION,
-      input: GlobInput,
-      output: [GlobOutput, CancelledOutput],
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input, extra) => glob(input, deps, extra),
-  );
-}
+export const GLOB_TOOL = defineTool({
+  name: 'Glob',
+  title: 'Find files by name (glob)',
+  description: GLOB_DESCRIPTION,
+  input: GlobInput,
+  output: [GlobOutput, CancelledOutput],
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: (input, deps, extra) => glob(input, deps, extra),
+});

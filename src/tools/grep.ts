@@ -1,5 +1,4 @@
 // Grep: a regular expression over file contents — Claude Code's Grep (ripgrep's output shapes) over MCP.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { fileTypeGlobs } from '../search/file-types.js';
 import { splitGlobs } from '../search/glob-filter.js';
@@ -11,8 +10,7 @@ import type { ToolOutput } from '../tool-output.js';
 import { runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { defineTool, semanticBoolean, semanticNumber } from './strict-input.js';
 
 const count = semanticNumber(z.number().int().min(0));
 
@@ -171,18 +169,12 @@ function countPath(line: string): string {
   return line.slice(0, line.lastIndexOf(':'));
 }
 
-export function registerGrepTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  registerStrictTool(
-    server,
-    'Grep',
-    {
-      title: 'Search file contents (regex)',
-      description: GREP_DESCRIPTION,
-      input: GrepInput,
-      output: [GrepOutput, CancelledOutput],
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input, extra) => grep(input, deps, extra),
-  );
-}
+export const GREP_TOOL = defineTool({
+  name: 'Grep',
+  title: 'Search file contents (regex)',
+  description: GREP_DESCRIPTION,
+  input: GrepInput,
+  output: [GrepOutput, CancelledOutput],
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: (input, deps, extra) => grep(input, deps, extra),
+});

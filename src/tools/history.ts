@@ -1,5 +1,4 @@
 // FileHistory and RestoreFile: list every version editguard recorded for a file, and put one back (engine: history/).
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { fileHistoryView } from '../history/file-history-view.js';
 import { requireStore } from '../history/history-lookup.js';
@@ -9,9 +8,8 @@ import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
-import type { FileToolDeps, ToolDeps } from './tool-deps.js';
-import { parseToolInput, registerStrictTool, semanticBoolean, semanticNumber } from './strict-input.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import type { FileToolDeps } from './tool-deps.js';
+import { parseToolInput, defineTool, semanticBoolean, semanticNumber } from './strict-input.js';
 
 export const FileHistoryInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file whose recorded versions to list'),
@@ -127,36 +125,22 @@ export async function restoreFile(
   return withUndoVersion(output, store, restored);
 }
 
-export function registerHistoryTools(
-  server: McpServer,
-  deps: ToolDeps,
-  history: HistoryStore | undefined,
-  decorate: ToolResultDecorator,
-): void {
-  registerStrictTool(
-    server,
-    'FileHistory',
-    {
-      title: 'File history (versions written)',
-      description: FILE_HISTORY_DESCRIPTION,
-      input: FileHistoryInput,
-      output: [FileHistoryOutput],
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input) => fileHistory(input, deps, history),
-  );
-  registerStrictTool(
-    server,
-    'RestoreFile',
-    {
-      title: 'Restore file version (undo)',
-      description: RESTORE_FILE_DESCRIPTION,
-      input: RestoreFileInput,
-      output: [RestoreFileOutput],
-      annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input, extra) => restoreFile(input, deps, history, extra),
-  );
-}
+export const FILE_HISTORY_TOOL = defineTool({
+  name: 'FileHistory',
+  title: 'File history (versions written)',
+  description: FILE_HISTORY_DESCRIPTION,
+  input: FileHistoryInput,
+  output: [FileHistoryOutput],
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: (input, deps) => fileHistory(input, deps, deps.history),
+});
+
+export const RESTORE_FILE_TOOL = defineTool({
+  name: 'RestoreFile',
+  title: 'Restore file version (undo)',
+  description: RESTORE_FILE_DESCRIPTION,
+  input: RestoreFileInput,
+  output: [RestoreFileOutput],
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  run: (input, deps, extra) => restoreFile(input, deps, deps.history, extra),
+});

@@ -1,6 +1,5 @@
 // LS: a directory as an indented tree, or the allowed roots themselves — how a model learns where it may work.
 import path from 'node:path';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { lsTruncatedNote, renderLsTree } from '../search/ls-tree.js';
 import type { LsResult } from '../search/search-job.js';
@@ -9,8 +8,7 @@ import type { ToolOutput } from '../tool-output.js';
 import { runSearch, type SearchCallContext } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { registerStrictTool, semanticBoolean } from './strict-input.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { defineTool, semanticBoolean } from './strict-input.js';
 
 export const LsInput = z.strictObject({
   path: z
@@ -76,18 +74,12 @@ export async function ls(input: LsInput, deps: ToolDeps, ctx?: SearchCallContext
   };
 }
 
-export function registerLsTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  registerStrictTool(
-    server,
-    'LS',
-    {
-      title: 'List directory',
-      description: LS_DESCRIPTION,
-      input: LsInput,
-      output: [LsOutput, CancelledOutput],
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input, extra) => ls(input, deps, extra),
-  );
-}
+export const LS_TOOL = defineTool({
+  name: 'LS',
+  title: 'List directory',
+  description: LS_DESCRIPTION,
+  input: LsInput,
+  output: [LsOutput, CancelledOutput],
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: (input, deps, extra) => ls(input, deps, extra),
+});

@@ -1,5 +1,4 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { checkEditList, planMultiEdit } from '../edit/multi-edit-plan.js';
 import { digestTexts } from '../fs/digest.js';
@@ -8,9 +7,8 @@ import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
-import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
+import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
-import type { ToolResultDecorator } from './tool-result.js';
 
 /**
  * Edits per call (INVALID_INPUT beyond): each edit is matched against the whole text the previous ones
@@ -101,18 +99,12 @@ async function runMultiEdit(
 const inputKey = (specs: readonly EditSpec[]) =>
   digestTexts(['MultiEdit', ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
 
-export function registerMultiEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  registerStrictTool(
-    server,
-    'MultiEdit',
-    {
-      title: 'Edit file (several replacements, all or nothing)',
-      description: MULTI_EDIT_DESCRIPTION,
-      input: MultiEditInput,
-      output: [MultiEditOutput],
-      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input, extra) => runMultiEdit(input, deps, extra),
-  );
-}
+export const MULTI_EDIT_TOOL = defineTool({
+  name: 'MultiEdit',
+  title: 'Edit file (several replacements, all or nothing)',
+  description: MULTI_EDIT_DESCRIPTION,
+  input: MultiEditInput,
+  output: [MultiEditOutput],
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  run: (input, deps, extra) => runMultiEdit(input, deps, extra),
+});

@@ -1,6 +1,5 @@
 // NotebookEdit: replace, insert or delete one cell of a Jupyter notebook this session has read in full.
 import { randomBytes } from 'node:crypto';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { planNotebookEdit } from '../edit/notebook-edit-plan.js';
 import { ToolError } from '../errors.js';
@@ -11,8 +10,7 @@ import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
 
 export const NotebookEditInput = z.strictObject({
   notebook_path: z.string().describe('The absolute path to the Jupyter notebook file to edit (.ipynb)'),
@@ -107,18 +105,12 @@ export async function notebookEdit(
   );
 }
 
-export function registerNotebookEditTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  registerStrictTool(
-    server,
-    'NotebookEdit',
-    {
-      title: 'Edit Jupyter notebook cell',
-      description: NOTEBOOK_EDIT_DESCRIPTION,
-      input: NotebookEditInput,
-      output: [NotebookEditOutput],
-      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input, extra) => notebookEdit(input, deps, randomCellId, extra),
-  );
-}
+export const NOTEBOOK_EDIT_TOOL = defineTool({
+  name: 'NotebookEdit',
+  title: 'Edit Jupyter notebook cell',
+  description: NOTEBOOK_EDIT_DESCRIPTION,
+  input: NotebookEditInput,
+  output: [NotebookEditOutput],
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  run: (input, deps, extra) => notebookEdit(input, deps, randomCellId, extra),
+});

@@ -1,12 +1,10 @@
 // Read: numbered lines of a text file (or an image / PDF / notebook), recorded in the session's file state (engine: read/).
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { readFile } from '../read/read-file.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { ToolDeps } from './tool-deps.js';
 import { TEXT_FACTS, type OutputVariants } from './output-schema.js';
-import { parseToolInput, registerStrictTool, semanticNumber } from './strict-input.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, defineTool, semanticNumber } from './strict-input.js';
 
 export const ReadInput = z.strictObject({
   file_path: z
@@ -88,18 +86,12 @@ export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> 
   return readFile(parseToolInput(ReadInput, raw), deps);
 }
 
-export function registerReadTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  registerStrictTool(
-    server,
-    'Read',
-    {
-      title: 'Read file',
-      description: READ_DESCRIPTION,
-      input: ReadInput,
-      output: READ_OUTPUTS,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input) => read(input, deps),
-  );
-}
+export const READ_TOOL = defineTool({
+  name: 'Read',
+  title: 'Read file',
+  description: READ_DESCRIPTION,
+  input: ReadInput,
+  output: READ_OUTPUTS,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: (input, deps) => read(input, deps),
+});

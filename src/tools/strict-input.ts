@@ -9,9 +9,8 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { Session } from '../session/session.js';
 import type { ToolOutput } from '../tool-output.js';
+import type { ToolDeps } from './tool-deps.js';
 import { wireOutputSchema, type OutputVariants } from './output-schema.js';
 import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
@@ -265,31 +264,47 @@ export interface StrictToolSpec<S extends StrictInput> {
   parse?: ((raw: unknown) => Promise<z.output<S>>) | undefined;
 }
 
+/** One tool as the server registers it: wire name, metadata, schemas, and the function that answers. */
+export interface ToolDefinition<S extends StrictInput> extends StrictToolSpec<S> {
+  name: string;
+  run(input: z.output<S>, deps: ToolDeps, extra: ToolCallExtra): Promise<ToolOutput>;
+}
+
+/** A tool ready to register, its input type erased so the server can keep all tools in one list. */
+export interface Tool {
+  name: string;
+  register(server: McpServer, deps: ToolDeps, decorate?: ToolResultDecorator): void;
+}
+
+/** A tool from its definition, typed by its input schema (so `run` sees the parsed input's type). */
+export function defineTool<S extends StrictInput>(tool: ToolDefinition<S>): Tool {
+  return { name: tool.name, register: (server, deps, decorate) => registerStrictTool(server, tool, deps, decorate) };
+}
+
 /**
  * Registers a tool whose arguments are parsed strictly before `run` sees them; the refusal (and any
  * ToolError `run` throws) becomes an isError result, decorated with the session's notices.
  */
-export function registerStrictTool<S extends StrictInput>(
+function registerStrictTool<S extends StrictInput>(
   server: McpServer,
-  name: string,
-  spec: StrictToolSpec<S>,
-  ctx: { log: Logger; session: Session; decorate?: ToolResultDecorator | undefined },
-  run: (input: z.output<S>, extra: ToolCallExtra) => Promise<ToolOutput>,
+  tool: ToolDefinition<S>,
+  deps: ToolDeps,
+  decorate?: ToolResultDecorator,
 ): void {
   server.registerTool(
-    name,
+    tool.name,
     {
-      title: spec.title,
-      description: spec.description,
-      inputSchema: wireSchema(spec.input),
-      outputSchema: wireOutputSchema(spec.output),
-      annotations: { title: spec.title, ...spec.annotations },
+      title: tool.title,
+      description: tool.description,
+      inputSchema: wireSchema(tool.input),
+      outputSchema: wireOutputSchema(tool.output),
+      annotations: { title: tool.title, ...tool.annotations },
     },
     (raw: unknown, extra: ToolCallExtra): Promise<CallToolResult> =>
       toToolResult(
-        async () => run(spec.parse ? await spec.parse(raw) : parseToolInput(spec.input, raw), extra),
-        { tool: name, log: ctx.log, session: ctx.session },
-        ctx.decorate,
+        async () => tool.run(tool.parse ? await tool.parse(raw) : parseToolInput(tool.input, raw), deps, extra),
+        { tool: tool.name, log: deps.log, session: deps.session },
+        decorate,
       ),
   );
 }

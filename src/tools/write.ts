@@ -1,5 +1,4 @@
 // Write: create a file, or overwrite one this session has read in full; content is written as given.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { planWrite } from '../edit/write-plan.js';
 import { ToolError } from '../errors.js';
@@ -9,8 +8,7 @@ import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ProgressContext } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { parseToolInput, registerStrictTool, semanticBoolean } from './strict-input.js';
-import type { ToolResultDecorator } from './tool-result.js';
+import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
 
 export const WriteInput = z.strictObject({
   file_path: z
@@ -72,18 +70,12 @@ export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ProgressConte
   );
 }
 
-export function registerWriteTool(server: McpServer, deps: ToolDeps, decorate: ToolResultDecorator): void {
-  registerStrictTool(
-    server,
-    'Write',
-    {
-      title: 'Write file (create or replace)',
-      description: WRITE_DESCRIPTION,
-      input: WriteInput,
-      output: [WriteOutput],
-      annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    },
-    { log: deps.log, session: deps.session, decorate },
-    (input, extra) => write(input, deps, extra),
-  );
-}
+export const WRITE_TOOL = defineTool({
+  name: 'Write',
+  title: 'Write file (create or replace)',
+  description: WRITE_DESCRIPTION,
+  input: WriteInput,
+  output: [WriteOutput],
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  run: (input, deps, extra) => write(input, deps, extra),
+});
