@@ -23,6 +23,8 @@ export interface VersionView {
   session: string | null;
   /** The editguard instance (process) that wrote it; null for versions not written by editguard, or recorded before instance ids. */
   instance: string | null;
+  /** The change it belongs to (one id for every file of an ApplyPatch); null for versions not written by editguard. */
+  change: string | null;
   exists: boolean;
   size: number;
   hash: string | null;
@@ -62,6 +64,7 @@ export function historyListing(display: string, history: FileHistory, currentHas
       tool: v.tool,
       session: v.session === null ? null : shortSessionId(v.session),
       instance: v.instance,
+      change: v.change,
       exists: v.hash !== null,
       size: v.size,
       hash: v.hash,

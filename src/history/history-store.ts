@@ -129,6 +129,7 @@ export class HistoryStore implements WriteRecorder {
           tool: pending.tool,
           session: pending.session.id,
           ...(this.#opts.instance !== undefined ? { instance: this.#opts.instance } : {}),
+          ...(pending.change !== undefined ? { change: pending.change } : {}),
           before: before ? { hash: before.hash, size: before.bytes.length } : null,
           after: pending.after ? { hash: pending.after.hash, size: pending.after.bytes.length } : null,
           lines_added: pending.linesAdded,

@@ -26,6 +26,11 @@ export interface HistoryVersion {
   session: string | null;
   /** The editguard instance (process) that produced it (origin 'write'), else null; null too for records older than instance ids. */
   instance: string | null;
+  /**
+   * The change this version belongs to (origin 'write'), else null: the id of the write, shared by
+   * every file of one ApplyPatch — undoing the change undoes them all.
+   */
+  change: string | null;
   linesAdded: number;
   linesRemoved: number;
 }
@@ -54,6 +59,8 @@ const BaseRec = z.object({
   session: z.string().nullable(),
   /** Absent in records written before instance ids. */
   instance: z.string().nullable().optional(),
+  /** Absent in records written before change ids. */
+  change: z.string().nullable().optional(),
   lines_added: Count,
   lines_removed: Count,
 });
@@ -66,6 +73,8 @@ const IntentRec = z.object({
   session: z.string(),
   /** The writing process's instance id; absent in records written before instance ids. */
   instance: z.string().optional(),
+  /** The change this write belongs to when it is one file of several (ApplyPatch); else the intent's own id. */
+  change: z.string().optional(),
   before: Image.nullable(),
   after: Image.nullable(),
   lines_added: Count,
@@ -198,6 +207,7 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
         tool: null,
         session: null,
         instance: null,
+        change: null,
         linesAdded: 0,
         linesRemoved: 0,
       });
@@ -212,6 +222,7 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
         tool: w.tool,
         session: w.session,
         instance: w.instance ?? null,
+        change: w.change ?? w.id,
         linesAdded: w.lines_added,
         linesRemoved: w.lines_removed,
       });
@@ -233,6 +244,7 @@ function fromBaseRec(b: BaseRec): HistoryVersion {
     tool: b.tool,
     session: b.session,
     instance: b.instance ?? null,
+    change: b.change ?? null,
     linesAdded: b.lines_added,
     linesRemoved: b.lines_removed,
   };
@@ -249,6 +261,7 @@ function toBaseRec(v: HistoryVersion): BaseRec {
     tool: v.tool,
     session: v.session,
     instance: v.instance,
+    change: v.change,
     lines_added: v.linesAdded,
     lines_removed: v.linesRemoved,
   };

@@ -54,6 +54,10 @@ export const FileHistoryOutput = z.strictObject({
         tool: z.string().nullable(),
         session: z.string().nullable(),
         instance: z.string().nullable(),
+        change: z
+          .string()
+          .nullable()
+          .describe('The change id (shared by every file of one ApplyPatch); RestoreFile { change } undoes it'),
         exists: z.boolean(),
         size: z.number().int(),
         hash: z.string().nullable(),

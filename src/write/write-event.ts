@@ -2,7 +2,7 @@
 import type { Session } from '../session/session.js';
 
 /** The tools that write through the pipeline (the wire names). */
-export type WritingTool = 'Edit' | 'MultiEdit' | 'Write' | 'NotebookEdit' | 'RestoreFile';
+export type WritingTool = 'Edit' | 'MultiEdit' | 'Write' | 'NotebookEdit' | 'ApplyPatch' | 'RestoreFile';
 
 /** A committed write, as history and the watcher see it. */
 export interface WriteEvent {
@@ -14,6 +14,8 @@ export interface WriteEvent {
   linesAdded: number;
   linesRemoved: number;
   time: number;
+  /** The change this write is one file of (a transaction of several files); undefined: a change of its own. */
+  change?: string | undefined;
   /**
    * The file's identity right after a write (set once it is on disk): the watcher's next event for
    * the path is ours — no re-read — while the file still has exactly this identity.

@@ -201,9 +201,22 @@ describe('derive()', () => {
       tool: 'Edit',
       session: 'sess-1',
       instance: null,
+      change: 'i1',
       linesAdded: 1,
       linesRemoved: 2,
     });
+  });
+
+  it("a written version's change is its intent's own id, or the change the intent names (one of several files)", () => {
+    const versions = derive(
+      manifest(w('i1', 'A', 'B'), c('i1'), { ...w('i2', 'B', 'C'), change: 'patch-1' }, c('i2')),
+      undefined,
+    ).versions;
+    expect(versions.map((v) => [v.origin, v.change])).toEqual([
+      ['initial', null],
+      ['write', 'i1'],
+      ['write', 'patch-1'],
+    ]);
   });
 
   it('a written version names the instance of its intent; one recorded before instance ids names none (issue 15)', () => {

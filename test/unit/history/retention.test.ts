@@ -21,6 +21,7 @@ function file(...versions: Array<[string | null, number, number]>): {
       tool: 'Edit',
       session: 's',
       instance: null,
+      change: null,
       linesAdded: 0,
       linesRemoved: 0,
     })),
