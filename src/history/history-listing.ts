@@ -23,7 +23,7 @@ export interface VersionView {
   session: string | null;
   /** The editguard instance (process) that wrote it; null for versions not written by editguard, or recorded before instance ids. */
   instance: string | null;
-  /** The change it belongs to (one id for every file of an ApplyPatch); null for versions not written by editguard. */
+  /** The change it belongs to (one id for every file of a multi-file change); null for versions not written by editguard. */
   change: string | null;
   exists: boolean;
   size: number;

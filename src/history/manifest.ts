@@ -27,8 +27,8 @@ export interface HistoryVersion {
   /** The editguard instance (process) that produced it (origin 'write'), else null; null too for records older than instance ids. */
   instance: string | null;
   /**
-   * The change this version belongs to (origin 'write'), else null: the id of the write, shared by
-   * every file of one ApplyPatch — undoing the change undoes them all.
+   * The change this version belongs to (origin 'write'), else null: the id of the write, or the id
+   * shared by every file of one multi-file change (so the change can be found, and undone, as one).
    */
   change: string | null;
   linesAdded: number;
@@ -73,7 +73,7 @@ const IntentRec = z.object({
   session: z.string(),
   /** The writing process's instance id; absent in records written before instance ids. */
   instance: z.string().optional(),
-  /** The change this write belongs to when it is one file of several (ApplyPatch); else the intent's own id. */
+  /** The change this write belongs to when it is one file of several; absent: the intent's own id. */
   change: z.string().optional(),
   before: Image.nullable(),
   after: Image.nullable(),

@@ -57,7 +57,9 @@ export const FileHistoryOutput = z.strictObject({
         change: z
           .string()
           .nullable()
-          .describe('The change id (shared by every file of one ApplyPatch); RestoreFile { change } undoes it'),
+          .describe(
+            'The change this version belongs to: one id per write, shared by every file of a multi-file change; null when not written by editguard',
+          ),
         exists: z.boolean(),
         size: z.number().int(),
         hash: z.string().nullable(),

@@ -118,6 +118,10 @@ describe.each(TRANSPORTS)('File history over %s', (kind) => {
     expect(v2!.session).toBe(v3!.session);
     expect(v1!.session).toBe(v3!.session);
     expect(v0!.session).toBeNull();
+    // Each write is a change of its own (one id per write); the state before the first write has none.
+    expect(v0!.change).toBeNull();
+    expect(new Set([v1!.change, v2!.change, v3!.change]).size).toBe(3);
+    for (const v of [v1, v2, v3]) expect(v!.change).toMatch(/^[0-9a-f]{16}$/);
     if (h.session) expect(v3!.session).toBe(h.session.shortId);
     const times = l.versions.map((v) => Date.parse(v.time));
     expect(times.every((t) => Number.isFinite(t))).toBe(true);
