@@ -55,7 +55,7 @@ export function parseUnifiedDiff(src: PatchLines): ParsedPatch {
       if (cur?.newName === undefined) {
         throw parseError(n + 1, "a hunk before its file names: expected '--- a/path' and '+++ b/path' lines first");
       }
-      const read = parseUnifiedHunk(lines, n, to);
+      const read = parseUnifiedHunk(lines, n, src.end);
       cur.hunks.push(read.hunk);
       cur.newNoNewline = read.newNoNewline;
       n = read.next;

@@ -71,13 +71,17 @@ describe('parsePatch() on Codex patches', () => {
   });
 
   it('reads several @@ anchor lines in a row as narrowing anchors, and "@@" alone as none', () => {
-    const p = parsePatch('*** Begin Patch\n*** Update File: a.py\n@@ class Foo\n@@   def bar(self):\n@@\n-x\n+y\n*** End Patch');
+    const p = parsePatch(
+      '*** Begin Patch\n*** Update File: a.py\n@@ class Foo\n@@   def bar(self):\n@@\n-x\n+y\n*** End Patch',
+    );
     const op = p.ops[0]!;
     expect(op.kind === 'update' && op.hunks[0]!.anchors).toEqual(['class Foo', 'def bar(self):']);
   });
 
   it('accepts a first hunk without @@, empty lines as empty context, and unicode (scenario 019)', () => {
-    const p = parsePatch('*** Begin Patch\n*** Update File: foo.txt\n line1\n\n-naïve café\n+naïve café ✅\n*** End Patch \n');
+    const p = parsePatch(
+      '*** Begin Patch\n*** Update File: foo.txt\n line1\n\n-naïve café\n+naïve café ✅\n*** End Patch \n',
+    );
     const op = p.ops[0]!;
     expect(op.kind === 'update' && op.hunks[0]!.oldLines).toEqual(['line1', '', 'naïve café']);
     expect(op.kind === 'update' && op.hunks[0]!.newLines).toEqual(['line1', '', 'naïve café ✅']);
@@ -124,14 +128,46 @@ describe('parsePatch() on Codex patches', () => {
   });
 
   it.each([
-    ['a missing End Patch', '*** Begin Patch\n*** Delete File: a', /line 2: the last line of the patch must be '\*\*\* End Patch'/],
-    ['an empty Update (scenario 008)', '*** Begin Patch\n*** Update File: test.py\n*** End Patch', /line 2: '\*\*\* Update File: test.py' has no hunks/],
-    ['an @@ without lines', '*** Begin Patch\n*** Update File: a\n@@\n*** End Patch', /line 4: expected a hunk line starting with ' '/],
-    ['@@ followed by End of File', '*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch', /line 4: expected a hunk line/],
-    ['a stray line in a hunk', '*** Begin Patch\n*** Update File: a\n@@\n-x\nbad\n*** End Patch', /line 5: expected '@@' to open the next hunk/],
-    ['a blank line inside an Add', '*** Begin Patch\n*** Add File: a\n+x\n\n+y\n*** End Patch', /line 5: .*the blank line before it ended '\*\*\* Add File: a'/],
-    ['a path changed twice', '*** Begin Patch\n*** Delete File: a\n*** Add File: a\n+x\n*** End Patch', /line 3: a is already changed by the operation at line 2/],
-    ['an Add without a path', '*** Begin Patch\n*** Add File:\n+x\n*** End Patch', /line 2: expected a path after '\*\*\* Add File:'/],
+    [
+      'a missing End Patch',
+      '*** Begin Patch\n*** Delete File: a',
+      /line 2: the last line of the patch must be '\*\*\* End Patch'/,
+    ],
+    [
+      'an empty Update (scenario 008)',
+      '*** Begin Patch\n*** Update File: test.py\n*** End Patch',
+      /line 2: '\*\*\* Update File: test.py' has no hunks/,
+    ],
+    [
+      'an @@ without lines',
+      '*** Begin Patch\n*** Update File: a\n@@\n*** End Patch',
+      /line 4: expected a hunk line starting with ' '/,
+    ],
+    [
+      '@@ followed by End of File',
+      '*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch',
+      /line 4: expected a hunk line/,
+    ],
+    [
+      'a stray line in a hunk',
+      '*** Begin Patch\n*** Update File: a\n@@\n-x\nbad\n*** End Patch',
+      /line 5: expected '@@' to open the next hunk/,
+    ],
+    [
+      'a blank line inside an Add',
+      '*** Begin Patch\n*** Add File: a\n+x\n\n+y\n*** End Patch',
+      /line 5: .*the blank line before it ended '\*\*\* Add File: a'/,
+    ],
+    [
+      'a path changed twice',
+      '*** Begin Patch\n*** Delete File: a\n*** Add File: a\n+x\n*** End Patch',
+      /line 3: a is already changed by the operation at line 2/,
+    ],
+    [
+      'an Add without a path',
+      '*** Begin Patch\n*** Add File:\n+x\n*** End Patch',
+      /line 2: expected a path after '\*\*\* Add File:'/,
+    ],
   ])('rejects %s, naming the line', (_name, text, message) => {
     const err = parseErrorOf(text);
     expect(err.code).toBe('INVALID_INPUT');
