@@ -33,6 +33,7 @@ const RANKS: Readonly<Record<string, number>> = {
   'search/': 3,
   'read/': 3,
   'edit/': 3,
+  'patch/': 3,
   // L4 MCP adapters.
   'tools/': 4,
   'resources/': 4,
