@@ -16,6 +16,8 @@ import { LineIndexCache } from './text/line-index-cache.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
 import type { WriteEvent, WriteRecorder } from './write/write-event.js';
 import { WorkerPool } from './workers/worker-pool.js';
+import { recoverTransactions } from './write/recover-transactions.js';
+import { TransactionJournals } from './write/transaction-journal.js';
 import { WritePipeline } from './write/write-pipeline.js';
 
 export interface AppEnv {
@@ -97,13 +99,18 @@ export async function createApp(config: Config, env: AppEnv): Promise<App> {
     home: env.home,
   });
   const history = await openHistory(config, env, instanceId);
+  // Without history nothing is kept in the state dir, not even locks: writers then serialise per process only.
+  const fileLock = config.history.enabled ? stateDirWriteLocks(env.stateDir, env.log) : undefined;
+  // A change of several files is journalled in the state dir; one a crash cut short is rolled back before serving.
+  const journals = config.history.enabled ? new TransactionJournals(env.stateDir, config.durability) : undefined;
+  if (journals) await recoverTransactions({ journals, fileLock, log: env.log, maxEditBytes: config.maxEditBytes });
   const writes = new WritePipeline({
     maxEditBytes: config.maxEditBytes,
     durability: config.durability,
     fallbackEncoding: config.fallbackEncoding,
     recorder: env.recorder ?? (history && reportedAsUnavailable(history, env.stateDir)),
-    // Without history nothing is kept in the state dir, not even locks: writers then serialise per process only.
-    fileLock: config.history.enabled ? stateDirWriteLocks(env.stateDir, env.log) : undefined,
+    fileLock,
+    journals,
     log: env.log,
   });
   history?.schedulePruning(config.history.pruneIntervalMinutes * 60_000);

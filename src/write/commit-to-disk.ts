@@ -12,6 +12,7 @@ import {
   writeInPlaceSync,
   writeTemp,
   type AtomicWriteOps,
+  type Ownership,
 } from '../fs/atomic-write.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
 import { readAllAt } from '../fs/confined-read.js';
@@ -37,6 +38,8 @@ export interface DiskCommitRequest {
   current: CurrentFile;
   change: DiskChange;
   ops?: AtomicWriteOps | undefined;
+  /** Mode and owner of a file this write creates (undefined: the defaults); an existing file keeps its own. */
+  keep?: Ownership | undefined;
 }
 
 export interface DiskCommit {
@@ -182,7 +185,7 @@ export async function writeTempFor(req: DiskCommitRequest): Promise<string | und
     req.dir,
     req.name,
     change.bytes,
-    current.exists ? current.stat : undefined,
+    current.exists ? current.stat : req.keep,
     req.ops ?? realOps,
     AS_ROOT,
   );

@@ -1,7 +1,10 @@
-// The one write path (DESIGN §1, §5), top to bottom in #run(): lock (this process, then every process of
-// the state dir) → load through the verified directory → plan (tool logic, stale check) → permission →
-// history's backup beside the temp written and synced → re-check + publish in one synchronous call →
-// state update → directory fsync → history record → the replaced inode checked for an outside write.
+// The one write path (DESIGN §1, §5), top to bottom in #run(), for one file or a change of several: locks (this
+// process, then every process of the state dir; in path order) → load through the verified directories → plan
+// (tool logic, stale checks) → permission → history's backups beside the temps written and synced → a journal when
+// several files change → re-check + publish of each in one synchronous call (a failure puts back those already
+// published) → state update → directory fsyncs → journal removed → history records → replaced inodes checked for
+// an outside write.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolError, fsError } from '../errors.js';
@@ -9,7 +12,7 @@ import { realOps, removeQuietly, type AtomicWriteOps } from '../fs/atomic-write.
 import { ConfinedDir } from '../fs/confined-dir.js';
 import { digest } from '../fs/digest.js';
 import type { Release } from '../fs/dir-lock.js';
-import { errnoCode, isGone } from '../fs/errno.js';
+import { isGone } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { Logger } from '../log.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -19,69 +22,25 @@ import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
 import { commitToDisk, writeTempFor, type DiskCommit, type DiskCommitRequest } from './commit-to-disk.js';
 import { loadCurrentFile, type CurrentFile } from './current-file.js';
-import { assertFresh, FreshnessDecision } from './freshness.js';
-import type { WriteEvent, WriteRecorder, WritingTool } from './write-event.js';
+import { assertWritable } from './assert-writable.js';
+import { planContext, type ChangeRequest, type DeletePlan, type WritePlan, type WriteRequest } from './change-plan.js';
+import { revertFile } from './revert-file.js';
+import type { TransactionJournals } from './transaction-journal.js';
+import type { WriteEvent, WriteRecorder } from './write-event.js';
 
-export interface PlanContext {
-  /**
-   * NOT_READ unless this session read the file (and, with fullView, saw all of it); STALE when
-   * its bytes changed since (a missing file is always fresh). Tools call it at their place in the
-   * seeds' validation order; the decision it returns goes into the plan.
-   */
-  assertFresh(opts?: { fullView?: boolean }): FreshnessDecision;
-  /** For tools with a freshness rule of their own (RestoreFile checks against history). */
-  waiveFreshness(): FreshnessDecision;
-}
-
-/** Nothing to write (e.g. already applied, or already the wanted content): only the output. */
-export interface NoChangePlan {
-  change: 'none';
-  output: ToolOutput;
-}
-
-interface ChangePlanBase {
-  /** How the plan decided freshness: no existing content is replaced unseen. */
-  freshness: FreshnessDecision;
-  linesAdded: number;
-  linesRemoved: number;
-  output: ToolOutput;
-}
-
-/** New bytes for the file (created if missing). */
-export interface WritePlan extends ChangePlanBase {
-  change: 'write';
-  bytes: Buffer;
-  /** LF text to remember as what the session now knows of the file (undefined: binary). */
-  text: string | undefined;
-  /** Lines (notebooks: cells) of the new content; counted from `text` when omitted. */
-  totalLines?: number;
-  /** Whether the session has now seen the whole file (false keeps a ranged view partial). */
-  fullView: boolean;
-  /** Called with the new bytes' hash once they are on disk and recorded. */
-  onCommitted?: (afterHash: string) => void;
-}
-
-/** The file goes away (RestoreFile of a version in which it did not exist). */
-export interface DeletePlan extends ChangePlanBase {
-  change: 'delete';
-}
-
-/** What a tool's plan decides: no change, new bytes, or no file. */
-export type Plan = NoChangePlan | WritePlan | DeletePlan;
-
-/** The steps of a write, in order, as `WriteRequest.progress` hears of them (a dry run stops after 'plan'). */
-export const WRITE_STAGES = ['read', 'plan', 'backup', 'write', 'record'] as const;
-export type WriteStage = (typeof WRITE_STAGES)[number];
-
-export interface WriteRequest {
-  target: ResolvedPath;
-  tool: WritingTool;
-  session: Session;
-  dryRun: boolean;
-  plan(current: CurrentFile, ctx: PlanContext): Plan | Promise<Plan>;
-  /** Told as each stage starts (MCP progress of a long write); stages that do not happen are skipped. */
-  progress?: ((stage: WriteStage) => void) | undefined;
-}
+export type {
+  ChangePlan,
+  ChangeRequest,
+  DeletePlan,
+  NoChangePlan,
+  Plan,
+  PlanContext,
+  PlannedFile,
+  WritePlan,
+  WriteRequest,
+  WriteStage,
+} from './change-plan.js';
+export { WRITE_STAGES } from './change-plan.js';
 
 export interface WritePipelineOptions {
   maxEditBytes: number;
@@ -99,6 +58,18 @@ export interface WritePipelineOptions {
    * with the release once this process holds the file's lock. @throws ToolError when it cannot.
    */
   fileLock?: ((realPath: string, display: string) => Promise<Release>) | undefined;
+  /** Where a change to several files is journalled before its first publish (undefined: no crash recovery). */
+  journals?: TransactionJournals | undefined;
+}
+
+/** One file of a change on its way to disk. */
+interface FileStep {
+  target: ResolvedPath;
+  plan: WritePlan | DeletePlan;
+  event: WriteEvent;
+  commit: DiskCommitRequest;
+  temp?: string | undefined;
+  disk?: DiskCommit | undefined;
 }
 
 /** The one write path every writing tool goes through (DESIGN §1); one per process, shared by sessions. */
@@ -118,113 +89,247 @@ export class WritePipeline {
     this.#listeners.push(listener);
   }
 
+  /** One file's write: a change of one file (see runChange). */
+  run(req: WriteRequest): Promise<ToolOutput> {
+    return this.runChange({
+      targets: [req.target],
+      tool: req.tool,
+      session: req.session,
+      dryRun: req.dryRun,
+      progress: req.progress,
+      plan: async ([file]) => {
+        const plan = await req.plan(file!.current, file!.ctx);
+        return { plans: [plan], output: plan.output };
+      },
+    });
+  }
+
   /**
-   * Runs one write under the file's lock (this process's, then — unless a dry run — the state dir's,
-   * shared by every process): loads the file through its verified directory, lets the plan decide
-   * (its freshness decision included), then — unless it is a dry run or a plan without change —
-   * checks write permission, backs up, writes the temp, re-checks and publishes in one synchronous
-   * section, updates the session and tells history; an outside write caught on the replaced inode
-   * goes to history too and the result says so.
+   * Runs one change under its files' locks — this process's, then (unless a dry run) the state dir's shared by
+   * every process, both taken in the order of the real paths so that two changes never wait on each other: loads
+   * every file through its verified directory, lets the plan decide (its freshness decisions included), then —
+   * unless it is a dry run or nothing changes — checks write permission, backs up and writes the temps, journals a
+   * change of several files, re-checks and publishes each in one synchronous section (a failure puts back the files
+   * already published), updates the session and tells history; an outside write caught on a replaced inode goes to
+   * history too and the result says so.
    * @throws ToolError IS_DIRECTORY, INVALID_PATH, TOO_LARGE, STALE (changed between plan and write),
    *   PERMISSION_DENIED (not writable for the server's user, or no write bit), PATH_DENIED (a
    *   directory or the file swapped mid-call), HISTORY_UNAVAILABLE and IO_ERROR (from the recorder and
    *   the lock), DISK_FULL, READ_ONLY_FS and the other codes fsError maps, and whatever the plan throws.
    */
-  async run(req: WriteRequest): Promise<ToolOutput> {
-    const real = req.target.realPath;
-    return this.locks.run(real, async () => {
-      let release: Release | undefined;
+  async runChange(req: ChangeRequest): Promise<ToolOutput> {
+    const ordered = [...req.targets].sort((a, b) => (a.realPath < b.realPath ? -1 : a.realPath > b.realPath ? 1 : 0));
+    const first = req.targets[0]!.input;
+    return this.#locked(ordered, async () => {
+      const releases: Release[] = [];
       try {
         // A dry run writes nothing: other processes need not wait for it.
-        if (!req.dryRun) release = await this.#opts.fileLock?.(real, req.target.input);
-        return await this.#run(req, real);
+        if (!req.dryRun && this.#opts.fileLock)
+          for (const t of ordered) releases.push(await this.#opts.fileLock(t.realPath, t.input));
+        return await this.#run(req);
       } catch (err) {
-        throw fsError(err, req.target.input) ?? err;
+        throw fsError(err, first) ?? err;
       } finally {
-        await release?.().catch((err: unknown) =>
-          this.#opts.log.warn(`could not release the write lock of ${real}`, err),
-        );
+        for (const release of releases.reverse()) {
+          await release().catch((err: unknown) => this.#opts.log.warn('could not release a write lock', err));
+        }
       }
     });
   }
 
-  async #run(req: WriteRequest, real: string): Promise<ToolOutput> {
-    const name = path.basename(real);
-    const display = req.target.input;
-    // Everything below goes through this descriptor, verified to be where policy resolved the file.
-    let dir = openDirIfExists(path.dirname(real));
-    let disk: DiskCommit | undefined;
+  /** This process's locks of `targets`, taken one after another in their order. */
+  #locked<T>(targets: ResolvedPath[], body: () => Promise<T>): Promise<T> {
+    const [head, ...rest] = targets;
+    return head === undefined ? body() : this.locks.run(head.realPath, () => this.#locked(rest, body));
+  }
+
+  async #run(req: ChangeRequest): Promise<ToolOutput> {
+    // Everything below goes through these descriptors, verified to be where policy resolved the files.
+    const dirs = new Map<string, ConfinedDir | undefined>();
+    const steps: FileStep[] = [];
     try {
       req.progress?.('read');
-      const current = loadCurrentFile(req.target, req.session.files.get(real), this.#opts, dir);
-      const { ctx, made } = planContext(current, display);
+      const files = req.targets.map((target) => {
+        const dir = dirOf(dirs, target.realPath);
+        const current = atFile(target, () =>
+          loadCurrentFile(target, req.session.files.get(target.realPath), this.#opts, dir),
+        );
+        return { target, current, ...planContext(current, target.input) };
+      });
       req.progress?.('plan');
-      const plan = await req.plan(current, ctx);
-      if (plan.change === 'write') this.#requireEditableSize(plan.bytes);
-      if (plan.change === 'none' || req.dryRun) return plan.output;
-      // The invariant that makes this the only write path: no existing content is replaced unseen.
-      if (!made.has(plan.freshness))
-        throw new Error(`${req.tool} planned a write to ${real} without a freshness decision of its own`);
-      if (current.exists) assertWritable(dir!, name, current.stat, display);
-      dir ??= ConfinedDir.openCreating(path.dirname(real));
+      const { plans, output } = await req.plan(files);
+      for (const plan of plans) if (plan.change === 'write') this.#requireEditableSize(plan.bytes);
+      const time = (this.#opts.clock ?? Date.now)();
+      for (const [i, { target, current, made }] of files.entries()) {
+        const plan = plans[i]!;
+        if (plan.change === 'none' || req.dryRun) continue;
+        // The invariant that makes this the only write path: no existing content is replaced unseen.
+        if (!made.has(plan.freshness))
+          throw new Error(`${req.tool} planned a write to ${target.realPath} without a freshness decision of its own`);
+        const parent = path.dirname(target.realPath);
+        const name = path.basename(target.realPath);
+        if (current.exists) assertWritable(dirs.get(parent)!, name, current.stat, target.input);
+        const dir = dirs.get(parent) ?? ConfinedDir.openCreating(parent);
+        dirs.set(parent, dir);
+        const event = writeEvent(req, target.realPath, plan, current, time);
+        const change =
+          plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
+        const keep = plan.change === 'write' ? plan.keep : undefined;
+        steps.push({
+          target,
+          plan,
+          event,
+          commit: { dir, name, display: target.input, current, change, ops: this.#opts.ops, keep },
+        });
+      }
+      if (steps.length === 0) return output;
 
-      const event = writeEvent(req, real, plan, current, (this.#opts.clock ?? Date.now)());
-      const change =
-        plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
-      const commit: DiskCommitRequest = { dir, name, display, current, change, ops: this.#opts.ops };
       req.progress?.('backup');
-      const temp = await this.#backupBesideTemp(event, commit);
+      await this.#backupsBesideTemps(steps);
+      const endJournal = steps.length > 1 ? await this.#journal(req, steps) : undefined;
       req.progress?.('write');
-      disk = commitToDisk(commit, temp);
-      // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
-      dir.verify();
-      if (disk.stat)
-        event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
-      if (plan.change === 'write' && event.after && disk.stat) {
-        rememberWrite(req.session, real, plan, event.after.hash, disk.stat);
-        plan.onCommitted?.(event.after.hash);
-      } else {
-        req.session.files.delete(real);
+      await this.#publishAll(steps);
+      for (const s of steps) this.#committed(req, s);
+      // The renames made durable before the journal goes, history's commit lines and the reply.
+      if (this.#opts.durability !== 'relaxed')
+        for (const dir of new Set(steps.map((s) => s.commit.dir))) await dir.fsync();
+      await endJournal?.();
+      req.progress?.('record');
+      for (const s of steps) {
+        try {
+          await this.#opts.recorder?.commit(s.event);
+        } catch (err) {
+          // The file is written; a failed history record must not turn success into failure.
+          this.#opts.log.warn(
+            `history record for ${s.event.path} failed (${req.tool}, session ${req.session.shortId})`,
+            err,
+          );
+        }
       }
-      for (const l of this.#listeners) l(event);
-      // The rename made durable before history's commit line and the reply.
-      if (this.#opts.durability !== 'relaxed') await dir.fsync();
-      try {
-        req.progress?.('record');
-        await this.#opts.recorder?.commit(event);
-      } catch (err) {
-        // The file is written; a failed history record must not turn success into failure.
-        this.#opts.log.warn(`history record for ${real} failed (${req.tool}, session ${req.session.shortId})`, err);
-      }
-      // Checked after the history commit, so a writer that opened the old inode has had time to land.
-      // Oldest first: a write into the inode we replaced, then a file renamed in that our publish took.
-      const outside = [await disk.replaced?.landed(), disk.grabbed].filter((b) => b !== undefined);
-      if (outside.length === 0) return plan.output;
-      for (const bytes of outside) await this.#keepOutsideWrite(event, bytes);
-      return withOutsideWriteNote(plan.output, display, this.#opts.recorder !== undefined);
+      return await this.#outsideWrites(steps, output);
     } finally {
-      disk?.replaced?.close();
-      dir?.close();
+      for (const s of steps) s.disk?.replaced?.close();
+      for (const dir of dirs.values()) dir?.close();
     }
   }
 
   /**
-   * History's backup and the temp, side by side: the backup's fsyncs and the temp's run on the thread
-   * pool together, and nothing is published before both are done. A temp whose backup failed is
-   * removed; a backup whose temp failed is let finish (an intent without its write stays unconfirmed).
-   * Resolves the temp's name (undefined: a delete, or a write in place).
+   * History's backups and the temps, side by side: the backups' fsyncs and the temps' run on the thread pool
+   * together, and nothing is published before all are done. When any fails, every temp is removed and the first
+   * error thrown; a backup whose write did not happen stays an unconfirmed intent.
    */
-  async #backupBesideTemp(event: WriteEvent, commit: DiskCommitRequest): Promise<string | undefined> {
-    const [backup, temp] = await Promise.allSettled([
-      this.#opts.recorder?.backup(event.path, event.before, event),
-      writeTempFor(commit),
-    ]);
-    if (temp.status === 'rejected') throw temp.reason;
-    if (backup.status === 'rejected') {
-      if (temp.value !== undefined) removeQuietly(commit.dir, temp.value, commit.ops);
-      throw backup.reason;
+  async #backupsBesideTemps(steps: FileStep[]): Promise<void> {
+    const done = await Promise.all(
+      steps.map(async (s) => {
+        const [backup, temp] = await Promise.allSettled([
+          this.#opts.recorder?.backup(s.event.path, s.event.before, s.event),
+          writeTempFor(s.commit),
+        ]);
+        if (temp.status === 'fulfilled') s.temp = temp.value;
+        if (temp.status === 'rejected') return (fsError(temp.reason, s.target.input) ?? temp.reason) as unknown;
+        return backup.status === 'rejected' ? (backup.reason as unknown) : undefined;
+      }),
+    );
+    const failed = done.find((err) => err !== undefined) as unknown;
+    if (failed === undefined) return;
+    this.#removeTemps(steps);
+    throw failed;
+  }
+
+  /** The journal of a change of several files, durable before the first publish; resolves its removal. */
+  async #journal(req: ChangeRequest, steps: FileStep[]): Promise<(() => Promise<void>) | undefined> {
+    if (!this.#opts.journals) return undefined;
+    try {
+      return await this.#opts.journals.begin(
+        req.change ?? randomBytes(8).toString('hex'),
+        steps.map((s) => ({
+          path: s.event.path,
+          before: s.event.before,
+          after: s.event.after?.hash ?? null,
+          temp: s.temp,
+        })),
+      );
+    } catch (err) {
+      this.#removeTemps(steps);
+      throw err;
     }
-    return temp.value;
+  }
+
+  /**
+   * Re-check + publish of every file, in order. When one fails, the temps not yet published go, the files
+   * already published are put back to their pre-images, and its error is thrown, saying so.
+   */
+  async #publishAll(steps: FileStep[]): Promise<void> {
+    for (const [i, s] of steps.entries()) {
+      try {
+        s.disk = atFile(s.target, () => commitToDisk(s.commit, s.temp));
+        s.temp = undefined;
+      } catch (err) {
+        // commitToDisk removed its own temp.
+        s.temp = undefined;
+        this.#removeTemps(steps.slice(i + 1));
+        if (i === 0) throw err;
+        throw await this.#putBack(steps.slice(0, i), err);
+      }
+    }
+  }
+
+  /** Puts the files already published back after a later file of the change failed; the error, saying how it went. */
+  async #putBack(published: FileStep[], err: unknown): Promise<unknown> {
+    const kept: string[] = [];
+    for (const s of [...published].reverse()) {
+      s.disk?.replaced?.close();
+      try {
+        const outcome = await revertFile(s.event.path, s.event.before, s.event.after?.hash ?? null, this.#opts);
+        if (outcome === 'changed') kept.push(s.target.input);
+      } catch (cause) {
+        kept.push(s.target.input);
+        this.#opts.log.warn(`could not put back ${s.event.path} after a failed change`, cause);
+      }
+    }
+    if (!(err instanceof ToolError)) return err;
+    const note = kept.length
+      ? ` The files written before it could not all be put back (${kept.join(', ')}); editguard puts them back when it next starts.`
+      : ' Nothing was written: the files of this change written before it were put back.';
+    return new ToolError(err.code, err.message + note, err.details);
+  }
+
+  /** A published file's bookkeeping: its identity, the session's record, the listeners (the watcher). */
+  #committed(req: ChangeRequest, s: FileStep): void {
+    const { disk, event, plan } = s;
+    // Portable mode: a swap during the path-based publish is reported, though it cannot be undone (README).
+    s.commit.dir.verify();
+    if (disk?.stat)
+      event.written = { dev: disk.stat.dev, ino: disk.stat.ino, size: disk.stat.size, mtimeMs: disk.stat.mtimeMs };
+    if (plan.change === 'write' && event.after && disk?.stat) {
+      rememberWrite(req.session, event.path, plan, event.after.hash, disk.stat);
+      plan.onCommitted?.(event.after.hash);
+    } else {
+      req.session.files.delete(event.path);
+    }
+    for (const l of this.#listeners) l(event);
+  }
+
+  /**
+   * Checked after the history commit, so a writer that opened an old inode has had time to land. Oldest first: a
+   * write into the inode we replaced, then a file renamed in that our publish took; each goes to history.
+   */
+  async #outsideWrites(steps: FileStep[], output: ToolOutput): Promise<ToolOutput> {
+    let out = output;
+    for (const s of steps) {
+      const outside = [await s.disk?.replaced?.landed(), s.disk?.grabbed].filter((b) => b !== undefined);
+      if (outside.length === 0) continue;
+      for (const bytes of outside) await this.#keepOutsideWrite(s.event, bytes);
+      out = withOutsideWriteNote(out, s.target.input, this.#opts.recorder !== undefined);
+    }
+    return out;
+  }
+
+  #removeTemps(steps: FileStep[]): void {
+    for (const s of steps) {
+      if (s.temp !== undefined) removeQuietly(s.commit.dir, s.temp, s.commit.ops);
+      s.temp = undefined;
+    }
   }
 
   /** An outside write our write replaced: into history as a version of its own (DESIGN §5 "Nothing lost"). */
@@ -254,22 +359,20 @@ export class WritePipeline {
   }
 }
 
-/** The plan's freshness calls, and the decisions they made (a write needs one of them). */
-function planContext(current: CurrentFile, display: string): { ctx: PlanContext; made: Set<FreshnessDecision> } {
-  const made = new Set<FreshnessDecision>();
-  const decide = (how: 'checked' | 'waived') => {
-    const decision = new FreshnessDecision(how);
-    made.add(decision);
-    return decision;
-  };
-  const ctx: PlanContext = {
-    assertFresh: (opts) => {
-      assertFresh(current, display, opts?.fullView ?? false);
-      return decide('checked');
-    },
-    waiveFreshness: () => decide('waived'),
-  };
-  return { ctx, made };
+/** Errors of one file's step as codes naming that file. */
+function atFile<T>(target: ResolvedPath, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    throw fsError(err, target.input) ?? err;
+  }
+}
+
+/** The verified directory of `realPath`, opened once per change (undefined while it does not exist). */
+function dirOf(dirs: Map<string, ConfinedDir | undefined>, realPath: string): ConfinedDir | undefined {
+  const parent = path.dirname(realPath);
+  if (!dirs.has(parent)) dirs.set(parent, openDirIfExists(parent));
+  return dirs.get(parent);
 }
 
 /** What the session now knows of a file it wrote: all of it, unless a ranged view stays partial. */
@@ -290,7 +393,7 @@ function rememberWrite(session: Session, real: string, plan: WritePlan, hash: st
 
 /** A write's event: the pre-image as loaded, the new bytes with their hash. */
 function writeEvent(
-  req: WriteRequest,
+  req: ChangeRequest,
   real: string,
   plan: WritePlan | DeletePlan,
   current: CurrentFile,
@@ -305,6 +408,7 @@ function writeEvent(
     linesAdded: plan.linesAdded,
     linesRemoved: plan.linesRemoved,
     time,
+    change: req.change,
   };
 }
 
@@ -316,30 +420,6 @@ function openDirIfExists(dir: string): ConfinedDir | undefined {
     if (isGone(err)) return undefined;
     throw err;
   }
-}
-
-/**
- * PERMISSION_DENIED for a file the server's user may not write, or that has no write bit at all
- * (0444 — respected even by root): replacing it by rename would ignore its permission (issue 11).
- */
-function assertWritable(dir: ConfinedDir, name: string, stat: fs.Stats, display: string): void {
-  let denied = (stat.mode & 0o222) === 0;
-  if (!denied) {
-    try {
-      fs.accessSync(dir.path(name), fs.constants.W_OK);
-    } catch (err) {
-      const code = errnoCode(err);
-      if (code === 'EACCES' || code === 'EPERM') denied = true;
-      else if (code === 'EROFS') throw err;
-    }
-  }
-  if (!denied) return;
-  const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
-  throw new ToolError(
-    'PERMISSION_DENIED',
-    `${display} is read-only for editguard (mode ${mode}, owner uid ${stat.uid}): the server's user may not write it, and editguard does not replace such a file by rename. Nothing was written. Make it writable (e.g. chmod u+w) if it should change, or leave it alone.`,
-    { path: display, mode },
-  );
 }
 
 /** The result of a write that replaced an outside write, saying where that one went. */
