@@ -1,4 +1,5 @@
 // createServer: one McpServer per session with every tool registered — no I/O at import.
+import { APPLY_PATCH_TOOL } from './tools/apply-patch.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   ErrorCode,
@@ -25,7 +26,7 @@ import { WRITE_TOOL } from './tools/write.js';
 import { VERSION } from './version.js';
 
 /** Every tool, in the order tools/list shows them. */
-const EDIT_TOOLS = [READ_TOOL, EDIT_TOOL, MULTI_EDIT_TOOL, NOTEBOOK_EDIT_TOOL, WRITE_TOOL];
+const EDIT_TOOLS = [READ_TOOL, EDIT_TOOL, MULTI_EDIT_TOOL, NOTEBOOK_EDIT_TOOL, WRITE_TOOL, APPLY_PATCH_TOOL];
 const TOOLS = [...EDIT_TOOLS, FILE_HISTORY_TOOL, RESTORE_FILE_TOOL, GLOB_TOOL, GREP_TOOL, LS_TOOL];
 
 export function createServer(app: App, session: Session): McpServer {

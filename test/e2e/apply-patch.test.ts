@@ -1,0 +1,264 @@
+// End-to-end tests of ApplyPatch through a real MCP Client on every transport (issue 29): Codex's apply_patch
+// grammar and unified diffs, the per-file rules of Edit and Write, located-never-guessed hunks, all files or none,
+// one change id in history.
+import fs from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { errorOf, harnessPool, okOf, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
+
+interface PatchFile {
+  file_path: string;
+  action: string;
+  moved_from?: string;
+  lines_added: number;
+  lines_removed: number;
+  line_endings: string;
+  encoding: string;
+}
+
+const codex = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n') + '\n';
+
+describe.each(TRANSPORTS)('ApplyPatch over %s', (kind) => {
+  const { open } = harnessPool(kind);
+  const disk = (h: Harness, rel: string) => fs.readFile(h.path(rel), 'utf8');
+  const exists = (h: Harness, rel: string) =>
+    fs.stat(h.path(rel)).then(
+      () => true,
+      () => false,
+    );
+  const read = async (h: Harness, ...rels: string[]) => {
+    for (const rel of rels) okOf(await h.call('Read', { file_path: h.path(rel) }));
+  };
+  const patch = (h: Harness, text: string, extra: Record<string, unknown> = {}) =>
+    h.call('ApplyPatch', { patch: text, ...extra });
+
+  it('updates, adds, deletes and moves files in one change; CRLF stays CRLF, the rest of each file is untouched', async () => {
+    const h = await open({
+      files: {
+        'a.txt': 'one\r\ntwo\r\nthree\r\n',
+        'b.py': 'def greet():\n    print("Hi")\n\ndef other():\n    pass\n',
+        'old.txt': 'gone\n',
+        'src.txt': 'x\ny\n',
+      },
+    });
+    await read(h, 'a.txt', 'b.py', 'old.txt', 'src.txt');
+    const out = okOf(
+      await patch(
+        h,
+        codex(
+          '*** Update File: a.txt',
+          '@@',
+          ' one',
+          '-two',
+          '+TWO',
+          ' three',
+          '*** Update File: b.py',
+          '@@ def greet():',
+          '-    print("Hi")',
+          '+    print("Hello")',
+          '*** Add File: dir/new.txt',
+          '+fresh',
+          '+file',
+          '*** Delete File: old.txt',
+          '*** Update File: src.txt',
+          '*** Move to: moved/dst.txt',
+          '@@',
+          ' x',
+          '-y',
+          '+z',
+        ),
+      ),
+    );
+    expect(await disk(h, 'a.txt')).toBe('one\r\nTWO\r\nthree\r\n');
+    expect(await disk(h, 'b.py')).toBe('def greet():\n    print("Hello")\n\ndef other():\n    pass\n');
+    expect(await disk(h, 'dir/new.txt')).toBe('fresh\nfile\n');
+    expect(await exists(h, 'old.txt')).toBe(false);
+    expect(await exists(h, 'src.txt')).toBe(false);
+    expect(await disk(h, 'moved/dst.txt')).toBe('x\nz\n');
+    const files = out.files as PatchFile[];
+    expect(files.map((f) => [f.action, f.file_path, f.lines_added, f.lines_removed])).toEqual([
+      ['updated', 'a.txt', 1, 1],
+      ['updated', 'b.py', 1, 1],
+      ['added', 'dir/new.txt', 2, 0],
+      ['deleted', 'old.txt', 0, 1],
+      ['moved', 'moved/dst.txt', 1, 1],
+    ]);
+    expect(files[0]!.line_endings).toBe('CRLF');
+    expect(files[4]!.moved_from).toBe('src.txt');
+    expect(out.dry_run).toBe(false);
+    expect(out.change_id).toMatch(/^[0-9a-f]{16}$/);
+    // One change in history: every file's new version names it.
+    for (const rel of ['a.txt', 'b.py', 'dir/new.txt', 'old.txt']) {
+      const listed = okOf(await h.call('FileHistory', { file_path: h.path(rel) }));
+      const versions = listed.versions as Array<{ change: string | null; tool: string | null }>;
+      expect(versions[0]).toMatchObject({ change: out.change_id, tool: 'ApplyPatch' });
+    }
+    // The session knows the written files: an Edit of one needs no new Read.
+    okOf(await h.call('Edit', { file_path: h.path('a.txt'), old_string: 'TWO', new_string: '2' }));
+    expect(await disk(h, 'a.txt')).toBe('one\r\n2\r\nthree\r\n');
+  });
+
+  it('all files or none: a hunk that matches nowhere in the second file leaves the first untouched (NO_MATCH names file and hunk)', async () => {
+    const h = await open({ files: { 'a.txt': 'a\nb\n', 'b.txt': 'c\nd\n' } });
+    await read(h, 'a.txt', 'b.txt');
+    const err = errorOf(
+      await patch(h, codex('*** Update File: a.txt', '@@', '-a', '+A', '*** Update File: b.txt', '@@', '-zzz', '+Z')),
+    );
+    expect(err.code).toBe('NO_MATCH');
+    expect(err.message).toContain('b.txt');
+    expect(err.message).toMatch(/hunk 1/i);
+    expect(await disk(h, 'a.txt')).toBe('a\nb\n');
+    expect(await disk(h, 'b.txt')).toBe('c\nd\n');
+  });
+
+  it('a hunk that fits two places is AMBIGUOUS, listing them; context makes it unique', async () => {
+    const h = await open({ files: { 'r.txt': 'x = 1\nfoo\nx = 1\nbar\n' } });
+    await read(h, 'r.txt');
+    const err = errorOf(await patch(h, codex('*** Update File: r.txt', '@@', '-x = 1', '+x = 2')));
+    expect(err.code).toBe('AMBIGUOUS');
+    expect(err.message).toContain('r.txt');
+    expect(err.message).toMatch(/\b1\b[\s\S]*\b3\b/);
+    expect(await disk(h, 'r.txt')).toBe('x = 1\nfoo\nx = 1\nbar\n');
+    okOf(await patch(h, codex('*** Update File: r.txt', '@@', ' foo', '-x = 1', '+x = 2')));
+    expect(await disk(h, 'r.txt')).toBe('x = 1\nfoo\nx = 2\nbar\n');
+  });
+
+  it('needs a Read of every file it updates or deletes (NOT_READ) and refuses a changed one (STALE); nothing written', async () => {
+    const h = await open({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
+    await read(h, 'a.txt');
+    const body = codex('*** Update File: a.txt', '@@', '-a', '+A', '*** Delete File: b.txt');
+    expect(errorOf(await patch(h, body)).code).toBe('NOT_READ');
+    await read(h, 'b.txt');
+    await fs.writeFile(h.path('b.txt'), 'changed\n');
+    const stale = errorOf(await patch(h, body));
+    expect(stale.code).toBe('STALE');
+    expect(await disk(h, 'a.txt')).toBe('a\n');
+    expect(await disk(h, 'b.txt')).toBe('changed\n');
+  });
+
+  it('Add over an existing file is a Write: FILE_EXISTS unless read whole, then replaced', async () => {
+    const h = await open({ files: { 'e.txt': 'old\n' } });
+    const body = codex('*** Add File: e.txt', '+new');
+    expect(errorOf(await patch(h, body)).code).toBe('FILE_EXISTS');
+    await read(h, 'e.txt');
+    okOf(await patch(h, body));
+    expect(await disk(h, 'e.txt')).toBe('new\n');
+  });
+
+  it('dry_run returns the same answer and writes nothing', async () => {
+    const h = await open({ files: { 'a.txt': 'a\n' } });
+    await read(h, 'a.txt');
+    const out = okOf(
+      await patch(h, codex('*** Update File: a.txt', '@@', '-a', '+A', '*** Add File: n.txt', '+n'), { dry_run: true }),
+    );
+    expect(out.dry_run).toBe(true);
+    expect((out.files as PatchFile[]).map((f) => f.action)).toEqual(['updated', 'added']);
+    expect(textOf(await patch(h, codex('*** Add File: m.txt', '+m'), { dry_run: true }))).toContain('Dry run');
+    expect(await disk(h, 'a.txt')).toBe('a\n');
+    expect(await exists(h, 'n.txt')).toBe(false);
+  });
+
+  it('a unified diff (git diff): update with hunk line numbers as hints, rename, /dev/null add and delete', async () => {
+    const h = await open({ files: { 'u.txt': 'l1\nl2\nl3\nl4\n', 'ren.txt': 'same\n', 'del.txt': 'bye\n' } });
+    await read(h, 'u.txt', 'ren.txt', 'del.txt');
+    const diff = [
+      'diff --git a/u.txt b/u.txt',
+      '--- a/u.txt',
+      '+++ b/u.txt',
+      '@@ -2,2 +2,2 @@',
+      ' l2',
+      '-l3',
+      '+L3',
+      'diff --git a/ren.txt b/renamed.txt',
+      'similarity index 100%',
+      'rename from ren.txt',
+      'rename to renamed.txt',
+      'diff --git a/add.txt b/add.txt',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ b/add.txt',
+      '@@ -0,0 +1 @@',
+      '+added',
+      '\\ No newline at end of file',
+      'diff --git a/del.txt b/del.txt',
+      'deleted file mode 100644',
+      '--- a/del.txt',
+      '+++ /dev/null',
+      '@@ -1 +0,0 @@',
+      '-bye',
+      '',
+    ].join('\n');
+    const out = okOf(await patch(h, diff));
+    expect(await disk(h, 'u.txt')).toBe('l1\nl2\nL3\nl4\n');
+    expect(await disk(h, 'renamed.txt')).toBe('same\n');
+    expect(await exists(h, 'ren.txt')).toBe(false);
+    expect(await disk(h, 'add.txt')).toBe('added');
+    expect(await exists(h, 'del.txt')).toBe(false);
+    expect((out.files as PatchFile[]).map((f) => f.action)).toEqual(['updated', 'moved', 'added', 'deleted']);
+  });
+
+  it('a parse error is INVALID_INPUT naming the patch line; an empty patch and a bad hunk header are refused', async () => {
+    const h = await open({ files: { 'a.txt': 'a\n' } });
+    await read(h, 'a.txt');
+    const bad = errorOf(await patch(h, codex('*** Update File: a.txt', '@@', '-a', '+A', '*** Frobnicate: x')));
+    expect(bad.code).toBe('INVALID_INPUT');
+    expect(bad.message).toMatch(/line 6/);
+    expect(errorOf(await patch(h, '')).code).toBe('INVALID_INPUT');
+    expect(errorOf(await patch(h, codex())).code).toBe('INVALID_INPUT');
+    const header = errorOf(await patch(h, '--- a/a.txt\n+++ b/a.txt\n@@ -x +y @@\n-a\n+A\n'));
+    expect(header.code).toBe('INVALID_INPUT');
+    expect(header.message).toMatch(/line 3/);
+    expect(await disk(h, 'a.txt')).toBe('a\n');
+  });
+
+  it("tolerates trailing whitespace and curly quotes in the context, keeping the file's bytes; unicode and End of File", async () => {
+    const h = await open({ files: { 't.txt': 'say \u201chi\u201d  \nmiddle\ncaf\u00e9 \u2603\nlast\n' } });
+    await read(h, 't.txt');
+    okOf(
+      await patch(
+        h,
+        codex(
+          '*** Update File: t.txt',
+          '@@',
+          ' say "hi"',
+          '-middle',
+          '+MIDDLE',
+          '@@',
+          ' caf\u00e9 \u2603',
+          '-last',
+          '+LAST \u00fc',
+          '*** End of File',
+        ),
+      ),
+    );
+    expect(await disk(h, 't.txt')).toBe('say \u201chi\u201d  \nMIDDLE\ncaf\u00e9 \u2603\nLAST \u00fc\n');
+  });
+
+  it('a pure addition needs an anchor: it goes after the @@ line, never silently at the end', async () => {
+    const h = await open({ files: { 'c.py': 'class A:\n    x = 1\nclass B:\n    y = 2\n' } });
+    await read(h, 'c.py');
+    okOf(await patch(h, codex('*** Update File: c.py', '@@ class A:', '+    added = 0')));
+    expect(await disk(h, 'c.py')).toBe('class A:\n    added = 0\n    x = 1\nclass B:\n    y = 2\n');
+  });
+
+  it('keeps a UTF-16 file UTF-16 with its BOM', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('alpha\r\nbeta\r\n', 'utf16le')]);
+    const h = await open({ files: { 'w.txt': bytes } });
+    await read(h, 'w.txt');
+    const out = okOf(await patch(h, codex('*** Update File: w.txt', '@@', '-beta', '+gamma')));
+    const after = await fs.readFile(h.path('w.txt'));
+    expect(after.equals(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('alpha\r\ngamma\r\n', 'utf16le')]))).toBe(
+      true,
+    );
+    expect((out.files as PatchFile[])[0]).toMatchObject({ encoding: 'utf-16le', line_endings: 'CRLF' });
+  });
+
+  it('refuses a path outside the roots (PATH_DENIED) before anything is written', async () => {
+    const h = await open({ files: { 'a.txt': 'a\n' } });
+    await read(h, 'a.txt');
+    const err = errorOf(
+      await patch(h, codex('*** Update File: a.txt', '@@', '-a', '+A', '*** Add File: /etc/evil', '+x')),
+    );
+    expect(err.code).toBe('PATH_DENIED');
+    expect(await disk(h, 'a.txt')).toBe('a\n');
+  });
+});
