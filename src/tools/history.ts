@@ -4,6 +4,8 @@ import { fileHistoryView } from '../history/file-history-view.js';
 import { requireStore } from '../history/history-lookup.js';
 import type { HistoryStore } from '../history/history-store.js';
 import { planRestore, withUndoVersion } from '../history/restore-plan.js';
+import { restoreChange } from '../history/restore-change.js';
+import { ToolError } from '../errors.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH } from './output-schema.js';
@@ -17,8 +19,16 @@ export const FileHistoryInput = z.strictObject({
 export type FileHistoryInput = z.input<typeof FileHistoryInput>;
 
 export const RestoreFileInput = z.strictObject({
-  file_path: z.string().describe('The absolute path of the file to restore'),
-  version: semanticNumber(z.number().int().min(0)).describe('The version to restore, as listed by FileHistory'),
+  file_path: z.string().optional().describe('The absolute path of the file to restore (with version)'),
+  version: semanticNumber(z.number().int().min(0))
+    .optional()
+    .describe('The version to restore, as listed by FileHistory (with file_path)'),
+  change: z
+    .string()
+    .optional()
+    .describe(
+      "Instead of file_path and version: a change id (ApplyPatch's change_id, or a version's change in FileHistory) to undo on every file it wrote",
+    ),
   dry_run: semanticBoolean(z.boolean())
     .default(false)
     .describe('Return the diff the restore would make without writing (default false)'),
@@ -38,6 +48,7 @@ export const RESTORE_FILE_DESCRIPTION = `Restores a file to a version listed by 
 - Restoring a version in which the file did not exist deletes the file.
 - Refused (STALE) when the file changed outside editguard since its last recorded version; pass force: true to restore anyway (the current content is saved as a version first).
 - The restore is recorded as a new version, so it can itself be undone (the answer names the version that undoes it). dry_run returns the diff without writing.
+- change: "ID" (instead of file_path and version) undoes a whole change — every file an ApplyPatch (or any write) changed goes back to its version before it, as one change: all files or none, each STALE-checked, force as above.
 - It needs no Read first; after a restore, Read the file before editing it further.`;
 
 /** FileHistory's structuredContent (history-listing.ts HistoryListing). */
@@ -88,6 +99,15 @@ export const RestoreFileOutput = z.strictObject({
   ...OUTSIDE_WRITE,
 });
 
+/** RestoreFile { change }'s structuredContent: each file as RestoreFile reports one. */
+export const RestoreChangeOutput = z.strictObject({
+  change: z.string().describe('The change undone'),
+  change_id: z.string().describe('The undo, itself one change (RestoreFile with it redoes the change)'),
+  files: z.array(RestoreFileOutput.omit({ undo_version: true })),
+  dry_run: z.boolean(),
+  ...OUTSIDE_WRITE,
+});
+
 /** FileHistory as a plain function: strict input → the history engine. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
 export function fileHistory(
   raw: FileHistoryInput,
@@ -108,8 +128,18 @@ export async function restoreFile(
   history: HistoryStore | undefined,
   ctx?: ProgressContext,
 ): Promise<ToolOutput> {
-  const input = parseToolInput(RestoreFileInput, raw);
+  const parsed = parseToolInput(RestoreFileInput, raw);
   const store = requireStore(history);
+  const { file_path, version, change } = parsed;
+  if (change !== undefined && file_path === undefined && version === undefined)
+    return restoreChange({ change, force: parsed.force, dry_run: parsed.dry_run }, store, deps);
+  if (change !== undefined || file_path === undefined || version === undefined) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      'RestoreFile takes either file_path and version (one file) or change (a whole change), not both and not part of one.',
+    );
+  }
+  const input = { ...parsed, file_path, version };
   let restored: { realPath: string; hash: string | null } | undefined;
   const output = await authorizedWrite(
     deps,
@@ -146,7 +176,7 @@ export const RESTORE_FILE_TOOL = defineTool({
   title: 'Restore file version (undo)',
   description: RESTORE_FILE_DESCRIPTION,
   input: RestoreFileInput,
-  output: [RestoreFileOutput],
+  output: [RestoreFileOutput, RestoreChangeOutput],
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   run: (input, deps, extra) => restoreFile(input, deps, deps.history, extra),
 });

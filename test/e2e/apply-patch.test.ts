@@ -261,4 +261,66 @@ describe.each(TRANSPORTS)('ApplyPatch over %s', (kind) => {
     expect(err.code).toBe('PATH_DENIED');
     expect(await disk(h, 'a.txt')).toBe('a\n');
   });
+
+  it('RestoreFile { change } undoes the whole patch as one change (add, update, delete, move), and that undo is undoable', async () => {
+    const h = await open({ files: { 'a.txt': 'a\r\nb\r\n', 'old.txt': 'old\n', 'src.txt': 's\n' } });
+    await read(h, 'a.txt', 'old.txt', 'src.txt');
+    const out = okOf(
+      await patch(
+        h,
+        codex(
+          '*** Update File: a.txt',
+          '@@',
+          '-a',
+          '+A',
+          '*** Add File: n.txt',
+          '+n',
+          '*** Delete File: old.txt',
+          '*** Update File: src.txt',
+          '*** Move to: dst.txt',
+          '@@',
+          '-s',
+          '+S',
+        ),
+      ),
+    );
+    const dry = okOf(await h.call('RestoreFile', { change: out.change_id, dry_run: true }));
+    expect(dry.dry_run).toBe(true);
+    expect(await disk(h, 'a.txt')).toBe('A\r\nb\r\n');
+    const undo = okOf(await h.call('RestoreFile', { change: out.change_id }));
+    expect(undo.change).toBe(out.change_id);
+    expect((undo.files as unknown[]).length).toBe(5);
+    expect(await disk(h, 'a.txt')).toBe('a\r\nb\r\n');
+    expect(await exists(h, 'n.txt')).toBe(false);
+    expect(await disk(h, 'old.txt')).toBe('old\n');
+    expect(await disk(h, 'src.txt')).toBe('s\n');
+    expect(await exists(h, 'dst.txt')).toBe(false);
+    const listed = okOf(await h.call('FileHistory', { file_path: h.path('a.txt') }));
+    expect((listed.versions as Array<{ change: string; tool: string }>)[0]).toMatchObject({
+      change: undo.change_id,
+      tool: 'RestoreFile',
+    });
+    // The undo is one change too: undoing it redoes the patch.
+    okOf(await h.call('RestoreFile', { change: undo.change_id }));
+    expect(await disk(h, 'a.txt')).toBe('A\r\nb\r\n');
+    expect(await disk(h, 'dst.txt')).toBe('S\n');
+  });
+
+  it('RestoreFile { change } is STALE when one file changed outside editguard since, and writes none; force restores all', async () => {
+    const h = await open({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
+    await read(h, 'a.txt', 'b.txt');
+    const out = okOf(
+      await patch(h, codex('*** Update File: a.txt', '@@', '-a', '+A', '*** Update File: b.txt', '@@', '-b', '+B')),
+    );
+    await fs.writeFile(h.path('b.txt'), 'outside\n');
+    const err = errorOf(await h.call('RestoreFile', { change: out.change_id }));
+    expect(err.code).toBe('STALE');
+    expect(await disk(h, 'a.txt')).toBe('A\n');
+    expect(await disk(h, 'b.txt')).toBe('outside\n');
+    okOf(await h.call('RestoreFile', { change: out.change_id, force: true }));
+    expect(await disk(h, 'a.txt')).toBe('a\n');
+    expect(await disk(h, 'b.txt')).toBe('b\n');
+    expect(errorOf(await h.call('RestoreFile', { change: 'feedfacefeedface' })).code).toBe('HISTORY_NOT_FOUND');
+    expect(errorOf(await h.call('RestoreFile', { change: out.change_id, version: 0 })).code).toBe('INVALID_INPUT');
+  });
 });
