@@ -5,7 +5,7 @@ import { encodeText, type TextEncodingName } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import type { TextFacts } from '../text/describe-text.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { spliceLineDoc, type LineDoc, type SpliceList } from '../text/line-endings.js';
+import { lengthAfter, spliceLineDoc, type LineDoc } from '../text/line-endings.js';
 import { editSnippet, regionPatch, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 
@@ -95,13 +95,4 @@ export function editAnswer(
       ...facts,
     },
   };
-}
-
-/** Length of the text after the splices (a replace_all may make millions). */
-function lengthAfter(length: number, splices: SpliceList): number {
-  for (let k = 0; k < splices.length; k++) {
-    const sp = splices.at(k)!;
-    length += sp.replacement.length - (sp.end - sp.start);
-  }
-  return length;
 }
