@@ -14,7 +14,7 @@ import { protectedGlobs } from './policy/protected-globs.js';
 import { Session } from './session/session.js';
 import { LineIndexCache } from './text/line-index-cache.js';
 import { newSessionId, randomInstanceId } from './session/session-id.js';
-import type { WriteEvent, WriteRecorder } from './write/write-event.js';
+import type { WriteRecorder } from './write/write-event.js';
 import { WorkerPool } from './workers/worker-pool.js';
 import { recoverTransactions } from './write/recover-transactions.js';
 import { TransactionJournals } from './write/transaction-journal.js';
@@ -196,18 +196,13 @@ function pathOf(err: unknown): string | undefined {
 }
 
 /** The history store as the pipeline's recorder, with a failed backup reported as HISTORY_UNAVAILABLE. */
-function reportedAsUnavailable(history: WriteRecorder, stateDir: string): WriteRecorder {
+function reportedAsUnavailable(history: HistoryStore, stateDir: string): WriteRecorder {
   return {
     backup: (realPath, before, pending) =>
       history.backup(realPath, before, pending).catch((err: unknown) => {
         throw historyUnavailable(err, stateDir, realPath);
       }),
     commit: (event) => history.commit(event),
-    ...(history.overwritten
-      ? {
-          overwritten: (event: WriteEvent, outside: { bytes: Buffer; hash: string }) =>
-            history.overwritten!(event, outside),
-        }
-      : {}),
+    overwritten: (event, outside) => history.overwritten(event, outside),
   };
 }

@@ -136,18 +136,20 @@ function configFrom(args: CliArgs, env: NodeJS.ProcessEnv): Config {
   // The env var is how a Kubernetes pod passes its own name (fieldRef metadata.name).
   const instanceId = v['instance-id'] ?? (env.EDITGUARD_INSTANCE_ID || undefined);
   if (instanceId !== undefined) http.instanceId = instanceId;
+  return loadConfig('editguard', v.config, {
+    roots: cliRoots.length > 0 ? cliRoots : undefined,
+    stateDir: v['state-dir'],
+    logLevel: v['log-level'],
+    http: Object.keys(http).length > 0 ? http : undefined,
+  });
+}
+
+/** The config file with `flags` over it. @throws CliExit 2, its message starting with `who`, when invalid. */
+function loadConfig(who: string, file: string | undefined, flags: Record<string, unknown>): Config {
   try {
-    return parseConfig(
-      mergeConfig(readConfigFile(v.config), {
-        roots: cliRoots.length > 0 ? cliRoots : undefined,
-        stateDir: v['state-dir'],
-        logLevel: v['log-level'],
-        http: Object.keys(http).length > 0 ? http : undefined,
-      }),
-      v.config ? `config (${v.config} and flags)` : 'flags',
-    );
+    return parseConfig(mergeConfig(readConfigFile(file), flags), file ? `config (${file} and flags)` : 'flags');
   } catch (err) {
-    if (err instanceof ConfigError) throw new CliExit(2, `editguard: ${err.message}\n`);
+    if (err instanceof ConfigError) throw new CliExit(2, `${who}: ${err.message}\n`);
     throw err;
   }
 }
@@ -252,16 +254,7 @@ async function runSubcommand(name: CommandName, argv: string[]): Promise<number>
     return 0;
   }
   const { inv, configFile } = cmd;
-  let config: Config;
-  try {
-    config = parseConfig(
-      mergeConfig(readConfigFile(configFile), { stateDir: cmd.stateDir }),
-      configFile ? `config (${configFile} and flags)` : 'flags',
-    );
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliExit(2, `editguard ${name}: ${err.message}\n`);
-    throw err;
-  }
+  const config = loadConfig(`editguard ${name}`, configFile, { stateDir: cmd.stateDir });
   const home = os.homedir();
   const ctx: CommandContext = {
     io: terminalIo(),

@@ -186,11 +186,7 @@ export function parseConfig(raw: unknown, source = 'config'): Config {
     }
     return `"${at || '(root)'}": ${issue.message}`;
   });
-  return fail(`Invalid ${source}: ${lines.join('; ')}`);
-}
-
-function fail(message: string): never {
-  throw new ConfigError(message);
+  throw new ConfigError(`Invalid ${source}: ${lines.join('; ')}`);
 }
 
 /** Where history and backups live when --state-dir is not given. */

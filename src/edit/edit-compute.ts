@@ -2,18 +2,12 @@
 import { ToolError } from '../errors.js';
 import { applyEdit, type EditSpec } from '../text/apply.js';
 import { encodeText, type TextEncodingName } from '../text/codec.js';
-import { countBreaks, countLines } from '../text/count-lines.js';
+import { countLines } from '../text/count-lines.js';
+import type { TextFacts } from '../text/describe-text.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { spliceLineDoc, type LineDoc, type SpliceList } from '../text/line-endings.js';
+import { lengthAfter, spliceLineDoc, type LineDoc } from '../text/line-endings.js';
 import { editSnippet, regionPatch, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
-
-/** Encoding facts reported in structuredContent. */
-export interface TextFacts {
-  encoding: string;
-  bom: boolean;
-  line_endings: string;
-}
 
 /** What an edit's plan needs from the computation: the new bytes and text, the line counts and the answer. */
 export interface ComputedEdit {
@@ -36,8 +30,6 @@ export interface EditComputeOptions {
   dryRun: boolean;
   maxEditBytes: number;
   lineNumbers: LineNumberStyle;
-  /** The file's line count before the edit, when the session knows it for these very bytes. */
-  linesBefore: number | undefined;
 }
 
 /**
@@ -68,8 +60,7 @@ export function computeEdit(oldDoc: LineDoc, spec: EditSpec, opts: EditComputeOp
     ? { ...opts.factsBefore, line_endings: newDoc.style }
     : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
   const output = editAnswer(opts, replacements, { hunks, added, removed, truncated }, snippet, facts);
-  const totalLines = linesAfter(opts.linesBefore, oldDoc, newDoc, splices);
-  return { bytes, text: newDoc.text, totalLines, added, removed, output };
+  return { bytes, text: newDoc.text, totalLines: countLines(newDoc.text), added, removed, output };
 }
 
 /** Edit's answer: the headline, the snippet, and structuredContent with the patch and the encoding facts. */
@@ -104,27 +95,4 @@ export function editAnswer(
       ...facts,
     },
   };
-}
-
-/** Length of the text after the splices (a replace_all may make millions). */
-function lengthAfter(length: number, splices: SpliceList): number {
-  for (let k = 0; k < splices.length; k++) {
-    const sp = splices.at(k)!;
-    length += sp.replacement.length - (sp.end - sp.start);
-  }
-  return length;
-}
-
-/** Line count after the splices, from the known count before them when there is one (no 5 MB rescan). */
-export function linesAfter(before: number | undefined, oldDoc: LineDoc, newDoc: LineDoc, splices: SpliceList): number {
-  if (before === undefined || oldDoc.text === '' || newDoc.text === '') return countLines(newDoc.text);
-  let delta = 0;
-  for (let k = 0; k < splices.length; k++) {
-    const s = splices.at(k)!;
-    delta += countBreaks(s.replacement) - countBreaks(oldDoc.text, s.start, s.end);
-  }
-  // A final line without a break is a line too: only the last splice can change that.
-  const endsOld = oldDoc.text.endsWith('\n') ? 0 : 1;
-  const endsNew = newDoc.text.endsWith('\n') ? 0 : 1;
-  return before + delta - endsOld + endsNew;
 }

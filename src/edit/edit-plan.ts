@@ -1,8 +1,6 @@
 // Edit's plan inside the write pipeline: the checks in the seeds' order, the retry rule, then the edit
 // computed here or in the worker pool; editPlan is the write plan Edit and MultiEdit hand back.
-import type { FileState } from '../session/file-state-store.js';
 import type { EditSpec } from '../text/apply.js';
-import type { TextEncodingName } from '../text/codec.js';
 import { describeText } from '../text/describe-text.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
@@ -43,24 +41,7 @@ export async function planEdit(
   if (spec.old_string !== '' && isAlreadyApplied(current, deps.session, key)) {
     return { change: 'none', output: alreadyAppliedOutput(current, 'this edit', input.dry_run, {}) };
   }
-  const opts = editComputeOptions(current, prepared, input, deps);
-  const outcome = await computeEditTask({ tool: 'Edit', doc: prepared.doc, spec, opts }, deps);
-  return editPlan(
-    outcome,
-    prepared.freshness,
-    rememberEdit(deps.session, current.target.realPath, key),
-    spec.old_string === '' || current.state?.isPartialView === false,
-  );
-}
-
-/** The options computeEdit() needs, from the file as found and the input. */
-export function editComputeOptions(
-  current: CurrentFile,
-  prepared: { create: boolean; encoding: TextEncodingName },
-  input: EditRequest,
-  deps: EditDeps,
-): EditComputeOptions {
-  return {
+  const opts: EditComputeOptions = {
     display: input.file_path,
     encoding: prepared.encoding,
     factsBefore: current.exists ? describeText(current.decoded(), current.doc()) : undefined,
@@ -69,13 +50,14 @@ export function editComputeOptions(
     dryRun: input.dry_run,
     maxEditBytes: deps.config.maxEditBytes,
     lineNumbers: deps.config.read.lineNumbers,
-    linesBefore: knownLines(current),
   };
-}
-
-/** The file's line count as this session knows it, when that knowledge is of these very bytes. */
-function knownLines(current: { readonly state: FileState | undefined; readonly hash?: string }): number | undefined {
-  return current.state && current.state.hash === current.hash ? current.state.totalLines : undefined;
+  const outcome = await computeEditTask({ tool: 'Edit', doc: prepared.doc, spec, opts }, deps);
+  return editPlan(
+    outcome,
+    prepared.freshness,
+    rememberEdit(deps.session, current.target.realPath, key),
+    spec.old_string === '' || current.state?.isPartialView === false,
+  );
 }
 
 /** The write plan of a computed edit; fullView: the model wrote all of a new or empty file, otherwise a ranged view stays partial. */

@@ -7,7 +7,8 @@ import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
 import { spliceLineDoc, type LineDoc } from '../text/line-endings.js';
 import { lineNumbersOf } from '../text/match.js';
 import { regionPatch } from '../text/patch.js';
-import type { ComputedEdit, TextFacts } from './edit-compute.js';
+import type { TextFacts } from '../text/describe-text.js';
+import type { ComputedEdit } from './edit-compute.js';
 import { requireEncodable } from './editable-text.js';
 
 const PREVIEW_CHARS = 60;

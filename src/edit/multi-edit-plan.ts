@@ -2,7 +2,6 @@
 // (the checks in the seeds' order, the retry rule, then every edit in turn, here or in the worker pool).
 import { MESSAGES, ToolError } from '../errors.js';
 import type { EditSpec } from '../text/apply.js';
-import type { TextEncodingName } from '../text/codec.js';
 import { describeText } from '../text/describe-text.js';
 import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { CurrentFile } from '../write/current-file.js';
@@ -78,24 +77,7 @@ export async function planMultiEdit(
       output: alreadyAppliedOutput(current, 'these edits', input.dry_run, { edits_applied: 0, edits: [] }),
     };
   }
-  const opts = multiEditComputeOptions(current, prepared, input, deps);
-  const outcome = await computeEditTask({ tool: 'MultiEdit', doc: prepared.doc, specs, opts }, deps);
-  return editPlan(
-    outcome,
-    prepared.freshness,
-    rememberEdit(deps.session, current.target.realPath, key),
-    specs[0]!.old_string === '' || current.state?.isPartialView === false,
-  );
-}
-
-/** The options computeMultiEdit() needs, from the file as found and the input. */
-export function multiEditComputeOptions(
-  current: CurrentFile,
-  prepared: { create: boolean; encoding: TextEncodingName },
-  input: MultiEditRequest,
-  deps: EditDeps,
-): MultiEditComputeOptions {
-  return {
+  const opts: MultiEditComputeOptions = {
     display: input.file_path,
     encoding: prepared.encoding,
     factsBefore: current.exists ? describeText(current.decoded(), current.doc()) : undefined,
@@ -103,4 +85,11 @@ export function multiEditComputeOptions(
     dryRun: input.dry_run,
     maxEditBytes: deps.config.maxEditBytes,
   };
+  const outcome = await computeEditTask({ tool: 'MultiEdit', doc: prepared.doc, specs, opts }, deps);
+  return editPlan(
+    outcome,
+    prepared.freshness,
+    rememberEdit(deps.session, current.target.realPath, key),
+    specs[0]!.old_string === '' || current.state?.isPartialView === false,
+  );
 }

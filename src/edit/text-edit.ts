@@ -80,7 +80,6 @@ export function alreadyAppliedOutput(
   what: 'this edit' | 'these edits',
   dryRun: boolean,
   extra: Record<string, unknown>,
-  facts: { encoding: string; bom: boolean; line_endings: string } = describeText(current.decoded(), current.doc()),
 ): ToolOutput {
   const display = current.target.input;
   return {
@@ -92,7 +91,7 @@ export function alreadyAppliedOutput(
       structuredPatch: [],
       dry_run: dryRun,
       already_applied: true,
-      ...facts,
+      ...describeText(current.decoded(), current.doc()),
     },
   };
 }

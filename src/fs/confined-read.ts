@@ -21,8 +21,6 @@ export interface ConfinedFile {
   readAt(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
   /** readAt() in this thread: for small pieces read back to back, where a pool round trip each costs more than the read. */
   readAtSync(buffer: Uint8Array, offset: number, length: number, position: number): number;
-  /** The descriptor itself, for a worker thread of this process to read through (never to close). */
-  readonly fd: number;
   close(): Promise<void>;
 }
 
@@ -52,7 +50,6 @@ export async function openConfined(realPath: string): Promise<ConfinedFile | und
       readAll: () => handle.readFile(),
       readAt: (buf, off, len, pos) => readFully(handle, buf, off, len, pos),
       readAtSync: (buf, off, len, pos) => readFullySync(handle.fd, buf, off, len, pos),
-      fd: handle.fd,
       close: () => handle.close(),
     };
   } catch (err) {

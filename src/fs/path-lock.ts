@@ -23,8 +23,4 @@ export class PathLock {
   async drain(): Promise<void> {
     while (this.#tails.size > 0) await Promise.all([...this.#tails.values()]);
   }
-
-  get active(): number {
-    return this.#tails.size;
-  }
 }

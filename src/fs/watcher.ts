@@ -346,19 +346,7 @@ export class ChokidarWatcher extends RefCountedWatcher {
   }
 }
 
-export interface CreateWatcherOptions {
-  enabled: boolean;
-  maxFiles: number;
-  log: Logger;
-  settleMs?: number;
-}
-
 /** The production watcher for `config.watch`. */
-export function createFileWatcher(opts: CreateWatcherOptions): FileWatcher {
-  if (!opts.enabled) return new DisabledWatcher();
-  return new ChokidarWatcher({
-    maxFiles: opts.maxFiles,
-    log: opts.log,
-    ...(opts.settleMs === undefined ? {} : { settleMs: opts.settleMs }),
-  });
+export function createFileWatcher(opts: ChokidarWatcherOptions & { enabled: boolean }): FileWatcher {
+  return opts.enabled ? new ChokidarWatcher(opts) : new DisabledWatcher();
 }

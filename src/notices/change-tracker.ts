@@ -38,7 +38,6 @@ export const realDisk: ChangeDisk = {
       if (!st.isFile()) return { exists: false };
       if (st.size > maxBytes) return { exists: true, hash: largeFileMark(st), bytes: undefined };
       const bytes = await file.readAll();
-      // In slices: a 50 MB file's hash is not one long pause for every other session.
       return { exists: true, hash: digest(bytes), bytes };
     } finally {
       await file.close();

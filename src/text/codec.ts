@@ -121,16 +121,10 @@ function decodeWith(
   fatal: TextDecoder,
   replacing: TextDecoder,
 ): DecodedText {
-  const strict = tryDecode(fatal, body);
-  if (strict !== undefined) return { text: strict, encoding, lossless: true };
-  return { text: replacing.decode(body), encoding, lossless: false };
-}
-
-function tryDecode(decoder: TextDecoder, body: Uint8Array): string | undefined {
   try {
-    return decoder.decode(body);
+    return { text: fatal.decode(body), encoding, lossless: true };
   } catch {
-    return undefined;
+    return { text: replacing.decode(body), encoding, lossless: false };
   }
 }
 

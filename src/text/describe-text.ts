@@ -3,10 +3,14 @@ import type { DecodedText, TextEncodingName } from './codec.js';
 import type { LineDoc } from './line-endings.js';
 
 /** Encoding facts reported in structuredContent. */
-export function describeText(
-  decoded: DecodedText,
-  doc: LineDoc,
-): { encoding: string; bom: boolean; line_endings: string } {
+export interface TextFacts {
+  encoding: string;
+  bom: boolean;
+  line_endings: string;
+}
+
+/** The encoding facts of a decoded file with the line endings of `doc`. */
+export function describeText(decoded: DecodedText, doc: LineDoc): TextFacts {
   const names: Record<TextEncodingName, string> = {
     utf8: 'utf-8',
     utf8bom: 'utf-8',

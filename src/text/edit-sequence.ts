@@ -6,7 +6,7 @@
 // line ending) outside them stays as it was. Work: edits × text, bounded by MultiEdit's cap on edits.
 import { ToolError } from '../errors.js';
 import { applyEdit, type EditSpec } from './apply.js';
-import type { Splice, SpliceList } from './line-endings.js';
+import { lengthAfter, type Splice, type SpliceList } from './line-endings.js';
 
 /** An edit that failed: `index` in the list given, `error` what applyEdit threw (NO_MATCH, AMBIGUOUS …). */
 export class EditFailure extends Error {
@@ -76,20 +76,13 @@ export function applyEditSequence(
     } catch (err) {
       throw new EditFailure(j, err);
     }
-    let length = current.length;
-    for (let k = 0; k < splices.length; k++) {
-      const s = splices.at(k)!;
-      length += s.replacement.length - (s.end - s.start);
-    }
+    const length = lengthAfter(current.length, splices);
     // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
     if (length > maxLength) {
       throw new ToolError(
         'TOO_LARGE',
         `The result of edits[${j}] would be ${length} characters, over the ${maxLength}-character limit (maxEditBytes). Nothing was written.`,
-        {
-          edit_index: j,
-          max: maxLength,
-        },
+        { edit_index: j, max: maxLength },
       );
     }
     mapPositions(edits, splices);

@@ -35,11 +35,18 @@ export interface SpliceList {
   at(index: number): Splice | undefined;
 }
 
+/** Length of the text after the splices (a replace_all may make millions), without building it. */
+export function lengthAfter(length: number, splices: SpliceList): number {
+  for (let k = 0; k < splices.length; k++) {
+    const s = splices.at(k)!;
+    length += s.replacement.length - (s.end - s.start);
+  }
+  return length;
+}
+
 // Text-indices of the "\n"s that were "\r\n" in raw, ascending. Kept outside the doc so the doc
 // stays a plain frozen object, and built only when an offset is first mapped.
 const crlfIndexCache = new WeakMap<LineDoc, Int32Array>();
-// Documents known to contain no "\r" at all: splicing CR-free text into them needs no rescan.
-const crFree = new WeakSet<LineDoc>();
 
 function countOf(haystack: string, needle: string, from = 0, to = haystack.length): number {
   // Searching a slice bounds each scan to the span; an unbounded indexOf could run to the end
@@ -57,9 +64,7 @@ function countOf(haystack: string, needle: string, from = 0, to = haystack.lengt
 export function toLineDoc(raw: string): LineDoc {
   if (raw.indexOf('\r') === -1) {
     const style: LineEndingStyle = raw.indexOf('\n') === -1 ? 'none' : 'LF';
-    const doc: LineDoc = Object.freeze({ raw, text: raw, style, dominant: 'LF' });
-    crFree.add(doc);
-    return doc;
+    return Object.freeze({ raw, text: raw, style, dominant: 'LF' });
   }
   const text = raw.replaceAll('\r\n', '\n');
   // Every collapsed CRLF shortened the string by exactly one character.
@@ -154,7 +159,6 @@ export function spliceLineDoc(doc: LineDoc, splices: SpliceList): LineDoc {
   const chunks: string[] = [];
   const parts: string[] = [];
   let rawPos = 0;
-  let anyCr = false;
   for (let k = 0; k < splices.length; k++) {
     if (parts.length >= JOIN_EVERY) {
       chunks.push(parts.join(''));
@@ -165,7 +169,6 @@ export function spliceLineDoc(doc: LineDoc, splices: SpliceList): LineDoc {
     const rawEnd = toRawOffset(doc, s.end);
     parts.push(raw.slice(rawPos, rawStart));
     let written = s.replacement;
-    if (!anyCr && written.includes('\r')) anyCr = true;
     if (written.includes('\n')) {
       // Each offset's shift is the number of CRLFs before it, so the difference of the shifts
       // counts the CRLFs inside the span without scanning it.
@@ -181,15 +184,7 @@ export function spliceLineDoc(doc: LineDoc, splices: SpliceList): LineDoc {
   }
   parts.push(raw.slice(rawPos));
   chunks.push(parts.join(''));
-  const joined = chunks.length === 1 ? chunks[0]! : chunks.join('');
-  // An LF document spliced with CR-free text stays CR-free: skip the full rescan (hot path on 5 MB files).
-  if (crFree.has(doc) && !anyCr) {
-    const style: LineEndingStyle = joined.indexOf('\n') === -1 ? 'none' : 'LF';
-    const next: LineDoc = Object.freeze({ raw: joined, text: joined, style, dominant: 'LF' });
-    crFree.add(next);
-    return next;
-  }
-  return toLineDoc(joined);
+  return toLineDoc(chunks.length === 1 ? chunks[0]! : chunks.join(''));
 }
 
 /**

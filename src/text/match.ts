@@ -17,12 +17,12 @@ export interface MatchPlan {
   replacementAt(pos: number): string;
 }
 
-/** Non-overlapping occurrences of `needle` in `haystack`, left to right; stops after `cap`. */
-export function findAll(haystack: string, needle: string, cap = Infinity): Int32Array {
+/** Non-overlapping occurrences of `needle` in `haystack`, left to right. */
+export function findAll(haystack: string, needle: string): Int32Array {
   const out = new OffsetList();
   const m = needle.length;
   if (m === 0) return out.toArray();
-  for (let j = haystack.indexOf(needle); j !== -1 && out.length < cap; j = haystack.indexOf(needle, j + m)) out.push(j);
+  for (let j = haystack.indexOf(needle); j !== -1; j = haystack.indexOf(needle, j + m)) out.push(j);
   return out.toArray();
 }
 

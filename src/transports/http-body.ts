@@ -1,10 +1,6 @@
 // Reads a JSON request body under a byte limit, so the SDK never buffers an unbounded body itself.
 import type { IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
-import { defaultMessageLimit } from './message-limit.js';
-
-/** The default body limit: the same as every transport's message limit (see message-limit.ts). */
-export const defaultBodyLimit = defaultMessageLimit;
 
 export type BodyResult =
   | { kind: 'ok'; value: unknown }

@@ -41,6 +41,8 @@ export interface McpEndpointDeps {
   log: Logger;
 }
 
+const NO_SESSION = 'Bad Request: Mcp-Session-Id header is required. Send initialize first.';
+
 /** Serves one /mcp request; `late`: it arrived after shutdown began (one that arrived before is served in full). */
 export type McpEndpoint = (req: IncomingMessage, res: ServerResponse, late: boolean) => Promise<void>;
 
@@ -71,13 +73,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       );
     }
     if (method !== 'POST') {
-      if (!live)
-        return sendError(
-          res,
-          400,
-          SERVER_ERROR,
-          'Bad Request: Mcp-Session-Id header is required. Send initialize first.',
-        );
+      if (!live) return sendError(res, 400, SERVER_ERROR, NO_SESSION);
       if (late) return refuseWhileDraining(res, true);
       // An open GET event stream is not work in flight: it neither delays shutdown nor keeps a session alive.
       if (method === 'DELETE') deps.inflight.track(res, registry.begin(live.id));
@@ -94,14 +90,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       await toTransport(live.transport, req, res, post.body);
       return endCancelled(live.transport, messages);
     }
-    if (messages && !messages.some((m) => isInitializeRequest(m))) {
-      return sendError(
-        res,
-        400,
-        SERVER_ERROR,
-        'Bad Request: Mcp-Session-Id header is required. Send initialize first.',
-      );
-    }
+    if (messages && !messages.some((m) => isInitializeRequest(m))) return sendError(res, 400, SERVER_ERROR, NO_SESSION);
     if (registry.full) {
       log.warn(`refused a new session: ${registry.size} of ${registry.maxSessions} in use`);
       const message = `Too many sessions: ${registry.maxSessions} are open (http.maxSessions). End one with DELETE /mcp, wait for idle ones to expire, or retry later.`;

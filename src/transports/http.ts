@@ -9,10 +9,10 @@ import { errnoCode } from '../fs/errno.js';
 import type { Logger } from '../log.js';
 import { shortSessionId } from '../session/session-id.js';
 import { VERSION } from '../version.js';
-import { defaultBodyLimit } from './http-body.js';
 import { accessRefusal, BearerToken, isLoopbackAddress, type OriginPolicy } from './http-guard.js';
 import { InflightTracker } from './http-inflight.js';
 import { createMcpEndpoint, type LiveSession } from './http-mcp-endpoint.js';
+import { defaultMessageLimit } from './message-limit.js';
 import { KEEP_ALIVE_MS, RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
 import { HttpSessionRegistry } from './http-sessions.js';
 
@@ -83,7 +83,7 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
     onIdle: (id) => log.info(`session ${shortSessionId(id)} idle for ${cfg.idleTimeoutMs} ms; closed`),
   });
   const inflight = new InflightTracker();
-  const bodyLimit = cfg.maxBodyBytes ?? defaultBodyLimit(app.config.maxEditBytes);
+  const bodyLimit = cfg.maxBodyBytes ?? defaultMessageLimit(app.config.maxEditBytes);
   const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, jsonResponse: cfg.jsonResponse, log });
   const token = cfg.token === undefined ? undefined : new BearerToken(cfg.token);
   let stopping = false;
@@ -162,15 +162,9 @@ function answerProbe(
   return true;
 }
 
-/**
- * The path of a request target, as `new URL(target, base).pathname` gives it: a plain origin-form
- * path is cut at its query at once, anything else (dots, escapes, an absolute URL) goes through URL.
- */
+/** The path of a request target (dots resolved, query cut, an absolute URL's path); a target URL rejects as it came. */
 export function pathOf(target: string | undefined): string {
   const raw = target ?? '/';
-  const end = raw.search(/[?#]/);
-  const path = end === -1 ? raw : raw.slice(0, end);
-  if (path.startsWith('/') && !/[.%\\]|\/\//.test(path)) return path;
   try {
     return new URL(raw, 'http://localhost').pathname;
   } catch {

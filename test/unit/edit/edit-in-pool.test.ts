@@ -20,7 +20,6 @@ const opts: EditComputeOptions = {
   dryRun: false,
   maxEditBytes: 256 * 1024 * 1024,
   lineNumbers: 'compact',
-  linesBefore: undefined,
 } as unknown as EditComputeOptions;
 
 describe('computeEditTask()', () => {

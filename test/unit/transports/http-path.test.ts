@@ -1,4 +1,4 @@
-// pathOf(): the path of a request target without a URL per request, the same as URL's where it matters.
+// pathOf(): the path of a request target as the guard compares it, the same as URL's.
 import { describe, expect, it } from 'vitest';
 import { pathOf } from '../../../src/transports/http.js';
 
@@ -10,7 +10,7 @@ describe('pathOf()', () => {
     ['/healthz', '/healthz'],
     [undefined, '/'],
     ['/', '/'],
-    // Anything URL would normalise goes through URL.
+    // What URL normalises.
     ['/x/../mcp', '/mcp'],
     ['/./mcp', '/mcp'],
     ['/%6Dcp', '/%6Dcp'],
