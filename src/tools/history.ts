@@ -39,7 +39,7 @@ export const RestoreFileInput = z.strictObject({
 export type RestoreFileInput = z.input<typeof RestoreFileInput>;
 
 export const FILE_HISTORY_DESCRIPTION = `Lists the versions editguard recorded for a file, newest first: how to see, and undo, what was written to it.
-- Every write through editguard (Edit, MultiEdit, Write, NotebookEdit, RestoreFile) records the file before and after; version 0 is the file before the first recorded write (it may not have existed).
+- Every write through editguard (Edit, MultiEdit, Write, NotebookEdit, ApplyPatch, RestoreFile) records the file before and after; version 0 is the file before the first recorded write (it may not have existed).
 - Each version shows when it was saved, the tool and session that wrote it, and the lines added/removed; the listing says which version the file currently matches, or that it changed outside editguard.
 - Use it before RestoreFile to pick a version, or after a STALE refusal to see whether the change came from editguard. Files without history get HISTORY_NOT_FOUND, naming files under your roots that have some.
 - Use RestoreFile to put a version back.`;
