@@ -188,7 +188,7 @@ export class WritePipeline {
       await this.#backupsBesideTemps(steps);
       const endJournal = steps.length > 1 ? await this.#journal(req, steps) : undefined;
       req.progress?.('write');
-      await this.#publishAll(steps);
+      await this.#publishAll(steps, endJournal);
       for (const s of steps) this.#committed(req, s);
       // The renames made durable before the journal goes, history's commit lines and the reply.
       if (this.#opts.durability !== 'relaxed')
@@ -259,7 +259,7 @@ export class WritePipeline {
    * Re-check + publish of every file, in order. When one fails, the temps not yet published go, the files
    * already published are put back to their pre-images, and its error is thrown, saying so.
    */
-  async #publishAll(steps: FileStep[]): Promise<void> {
+  async #publishAll(steps: FileStep[], endJournal: (() => Promise<void>) | undefined): Promise<void> {
     for (const [i, s] of steps.entries()) {
       try {
         s.disk = atFile(s.target, () => commitToDisk(s.commit, s.temp));
@@ -268,14 +268,16 @@ export class WritePipeline {
         // commitToDisk removed its own temp.
         s.temp = undefined;
         this.#removeTemps(steps.slice(i + 1));
-        if (i === 0) throw err;
-        throw await this.#putBack(steps.slice(0, i), err);
+        const { error, complete } = await this.#putBack(steps.slice(0, i), err);
+        // Every file is its old self again: nothing for a recovery to do. Otherwise the journal stays for the next start.
+        if (complete) await endJournal?.();
+        throw error;
       }
     }
   }
 
   /** Puts the files already published back after a later file of the change failed; the error, saying how it went. */
-  async #putBack(published: FileStep[], err: unknown): Promise<unknown> {
+  async #putBack(published: FileStep[], err: unknown): Promise<{ error: unknown; complete: boolean }> {
     const kept: string[] = [];
     for (const s of [...published].reverse()) {
       s.disk?.replaced?.close();
@@ -287,11 +289,12 @@ export class WritePipeline {
         this.#opts.log.warn(`could not put back ${s.event.path} after a failed change`, cause);
       }
     }
-    if (!(err instanceof ToolError)) return err;
-    const note = kept.length
-      ? ` The files written before it could not all be put back (${kept.join(', ')}); editguard puts them back when it next starts.`
-      : ' Nothing was written: the files of this change written before it were put back.';
-    return new ToolError(err.code, err.message + note, err.details);
+    const complete = kept.length === 0;
+    if (!(err instanceof ToolError) || published.length === 0) return { error: err, complete };
+    const note = complete
+      ? ' Nothing was written: the files of this change written before it were put back.'
+      : ` The files written before it could not all be put back (${kept.join(', ')}); editguard puts them back when it next starts.`;
+    return { error: new ToolError(err.code, err.message + note, err.details), complete };
   }
 
   /** A published file's bookkeeping: its identity, the session's record, the listeners (the watcher). */
