@@ -3,7 +3,7 @@
 // one change id in history.
 import fs from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { errorOf, harnessPool, okOf, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
+import { connectSession, errorOf, harnessPool, okOf, textOf, TRANSPORTS, type Harness } from '../helpers/harness.js';
 
 interface PatchFile {
   file_path: string;
@@ -322,5 +322,48 @@ describe.each(TRANSPORTS)('ApplyPatch over %s', (kind) => {
     expect(await disk(h, 'b.txt')).toBe('b\n');
     expect(errorOf(await h.call('RestoreFile', { change: 'feedfacefeedface' })).code).toBe('HISTORY_NOT_FOUND');
     expect(errorOf(await h.call('RestoreFile', { change: out.change_id, version: 0 })).code).toBe('INVALID_INPUT');
+  });
+});
+
+describe('ApplyPatch: two sessions patching overlapping files at once', () => {
+  const { open, track } = harnessPool('memory');
+
+  it('never deadlock, and each patch lands on all its files or on none (eight rounds)', async () => {
+    const names = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5'];
+    const h = await open({ files: Object.fromEntries(names.map((n) => [`${n}.txt`, `${n}\n`])) });
+    const other = await connectSession(h.app!);
+    track(other);
+    const sets = { A: ['f3', 'f2', 'f1', 'f0'], B: ['f2', 'f3', 'f4', 'f5'] };
+    const callers = { A: (n: string, a: Record<string, unknown>) => h.call(n, a), B: other.call };
+    for (let round = 0; round < 8; round++) {
+      const attempt = async (who: 'A' | 'B') => {
+        const call = callers[who];
+        const body: string[] = [];
+        for (const n of sets[who]) {
+          const file = h.path(`${n}.txt`);
+          okOf(await call('Read', { file_path: file }));
+          const now = (await fs.readFile(file, 'utf8')).trimEnd();
+          body.push(`*** Update File: ${n}.txt`, '@@', `-${now}`, `+${n} ${who}${round}`);
+        }
+        return call('ApplyPatch', { patch: codex(...body) });
+      };
+      const [a, b] = await Promise.all([attempt('A'), attempt('B')]);
+      for (const [who, result] of [
+        ['A', a],
+        ['B', b],
+      ] as const) {
+        const tagged = await Promise.all(
+          sets[who].map(async (n) => (await fs.readFile(h.path(`${n}.txt`), 'utf8')) === `${n} ${who}${round}\n`),
+        );
+        const shared = sets[who].filter((n) => sets.A.includes(n) && sets.B.includes(n));
+        // A file both patches touch may carry the later one's tag: only the files of this patch alone tell.
+        const own = sets[who]
+          .map((n, i) => (shared.includes(n) ? undefined : tagged[i]))
+          .filter((t) => t !== undefined);
+        expect(new Set(own).size, `round ${round} ${who}: all or none`).toBe(1);
+        expect(own[0], `round ${round} ${who}: landed iff it succeeded`).toBe(!result.isError);
+        if (result.isError) expect(errorOf(result).code).toBe('STALE');
+      }
+    }
   });
 });
