@@ -1,12 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
+/** The install replays: npm pack/ci/install and the Dockerfile's stages, minutes of npm work (`npm run test:install`). */
+const INSTALL = ['test/e2e/packaging.test.ts', 'test/e2e/http-docker.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // e2e tests spawn servers and touch real temp dirs; two cores on CI.
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        // Pure functions and adapters on temp dirs: no module-level state in src/ (STYLE.md), so the
+        // files share one module graph per worker instead of re-importing it 80 times.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/property/**/*.test.ts'], isolate: false },
+      },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: INSTALL } },
+      { extends: true, test: { name: 'install', include: INSTALL } },
+    ],
   },
 });

@@ -49,7 +49,7 @@ describe.each(TRANSPORTS)('Write over %s', (kind: TransportKind) => {
   it('creates new files with the umask applied (0o666 & ~umask)', async () => {
     // umask 0o002 tells "honours the umask" (0o664) from both a hard-coded 0o644 and an unmasked 0o666.
     // The stdio server inherits the umask at spawn, the in-memory one shares this process's.
-    const h = await withUmask(0o002, () => open());
+    const h = await withUmask(0o002, () => open({ ownServer: true }));
     const target = h.path('mode.txt');
     await withUmask(0o002, async () => okOf(await h.call('Write', { file_path: target, content: 'x' })));
     expect((await fs.stat(target)).mode & 0o777).toBe(0o664);

@@ -3,19 +3,19 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createApp, type App } from '../../src/app.js';
 import { parseConfig, type ConfigInput } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { createServer } from '../../src/server.js';
 import type { Session } from '../../src/session/session.js';
 import type { WriteRecorder } from '../../src/write/write-event.js';
-import { startHttpServer } from './http-server.js';
+import { startHttpServer, type HttpServerProcess } from './http-server.js';
 
 export type TransportKind = 'memory' | 'stdio' | 'http';
 export const TRANSPORTS: TransportKind[] = ['memory', 'stdio', 'http'];
@@ -36,6 +36,8 @@ export interface Harness {
   client: Client;
   /** Only for http harnesses: the MCP endpoint of the spawned server. */
   url?: string | undefined;
+  /** True when the HTTP server (and so `stateDir`) is the test file's shared one, not this test's own. */
+  shared?: boolean;
   /** Only for in-memory harnesses: the server-side pieces, for white-box assertions. */
   app?: App | undefined;
   session?: Session | undefined;
@@ -55,6 +57,8 @@ export interface HarnessOptions {
   /** Memory transport only: the server's logger (default silent) and a write recorder (fault seam). */
   log?: Logger;
   recorder?: WriteRecorder;
+  /** HTTP only: a server of this test's own, spawned now (so it inherits, e.g., this moment's umask). */
+  ownServer?: boolean;
   /** Spawned transports only: run the server as this uid/gid (the tests run as root in CI). */
   user?: { uid: number; gid: number };
   /**
@@ -74,6 +78,7 @@ export async function writeFiles(root: string, files: Record<string, string | Bu
 }
 
 export async function harness(kind: TransportKind, opts: HarnessOptions = {}): Promise<Harness> {
+  if (kind === 'http' && sharable(opts)) return sharedHttpHarness(opts);
   const root = opts.root ?? (await tempDir());
   const stateDir = opts.stateDir ?? (await tempDir('eg-state-'));
   if (opts.files) await writeFiles(root, opts.files);
@@ -148,6 +153,61 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
     close: async () => {
       await client.close();
       await closeServer();
+    },
+  };
+}
+
+/**
+ * One spawned HTTP server per test file for the tests that need nothing of their own (no config,
+ * arguments, user, root, state dir or client): each test gets a new session whose MCP client roots
+ * name a fresh directory under the server's root, so it sees only its own files, as with a server of
+ * its own, without paying a process start (most of an HTTP test's time on two cores). The server
+ * must exit 0 when the file is done.
+ */
+let shared: Promise<{ server: HttpServerProcess; root: string; stateDir: string }> | undefined;
+let sharedStateDir: string | undefined;
+
+function sharable(opts: HarnessOptions): boolean {
+  return (
+    !opts.ownServer && !opts.config && !opts.extraArgs && !opts.user && !opts.root && !opts.stateDir && !opts.client
+  );
+}
+
+afterAll(async () => {
+  if (!shared) return;
+  const { server, root, stateDir } = await shared;
+  shared = sharedStateDir = undefined;
+  const { code, signal } = await server.stop();
+  await Promise.all([root, stateDir].map((d) => fs.rm(d, { recursive: true, force: true })));
+  if (code !== 0) throw new Error(`shared http server exited with ${code ?? signal}; stderr:\n${server.stderr()}`);
+});
+
+async function sharedHttpHarness(opts: HarnessOptions): Promise<Harness> {
+  shared ??= (async () => {
+    const root = await tempDir('eg-shared-');
+    const stateDir = (sharedStateDir = await tempDir('eg-state-'));
+    const args = ['--root', root, '--state-dir', stateDir, '--log-level', 'warn'];
+    return { server: await startHttpServer(CLI, args, { cwd: root }), root, stateDir };
+  })();
+  const { server, root: parent, stateDir } = await shared;
+  const root = await fs.realpath(await fs.mkdtemp(path.join(parent, 't-')));
+  if (opts.files) await writeFiles(root, opts.files);
+  const client = new Client({ name: 'editguard-test', version: '0.0.0' }, { capabilities: { roots: {} } });
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(root).href }] }));
+  const transport = new StreamableHTTPClientTransport(new URL(server.url));
+  await client.connect(transport);
+  if (opts.listTools !== false) await listToolsChecked(client);
+  return {
+    root,
+    stateDir,
+    client,
+    url: server.url,
+    shared: true,
+    path: (rel) => path.join(root, rel),
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: async () => {
+      await transport.terminateSession();
+      await client.close();
     },
   };
 }
@@ -235,7 +295,8 @@ export function harnessPool(kind: TransportKind) {
     open: async (opts: HarnessOptions = {}): Promise<Harness> => {
       const h = await harness(kind, opts);
       closers.push(h);
-      dirs.push(h.root, h.stateDir);
+      // The shared server's state dir outlives the test (a later harness may have been opened on it).
+      dirs.push(h.root, ...(h.stateDir === sharedStateDir ? [] : [h.stateDir]));
       return h;
     },
     track: (c: { close(): Promise<void> }) => void closers.push(c),
