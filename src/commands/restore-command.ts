@@ -151,8 +151,8 @@ function isOutsideChange(err: unknown): err is ToolError {
 }
 
 /**
- * Runs the restore (of `file`, the real path; undefined: of a change); over a change made outside editguard it asks on a TTY and runs it forced, or without a TTY
- * (or on "no") fails with what --force would do.
+ * Runs the restore (of `file`, a real path; undefined: of a change). Over a change made outside editguard it asks on
+ * a TTY and runs it forced, or without a TTY (or on "no") fails with what --force would do.
  */
 async function withConfirmation(
   args: RestoreArgs,
@@ -198,6 +198,11 @@ function asCommandFailure(err: unknown, file: string | undefined, ctx: CommandCo
       `${shown} changed while it was being restored; nothing was written. Run the command again.`,
       { path: file },
     );
+  }
+  if (err.code === 'HISTORY_NOT_FOUND' && typeof err.details?.change === 'string') {
+    const { change } = err.details;
+    const how = '`editguard history` lists the changes of several files with their ids';
+    return new CommandFailure('HISTORY_NOT_FOUND', `No recorded change has the id ${change} (${how}).`, { change });
   }
   return err;
 }

@@ -421,6 +421,9 @@ describe('editguard history / restore --change: a change of several files is one
     const unknown = await fx.cli(['restore', '--change', 'feedfacefeedface', '--json']);
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stdout).error).toMatchObject({ code: 'HISTORY_NOT_FOUND', change: 'feedfacefeedface' });
+    expect(unknown.stderr).toBe(
+      'editguard restore: No recorded change has the id feedfacefeedface (`editguard history` lists the changes of several files with their ids).\n',
+    );
     expect((await fx.cli(['restore', 'a.txt', '--change', id])).code).toBe(2);
   });
 
