@@ -14,7 +14,8 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EDITGUARD = path.join(REPO, 'dist/cli.js');
 const REFERENCE = path.join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const quick = process.argv.includes('--quick');
-// --only NAME runs one section: edit (the Edit/Write scenarios), search (Glob/Grep, bench/search.mjs)
+// --only NAME runs one section: edit (the Edit/Write scenarios), search (Glob/Grep, bench/search.mjs), patch (ApplyPatch
+// against the Edits that make the same change, bench/patch.mjs)
 // perf (issue 13: Edit/Write against every peer and the raw floor, bench/perf.mjs), or bounded (MultiEdit/replace_all growth and latency under a heavy request, bench/bounded.mjs;
 // `--parts growth,nomatch,memory,latency` runs some of it).
 const onlyAt = process.argv.indexOf('--only');
@@ -176,6 +177,11 @@ if (section('perf')) {
 if (section('bounded')) {
   const { runBoundedBench, partsFromArgv } = await import('./bounded.mjs');
   out.push('', ...(await runBoundedBench({ quick, parts: partsFromArgv(process.argv) })));
+}
+if (section('patch')) {
+  // Issue 29: one 20-file, 60-hunk ApplyPatch against the 60 Edits that make the same change (bench/patch.mjs).
+  const { patchBench } = await import('./patch.mjs');
+  out.push('', ...(await patchBench({ quick, editguard: EDITGUARD })));
 }
 if (section('read')) {
   // --only read: 10 lines deep in 200 MiB / 1 GiB files beside the peers (bench/read-range.mjs), and HTTP vs stdio per Edit and

@@ -177,7 +177,7 @@ function parseCommandLine(name: CommandName, argv: string[]): CommandLine | 'hel
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         ...(name === 'history' ? { limit: { type: 'string', short: 'n' } } : {}),
-        ...(name === 'restore' ? { force: { type: 'boolean' } } : {}),
+        ...(name === 'restore' ? { force: { type: 'boolean' }, change: { type: 'string' } } : {}),
       },
     });
   } catch (err) {
@@ -188,6 +188,7 @@ function parseCommandLine(name: CommandName, argv: string[]): CommandLine | 'hel
     help?: boolean;
     limit?: string;
     force?: boolean;
+    change?: string;
     config?: string;
     'state-dir'?: string;
   };
@@ -216,11 +217,13 @@ function parseCommandLine(name: CommandName, argv: string[]): CommandLine | 'hel
       args: { path: pos[0]!, from: version(pos[1]!), to: pos[2] === undefined ? undefined : version(pos[2]), json },
     });
   }
+  const force = v.force ?? false;
+  if (v.change !== undefined) {
+    if (pos.length > 0) throw count('no FILE VERSION with --change');
+    return line({ command: 'restore', args: { change: v.change, force, json } });
+  }
   if (pos.length !== 2) throw count('FILE VERSION');
-  return line({
-    command: 'restore',
-    args: { path: pos[0]!, version: version(pos[1]!), force: v.force ?? false, json },
-  });
+  return line({ command: 'restore', args: { path: pos[0]!, version: version(pos[1]!), force, json } });
 }
 
 /** The terminal for a command: results on stdout, questions on stderr, answers from stdin when it is a TTY. */

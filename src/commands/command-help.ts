@@ -14,11 +14,13 @@ export const COMMAND_HELP: Readonly<Record<CommandName, string>> = {
 
 Usage: editguard history [options] [FILE]
 
-Without FILE: the latest versions editguard recorded across every file of the state dir, newest
-first, with time, tool, session, lines added/removed, size and file. With FILE: every version of
-that file, and whether it is still the latest one or was changed outside editguard since.
+Without FILE: the latest changes editguard recorded across every file of the state dir, newest
+first, with time, tool, session, lines added/removed, size and file. A change of several files
+(ApplyPatch, or the undo of one) is one entry: its change id, then a line per file. With FILE:
+every version of that file, and whether it is still the latest one or was changed outside
+editguard since.
 
-  -n, --limit N     without FILE: show at most N versions (default 20)
+  -n, --limit N     without FILE: show at most N changes (default 20)
 ${COMMON}
 `,
   diff: `editguard diff FILE V1 [V2] — what changed between two versions, or since a version
@@ -31,17 +33,20 @@ printed when the two are byte-identical; binary content is described by size.
 
 ${COMMON}
 `,
-  restore: `editguard restore FILE VERSION — put a recorded version back
+  restore: `editguard restore FILE VERSION — put a recorded version back (or --change ID: undo a change)
 
-Usage: editguard restore [options] FILE VERSION
+Usage: editguard restore [options] FILE VERSION | --change ID
 
 Writes the version's exact bytes (or deletes the file if it did not exist then) through the same
 write path and rules as the RestoreFile tool: atomic, and recorded as a new version, so a restore
 can itself be undone. Safe while editguard servers use the same state dir.
+--change ID (an id \`editguard history\` lists) undoes a whole change: every file it wrote goes
+back to its version before it, as one new change — all files or none.
 If the file was changed outside editguard since its latest recorded version, it asks first on a
 terminal; without a terminal it refuses unless --force (the current content is saved as a version
 first either way). Protected paths (.git/**, shell start-up files, …) ask likewise.
 
+  --change ID       undo every file of change ID instead of restoring one file
   --force           restore without asking
 ${COMMON}
 `,

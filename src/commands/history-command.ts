@@ -54,9 +54,20 @@ async function recentVersions(store: HistoryStore): Promise<RecentVersion[]> {
   );
 }
 
+/** Versions grouped by change, newest first: a change of several files (ApplyPatch, RestoreFile { change }) is one. */
+function byChange(versions: RecentVersion[]): RecentVersion[][] {
+  const groups = new Map<string, RecentVersion[]>();
+  for (const v of versions) {
+    const key = v.change ?? `${v.file_path}\0${v.version}`;
+    groups.set(key, [...(groups.get(key) ?? []), v]);
+  }
+  return [...groups.values()];
+}
+
 async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: CommandContext): Promise<number> {
   const all = await recentVersions(store);
-  const shown = all.slice(0, args.limit);
+  const changes = byChange(all).slice(0, args.limit);
+  const shown = changes.flat();
   if (args.json) {
     ctx.io.out(JSON.stringify({ state_dir: ctx.stateDir, total: all.length, versions: shown }, null, 2) + '\n');
     return 0;
@@ -68,7 +79,7 @@ async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: Command
   const now = ctx.io.now();
   const header = ['WHEN', 'VERSION', 'TOOL', 'SESSION', 'CHANGE', 'SIZE', 'FILE'];
   const align: Align[] = ['left', 'right', 'left', 'left', 'left', 'right', 'left'];
-  const rows = shown.map((v) => [
+  const row = (v: RecentVersion) => [
     formatWhen(Date.parse(v.time), now),
     String(v.version),
     who(v),
@@ -76,10 +87,36 @@ async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: Command
     change(v),
     size(v),
     displayPath(v.file_path, ctx.cwd),
-  ]);
+  ];
+  // A change of several files: one line for the change (its id, for `restore --change`), then one per file.
+  const rows = changes.flatMap((c) => {
+    if (c.length === 1) return [row(c[0]!)];
+    const [when, , tool, session] = row(c[0]!) as [string, string, string, string];
+    const sum = (k: 'lines_added' | 'lines_removed') => c.reduce((n, v) => n + v[k], 0);
+    const head = [
+      when,
+      '',
+      tool,
+      session,
+      `+${sum('lines_added')} -${sum('lines_removed')}`,
+      '',
+      `change ${c[0]!.change} (${c.length} files):`,
+    ];
+    const fileRow = (v: RecentVersion) => [
+      '',
+      String(v.version),
+      '',
+      '',
+      change(v),
+      size(v),
+      `  ${displayPath(v.file_path, ctx.cwd)}`,
+    ];
+    return [head, ...c.map(fileRow)];
+  });
   let text = formatTable(header, rows, align);
   if (all.length > shown.length)
     text += `… ${all.length - shown.length} older versions not shown (--limit N shows more).\n`;
+  if (changes.some((c) => c.length > 1)) text += 'Undo a change of several files: editguard restore --change ID\n';
   ctx.io.out(text + "One file's versions: editguard history FILE\n");
   return 0;
 }

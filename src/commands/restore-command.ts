@@ -14,16 +14,22 @@ import type { FileToolDeps } from '../tools/tool-deps.js';
 import type { ToolOutput } from '../tool-output.js';
 import { WritePipeline } from '../write/write-pipeline.js';
 import { z } from 'zod';
-import { CommandFailure, quoteArg, resolveTarget, type CommandContext, type CommandTarget } from './command-context.js';
+import {
+  CommandFailure,
+  displayPath,
+  quoteArg,
+  resolveTarget,
+  type CommandContext,
+  type CommandTarget,
+} from './command-context.js';
 import { currentHashOf, findVersion, loadFileHistory, openHistoryStore } from './file-versions.js';
 
-export interface RestoreArgs {
-  path: string;
-  version: number;
+/** FILE VERSION, or --change ID (every file of one change). */
+export type RestoreArgs = {
   /** Restore over a change made outside editguard (and into a protected path) without asking. */
   force: boolean;
   json: boolean;
-}
+} & ({ path: string; version: number; change?: undefined } | { change: string; path?: undefined; version?: undefined });
 
 /**
  * Restores `version` of the file through RestoreFile's plan and the one write pipeline, so the
@@ -34,24 +40,18 @@ export interface RestoreArgs {
  */
 export async function restoreCommand(args: RestoreArgs, ctx: CommandContext): Promise<number> {
   const store = openHistoryStore(ctx);
+  if (args.change !== undefined) return restoreChangeCommand(args.change, args, store, ctx);
   const target = await resolveTarget(args.path, ctx);
   const wanted = findVersion(
     await loadFileHistory(store, target, await currentHashOf(target), ctx.stateDir),
     args.version,
     target,
   );
-  const deps = await restoreDeps(target, store, args.force, ctx);
-  const run = (force: boolean) => restoreFile({ file_path: target.absPath, version: args.version, force }, deps, store);
-  let output: ToolOutput;
-  try {
-    output = await run(args.force).catch(async (err: unknown) => {
-      if (!isOutsideChange(err)) throw err;
-      await confirmOverOutsideChange(err, args, target, ctx);
-      return run(true);
-    });
-  } catch (err) {
-    throw asCommandFailure(err, target);
-  }
+  const deps = await restoreDeps(target.absPath, store, args.force, ctx);
+  const what = `restoring version ${args.version}`;
+  const output = await withConfirmation(args, ctx, what, target.realPath, (force) =>
+    restoreFile({ file_path: target.absPath, version: args.version, force }, deps, store),
+  );
   const s = RestoreResult.parse(output.structured);
   if (args.json) {
     const { structuredPatch: _patch, dry_run: _dry, ...rest } = s;
@@ -59,6 +59,36 @@ export async function restoreCommand(args: RestoreArgs, ctx: CommandContext): Pr
   } else {
     ctx.io.out(resultText(s, target, wanted.size));
   }
+  return 0;
+}
+
+/** `restore --change ID`: RestoreFile { change } — every file of the change back to its version before it, as one change. */
+async function restoreChangeCommand(
+  change: string,
+  args: RestoreArgs,
+  store: HistoryStore,
+  ctx: CommandContext,
+): Promise<number> {
+  const deps = await restoreDeps(ctx.cwd, store, args.force, ctx);
+  const output = await withConfirmation(args, ctx, `undoing change ${change}`, undefined, (force) =>
+    restoreFile({ change, force }, deps, store),
+  );
+  const s = z.looseObject({ change_id: z.string(), files: z.array(RestoreResult) }).parse(output.structured);
+  const files = s.files.map(({ structuredPatch: _patch, dry_run: _dry, ...rest }) => rest);
+  if (args.json) {
+    ctx.io.out(JSON.stringify({ change, change_id: s.change_id, files }, null, 2) + '\n');
+    return 0;
+  }
+  const lines = s.files.map((f) => {
+    const file = displayPath(String(f.file_path), ctx.cwd);
+    if (f.already_current) return `  ${file}: already version ${f.version}`;
+    if (f.deleted) return `  ${file}: deleted (it did not exist before the change)`;
+    return `  ${file}: version ${f.version} (+${f.lines_added} -${f.lines_removed} lines)`;
+  });
+  ctx.io.out(
+    `Undid change ${change}: ${files.length} file(s) restored as one change.\n${lines.join('\n')}\n` +
+      `Recorded as change ${s.change_id}; undo with: editguard restore --change ${s.change_id}\n`,
+  );
   return 0;
 }
 
@@ -80,13 +110,13 @@ type RestoreResult = z.infer<typeof RestoreResult>;
  * and a session whose confirmation is the terminal's (or --force).
  */
 async function restoreDeps(
-  target: CommandTarget,
+  file: string,
   store: HistoryStore,
   force: boolean,
   ctx: CommandContext,
 ): Promise<FileToolDeps> {
   const policy = await PathPolicy.create({
-    roots: [path.parse(target.absPath).root],
+    roots: [path.parse(file).root],
     protected: protectedGlobs({
       configured: ctx.config.protected,
       stateDir: ctx.stateDir,
@@ -120,40 +150,59 @@ function isOutsideChange(err: unknown): err is ToolError {
   return err instanceof ToolError && err.code === 'STALE' && err.details?.latest_version !== undefined;
 }
 
-/** Asks on a TTY; without one (or on "no") fails with what --force would do. */
-async function confirmOverOutsideChange(
-  err: ToolError,
+/**
+ * Runs the restore (of `file`, a real path; undefined: of a change). Over a change made outside editguard it asks on
+ * a TTY and runs it forced, or without a TTY (or on "no") fails with what --force would do.
+ */
+async function withConfirmation(
   args: RestoreArgs,
-  target: CommandTarget,
   ctx: CommandContext,
-): Promise<void> {
-  const latest = Number(err.details?.latest_version);
-  const what = `${target.display} was changed outside editguard after version ${latest}, its latest recorded version; restoring version ${args.version} discards that change`;
-  const saved = 'the current content is saved as a new version first, so it can be restored too';
-  if (ctx.io.ask && (await ctx.io.ask(`${what} (${saved}).\nRestore anyway?`))) return;
-  const how = ctx.io.ask ? 'Not restored.' : 'Not restored: no terminal to ask on.';
-  throw new CommandFailure('STALE', `${what}. ${how} Add --force to restore anyway (${saved}).`, {
-    path: target.realPath,
-    latest_version: latest,
-  });
+  restoring: string,
+  file: string | undefined,
+  run: (force: boolean) => Promise<ToolOutput>,
+): Promise<ToolOutput> {
+  try {
+    return await run(args.force).catch(async (err: unknown) => {
+      if (!isOutsideChange(err)) throw err;
+      const real = file ?? String(err.details?.path);
+      const latest = Number(err.details?.latest_version);
+      const what = `${displayPath(real, ctx.cwd)} was changed outside editguard after version ${latest}, its latest recorded version; ${restoring} discards that change`;
+      const saved = 'the current content is saved as a new version first, so it can be restored too';
+      if (ctx.io.ask && (await ctx.io.ask(`${what} (${saved}).\nRestore anyway?`))) return run(true);
+      const how = ctx.io.ask ? 'Not restored.' : 'Not restored: no terminal to ask on.';
+      throw new CommandFailure('STALE', `${what}. ${how} Add --force to restore anyway (${saved}).`, {
+        path: real,
+        latest_version: latest,
+      });
+    });
+  } catch (err) {
+    throw asCommandFailure(err, file, ctx);
+  }
 }
 
 /** The tool's errors, worded for a person where the tool's wording speaks to a model. */
-function asCommandFailure(err: unknown, target: CommandTarget): unknown {
+function asCommandFailure(err: unknown, file: string | undefined, ctx: CommandContext): unknown {
   if (!(err instanceof ToolError)) return err;
+  file ??= String(err.details?.path);
+  const shown = displayPath(file, ctx.cwd);
   if (err.code === 'PATH_DENIED' && err.details?.protected === true) {
     return new CommandFailure(
       'PATH_DENIED',
-      `${target.display} is protected by "${String(err.details.rule)}" and the restore was not confirmed. Run it in a terminal to be asked, or add --force.`,
-      { path: target.realPath, rule: err.details.rule },
+      `${shown} is protected by "${String(err.details.rule)}" and the restore was not confirmed. Run it in a terminal to be asked, or add --force.`,
+      { path: file, rule: err.details.rule },
     );
   }
   if (err.code === 'STALE') {
     return new CommandFailure(
       'STALE',
-      `${target.display} changed while it was being restored; nothing was written. Run the command again.`,
-      { path: target.realPath },
+      `${shown} changed while it was being restored; nothing was written. Run the command again.`,
+      { path: file },
     );
+  }
+  if (err.code === 'HISTORY_NOT_FOUND' && typeof err.details?.change === 'string') {
+    const { change } = err.details;
+    const how = '`editguard history` lists the changes of several files with their ids';
+    return new CommandFailure('HISTORY_NOT_FOUND', `No recorded change has the id ${change} (${how}).`, { change });
   }
   return err;
 }

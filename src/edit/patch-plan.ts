@@ -13,7 +13,7 @@ import { encodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { describeText } from '../text/describe-text.js';
 import { toLineDoc, type LineDoc } from '../text/line-endings.js';
-import { editSnippet, regionPatch, wholeTextPatch, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
+import { hunkSnippets, regionPatch, wholeTextPatch, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { ChangePlan, Plan, PlannedFile } from '../write/change-plan.js';
 import type { CurrentFile, PresentFile } from '../write/current-file.js';
@@ -59,6 +59,8 @@ interface NewContent {
 
 /** Snippet lines per file in the text answer, at most (the structured patch carries the rest, bounded). */
 const SNIPPETS_SHOWN = 8;
+/** Hunks of one file given a snippet each. */
+const HUNKS_SHOWN = 8;
 
 /**
  * Plans every operation against the files as found (`files`, in the change's target order).
@@ -105,7 +107,9 @@ export async function planPatch(
       requireEncodable(applied.doc.text, decoded.encoding, op.path);
       const content = { bytes: encodeText(applied.doc.raw, decoded.encoding), doc: applied.doc };
       const patch = regionPatch(oldDoc.text, applied.doc.text, applied.splices);
-      const snippet = editSnippet(oldDoc.text, applied.doc.text, applied.splices, opts.lineNumbers);
+      const snippet = hunkSnippets(oldDoc.text, applied.doc.text, applied.splices, opts.lineNumbers, HUNKS_SHOWN).join(
+        '\n…\n',
+      );
       if (op.moveTo === undefined || to === undefined) {
         plans[at] = writePlan(content, freshness, patch);
         answers.push(answerOf(op.path, 'updated', patch, facts(current, applied.doc), snippet));

@@ -257,7 +257,26 @@ export function editSnippet(
   if (!first) return '';
   let c: Cluster | undefined;
   for (const x of clusters(oldText, [first], SNIPPET_CONTEXT)) c ??= x;
-  if (!c) return '';
+  return c ? clusterSnippet(newText, c, style, lineBase) : '';
+}
+
+/** cat -n snippets of the new text around each group of nearby splices (a patch's hunks), the first `max` of them. */
+export function hunkSnippets(
+  oldText: string,
+  newText: string,
+  splices: SpliceList,
+  style: LineNumberStyle,
+  max: number,
+): string[] {
+  const out: string[] = [];
+  for (const c of clusters(oldText, splices, SNIPPET_CONTEXT)) {
+    if (out.length === max) break;
+    out.push(clusterSnippet(newText, c, style, 0));
+  }
+  return out;
+}
+
+function clusterSnippet(newText: string, c: Cluster, style: LineNumberStyle, lineBase: number): string {
   const region = newText.slice(c.newFrom, c.newTo);
   // Split only what is shown; the rest is counted.
   const lines = region.split('\n', MAX_SNIPPET_LINES + 1);

@@ -157,6 +157,26 @@ describe.each(TRANSPORTS)('ApplyPatch over %s', (kind) => {
     expect(await exists(h, 'n.txt')).toBe(false);
   });
 
+  it('answers a line per file and a cat -n snippet per hunk, at most 8 hunks of a file', async () => {
+    const text = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+    const h = await open({ files: { 'a.txt': text } });
+    await read(h, 'a.txt');
+    // Ten hunks 20 lines apart (lines 5, 25, …, 185): each its own snippet, the first eight shown.
+    const hunks = Array.from({ length: 10 }, (_, k) => [
+      '@@',
+      ` line ${20 * k + 4}`,
+      `-line ${20 * k + 5}`,
+      `+LINE ${20 * k + 5}`,
+    ]);
+    const answer = textOf(await patch(h, codex('*** Update File: a.txt', ...hunks.flat())));
+    expect(answer).toContain('  updated a.txt (+10 −10)');
+    expect(answer).toContain("Here's the result of running `cat -n` on a snippet of a.txt:\n1\tline 1\n");
+    for (let k = 0; k < 8; k++) expect(answer).toContain(`\n${20 * k + 5}\tLINE ${20 * k + 5}\n`);
+    expect(answer).not.toContain('LINE 165');
+    expect(answer).not.toMatch(/\n15\tline 15\n/);
+    expect(answer.split('\n…\n')).toHaveLength(8);
+  });
+
   it('a unified diff (git diff): update with hunk line numbers as hints, rename, /dev/null add and delete', async () => {
     const h = await open({ files: { 'u.txt': 'l1\nl2\nl3\nl4\n', 'ren.txt': 'same\n', 'del.txt': 'bye\n' } });
     await read(h, 'u.txt', 'ren.txt', 'del.txt');

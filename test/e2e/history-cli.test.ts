@@ -344,6 +344,107 @@ describe('editguard restore on a state dir a running server writes', () => {
   });
 });
 
+describe('editguard history / restore --change: a change of several files is one (issue 29)', () => {
+  let fx: Fixture;
+  afterEach(async () => {
+    await fx?.h.close();
+    await fs.rm(fx.h.root, { recursive: true, force: true });
+    await fs.rm(fx.h.stateDir, { recursive: true, force: true });
+  });
+
+  /** The usual fixture, then one ApplyPatch: a.txt updated, notes/b.md deleted, c.txt added. Returns its change id. */
+  async function patched(): Promise<string> {
+    fx = await writtenByServer();
+    okOf(await fx.h.call('Read', { file_path: fx.h.path('a.txt') }));
+    okOf(await fx.h.call('Read', { file_path: fx.h.path('notes/b.md') }));
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: a.txt',
+      '@@',
+      ' one',
+      '-TWO',
+      '+2',
+      '*** Delete File: notes/b.md',
+      '*** Add File: c.txt',
+      '+new c',
+      '*** End Patch',
+    ].join('\n');
+    return okOf(await fx.h.call('ApplyPatch', { patch })).change_id as string;
+  }
+  const files = async () =>
+    Promise.all(['a.txt', 'notes/b.md', 'c.txt'].map((f) => fs.readFile(fx.h.path(f), 'utf8').catch(() => null)));
+  const BEFORE = [V3, '# b\n', null];
+  const AFTER = ['one\n2\nthree\nfour\n', null, 'new c\n'];
+
+  it('history lists the patch as one change: its id and total lines, then a line per file; -n counts changes', async () => {
+    const id = await patched();
+    const out = lines(ok(await fx.cli(['history'])));
+    const cells = (r: string) => r.replace(/^\S+ \S+ \([^)]*\) +/, '').split(/ {2,}/);
+    expect(cells(out[1]!)).toEqual(['ApplyPatch', fx.session, '+2 -2', `change ${id} (3 files):`]);
+    expect(
+      out
+        .slice(2, 5)
+        .map((r) => r.trim().split(/ {2,}/))
+        .sort(),
+    ).toEqual([
+      ['1', '+1 -0', '6 bytes', 'c.txt'],
+      ['2', '+0 -1', 'deleted', 'notes/b.md'],
+      ['4', '+1 -1', '17 bytes', 'a.txt'],
+    ]);
+    expect(cells(out[5]!)).toEqual(['3', 'Edit', fx.session, '+1 -0', '19 bytes', 'a.txt']);
+    expect(out.at(-2)).toBe('Undo a change of several files: editguard restore --change ID');
+    const one = lines(ok(await fx.cli(['history', '-n', '1'])));
+    expect(one).toHaveLength(1 + 4 + 3);
+    expect(one.at(-3)).toBe('… 4 older versions not shown (--limit N shows more).');
+    const json = JSON.parse(ok(await fx.cli(['history', '--json', '-n', '1']))) as {
+      versions: Array<{ change: string }>;
+    };
+    expect(json.versions.map((v) => v.change)).toEqual([id, id, id]);
+  });
+
+  it('restore --change undoes every file as one change, recorded and itself undoable; an unknown id fails', async () => {
+    const id = await patched();
+    expect(await files()).toEqual(AFTER);
+    const out = ok(await fx.cli(['restore', '--change', id]));
+    const undo = /Recorded as change ([0-9a-f]+); undo with: editguard restore --change \1\n$/.exec(out)?.[1];
+    expect(out).toContain(`Undid change ${id}: 3 file(s) restored as one change.\n`);
+    expect(out).toContain('  a.txt: version 3 (+1 -1 lines)\n');
+    expect(out).toContain('  c.txt: deleted (it did not exist before the change)\n');
+    expect(await files()).toEqual(BEFORE);
+    const listing = await fx.listing('a.txt');
+    expect(listing.versions[0]).toMatchObject({ version: 5, tool: 'RestoreFile', change: undo });
+    expect(listing.versions[0]!.session).toMatch(/^cli\./);
+    const redo = JSON.parse(ok(await fx.cli(['restore', '--change', undo!, '--json'])));
+    expect(redo).toMatchObject({ change: undo, change_id: expect.stringMatching(/^[0-9a-f]+$/) });
+    expect(redo.files).toHaveLength(3);
+    expect(await files()).toEqual(AFTER);
+    const unknown = await fx.cli(['restore', '--change', 'feedfacefeedface', '--json']);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout).error).toMatchObject({ code: 'HISTORY_NOT_FOUND', change: 'feedfacefeedface' });
+    expect(unknown.stderr).toBe(
+      'editguard restore: No recorded change has the id feedfacefeedface (`editguard history` lists the changes of several files with their ids).\n',
+    );
+    expect((await fx.cli(['restore', 'a.txt', '--change', id])).code).toBe(2);
+  });
+
+  it('restore --change over a file changed outside editguard refuses without a terminal and writes none; --force undoes all', async () => {
+    const id = await patched();
+    await fs.appendFile(fx.h.path('c.txt'), 'by hand\n');
+    const refused = await fx.cli(['restore', '--change', id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `c.txt was changed outside editguard after version 1, its latest recorded version; undoing change ${id} discards that change.`,
+    );
+    expect(refused.stderr).toContain('Add --force to restore anyway');
+    expect(await files()).toEqual([AFTER[0], null, 'new c\nby hand\n']);
+    ok(await fx.cli(['restore', '--change', id, '--force']));
+    expect(await files()).toEqual(BEFORE);
+    // The hand edit was saved as a version of its own first.
+    const c = await fx.listing('c.txt');
+    expect(c.versions.map((v) => v.origin)).toEqual(['write', 'external', 'write', 'initial']);
+  });
+});
+
 describe('README "From a terminal" walkthrough', () => {
   it('runs as written against the default state dir a server wrote, and prints what the README shows', async () => {
     const xdg = await tempDir('eg-xdg-');

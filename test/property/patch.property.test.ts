@@ -1,6 +1,6 @@
-// Random files (LF, CRLF, mixed, trailing whitespace, with or without a final newline) × random line edits: a patch
-// generated from (a, b) in either format parses and applies to a, giving b byte for byte — or, where its lines
-// truly occur twice, AMBIGUOUS naming exactly those places.
+// Random files (LF, CRLF, mixed, trailing whitespace, with or without a final newline; UTF-8 with or without a BOM,
+// UTF-16) × random line edits: a patch generated from (a, b) in either format parses and applies to a, giving b byte
+// for byte — or, where its lines truly occur twice, AMBIGUOUS naming exactly those places.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
@@ -8,6 +8,7 @@ import { applyHunks } from '../../src/patch/apply-hunks.js';
 import { codexPatch, unifiedPatch } from '../../src/patch/generate-patch.js';
 import { parsePatch } from '../../src/patch/parse-patch.js';
 import type { Hunk } from '../../src/patch/patch-model.js';
+import { decodeText, encodeText, type TextEncodingName } from '../../src/text/codec.js';
 import { toLineDoc } from '../../src/text/line-endings.js';
 
 // Few characters, so lines repeat and hunks are sometimes ambiguous; new lines use others, so they never match old.
@@ -48,7 +49,7 @@ function applyOrAmbiguous(raw: string, hunks: readonly Hunk[]): string | undefin
 }
 
 describe('ApplyPatch hunks (property)', () => {
-  it('a patch from (a, b) turns a into b byte for byte, in both formats, on LF and CRLF files', () => {
+  it('a patch from (a, b) turns a into b byte for byte, in both formats, on LF and CRLF files, UTF-8 (BOM or not) or UTF-16', () => {
     let applied = 0;
     fc.assert(
       fc.property(
@@ -58,12 +59,17 @@ describe('ApplyPatch hunks (property)', () => {
         fc.boolean(),
         fc.boolean(),
         fc.integer({ min: 1, max: 4 }),
-        (aLines, edits, eol, aFinal, bFinal, context) => {
+        fc.constantFrom<TextEncodingName>('utf8', 'utf8bom', 'utf16le', 'utf16be'),
+        (aLines, edits, eol, aFinal, bFinal, context, encoding) => {
           const bLines = edited(aLines, edits);
           const a = join(aLines, eol, aFinal);
           // A file without any line break takes LF for the lines it gains (its dominant ending).
           const eolB = toLineDoc(a).style === 'none' ? '\n' : eol;
           const lf = (s: string) => toLineDoc(s).text;
+          // The file as its bytes are decoded (the BOM gone, the encoding found), patched, and encoded back.
+          const decoded = decodeText(encodeText(a, encoding));
+          expect(decoded.encoding).toBe(encoding);
+          const bytesOf = (text: string | undefined) => text !== undefined && encodeText(text, decoded.encoding);
           // Codex cannot say whether the last line ends with a break: the file keeps its own (an empty one gets one).
           // (A last line that is empty and unterminated is no line: such an `a` ends with a break.)
           const bCodex = join(bLines, eolB, a === '' || a.endsWith('\n'));
@@ -71,13 +77,15 @@ describe('ApplyPatch hunks (property)', () => {
           // An unterminated empty last line is no line: b would end with a break the Codex patch cannot take away.
           const codexCan = !(bLines[bLines.length - 1] === '' && !(a === '' || a.endsWith('\n')));
           if (codexCan && lf(a) !== lf(bCodex)) {
-            const got = applyOrAmbiguous(a, hunksOf(codexPatch('f', lf(a), lf(bCodex), context)));
+            const got = applyOrAmbiguous(decoded.text, hunksOf(codexPatch('f', lf(a), lf(bCodex), context)));
             if (got !== undefined) expect(JSON.stringify(got)).toBe(JSON.stringify(bCodex));
+            if (got !== undefined) expect(bytesOf(got)).toEqual(encodeText(bCodex, encoding));
             if (got !== undefined) applied++;
           }
           if (lf(a) !== lf(bUnified)) {
-            const got = applyOrAmbiguous(a, hunksOf(unifiedPatch('f', lf(a), lf(bUnified), context)));
+            const got = applyOrAmbiguous(decoded.text, hunksOf(unifiedPatch('f', lf(a), lf(bUnified), context)));
             if (got !== undefined) expect(JSON.stringify(got)).toBe(JSON.stringify(bUnified));
+            if (got !== undefined) expect(bytesOf(got)).toEqual(encodeText(bUnified, encoding));
           }
         },
       ),
