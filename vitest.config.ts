@@ -17,7 +17,18 @@ export default defineConfig({
         // files share one module graph per worker instead of re-importing it 80 times.
         test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/property/**/*.test.ts'], isolate: false },
       },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: INSTALL } },
+      {
+        extends: true,
+        // The same for e2e files: they share src/ and the SDK per worker, and test/helpers/e2e-setup.ts ends
+        // what one file started (its shared HTTP server) before the next.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: INSTALL,
+          isolate: false,
+          setupFiles: ['test/helpers/e2e-setup.ts'],
+        },
+      },
       { extends: true, test: { name: 'install', include: INSTALL } },
     ],
   },

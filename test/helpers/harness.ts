@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, afterEach } from 'vitest';
+import { afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -173,14 +173,15 @@ function sharable(opts: HarnessOptions): boolean {
   );
 }
 
-afterAll(async () => {
+/** Stops the shared HTTP server, if one was started (test/helpers/e2e-setup.ts runs it after each e2e file). */
+export async function closeSharedHttpServer(): Promise<void> {
   if (!shared) return;
   const { server, root, stateDir } = await shared;
   shared = sharedStateDir = undefined;
   const { code, signal } = await server.stop();
   await Promise.all([root, stateDir].map((d) => fs.rm(d, { recursive: true, force: true })));
   if (code !== 0) throw new Error(`shared http server exited with ${code ?? signal}; stderr:\n${server.stderr()}`);
-});
+}
 
 async function sharedHttpHarness(opts: HarnessOptions): Promise<Harness> {
   shared ??= (async () => {
