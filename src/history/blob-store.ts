@@ -8,18 +8,18 @@ import { LRUCache } from 'lru-cache';
 import { digest } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
+import { listDir } from '../fs/list-dir.js';
+import { removeIfOld } from '../fs/remove-if-old.js';
 import { writeNewFile } from '../fs/write-new-file.js';
 import {
   applyChain,
-  DELTA_HEADER_BYTES,
   decodeDelta,
-  decodeDeltaHeader,
   deltaFileBytes,
   diffEnds,
   encodeDelta,
+  readDeltaHeaderSync,
   type Delta,
 } from './blob-delta.js';
-import { collectBlobs } from './blob-collect.js';
 
 export interface BlobStoreOptions {
   /** Contents smaller than this are always stored in full (default 64 KiB). */
@@ -28,13 +28,10 @@ export interface BlobStoreOptions {
   maxDepth?: number;
 }
 
-/** Defaults of BlobStoreOptions. */
 const DELTA_MIN_BYTES = 64 * 1024;
 const MAX_DEPTH = 32;
 /** A delta is stored only when its middle is at most this share of the content ("much smaller"). */
 const DELTA_MAX_SHARE = 0.25;
-/** Depths remembered (a full blob is 0); past this many the least recently used go. */
-const DEPTH_MEMO = 4096;
 
 /** A blob that is there but whose content does not hash to its name (torn, damaged, or a broken chain). */
 export class DamagedBlobError extends Error {
@@ -46,7 +43,7 @@ export class BlobStore {
   readonly #minDelta: number;
   readonly #maxDepth: number;
   /** Chain depth by hash, for blobs this process stored or checked (0: full). */
-  readonly #depths = new LRUCache<string, number>({ max: DEPTH_MEMO });
+  readonly #depths = new LRUCache<string, number>({ max: 4096 });
 
   constructor(stateDir: string, opts: BlobStoreOptions = {}) {
     this.dir = path.join(stateDir, 'blobs');
@@ -79,7 +76,7 @@ export class BlobStore {
     await writeNewFile(tmp, bytes);
     await fs.rename(tmp, target);
     await fsyncDir(dir);
-    this.#remember(hash, 0);
+    this.#depths.set(hash, 0);
     // A torn delta of the same content is of no use any more.
     await fs.rm(this.deltaPathOf(hash), { force: true }).catch(() => {});
     return hash;
@@ -95,32 +92,22 @@ export class BlobStore {
    */
   touchSync(hash: string, size: number): boolean {
     const now = new Date();
+    let depth = 0;
+    let file = this.pathOf(hash);
     // No exception for the common "not in this form" (a delta's hash has no full copy).
-    if (statQuietly(this.pathOf(hash))?.size === size) {
-      touchQuietly(() => fsSync.utimesSync(this.pathOf(hash), now, now));
-      this.#remember(hash, 0);
-      return true;
-    }
-    if (!fsSync.existsSync(this.deltaPathOf(hash))) return false;
-    let fd: number;
-    try {
-      fd = fsSync.openSync(this.deltaPathOf(hash), 'r');
-    } catch {
-      return false;
+    if (statQuietly(file)?.size !== size) {
+      const d = readDeltaHeaderSync((file = this.deltaPathOf(hash)));
+      if (!d || d.header.size !== size || d.fileBytes !== deltaFileBytes(d.header)) return false;
+      if (!statQuietly(this.pathOf(d.header.base)) && !fsSync.existsSync(this.deltaPathOf(d.header.base))) return false;
+      depth = d.header.depth;
     }
     try {
-      const head = Buffer.alloc(DELTA_HEADER_BYTES);
-      const h = fsSync.readSync(fd, head, 0, head.length, 0) === head.length ? decodeDeltaHeader(head) : undefined;
-      if (!h || h.size !== size || fsSync.fstatSync(fd).size !== deltaFileBytes(h)) return false;
-      if (statQuietly(this.pathOf(h.base)) === undefined && !fsSync.existsSync(this.deltaPathOf(h.base))) return false;
-      touchQuietly(() => fsSync.futimesSync(fd, now, now));
-      this.#remember(hash, h.depth);
-      return true;
+      fsSync.utimesSync(file, now, now);
     } catch {
-      return false;
-    } finally {
-      fsSync.closeSync(fd);
+      /* a blob not ours to touch (shared state dir) is still present */
     }
+    this.#depths.set(hash, depth);
+    return true;
   }
 
   /**
@@ -146,7 +133,7 @@ export class BlobStore {
     }
     fsSync.closeSync(fd);
     fsSync.renameSync(tmp, target);
-    this.#remember(hash, delta?.depth ?? 0);
+    this.#depths.set(hash, delta?.depth ?? 0);
     return true;
   }
 
@@ -165,23 +152,7 @@ export class BlobStore {
   #depthSync(hash: string): number | undefined {
     const known = this.#depths.get(hash);
     if (known !== undefined) return known;
-    if (fsSync.existsSync(this.pathOf(hash))) return 0;
-    try {
-      const fd = fsSync.openSync(this.deltaPathOf(hash), 'r');
-      try {
-        const head = Buffer.alloc(DELTA_HEADER_BYTES);
-        fsSync.readSync(fd, head, 0, head.length, 0);
-        return decodeDeltaHeader(head)?.depth;
-      } finally {
-        fsSync.closeSync(fd);
-      }
-    } catch {
-      return undefined;
-    }
-  }
-
-  #remember(hash: string, depth: number): void {
-    this.#depths.set(hash, depth);
+    return fsSync.existsSync(this.pathOf(hash)) ? 0 : readDeltaHeaderSync(this.deltaPathOf(hash))?.header.depth;
   }
 
   /**
@@ -257,26 +228,48 @@ export class BlobStore {
     }
   }
 
-  /** Whether `hash` is stored, in full or as a delta (neither checked for damage). */
-  async has(hash: string): Promise<boolean> {
-    for (const p of [this.pathOf(hash), this.deltaPathOf(hash)]) {
-      try {
-        await fs.access(p);
-        return true;
-      } catch {
-        /* try the other form */
-      }
-    }
-    return false;
-  }
-
   /**
    * Removes every blob neither `keep` claims, nor touched within `graceMs` of `now`, nor the base
    * (directly or down a chain) of a delta that stays; and temp files left by crashes past the grace
    * period (another process may have stored one and be about to reference it). `bytes`: on disk.
    */
-  collect(keep: (hash: string) => boolean, now: number, graceMs: number): Promise<{ removed: number; bytes: number }> {
-    return collectBlobs(this.dir, keep, now, graceMs);
+  async collect(
+    keep: (hash: string) => boolean,
+    now: number,
+    graceMs: number,
+  ): Promise<{ removed: number; bytes: number }> {
+    const blobs: Array<{ file: string; hash: string }> = [];
+    for (const sub of await listDir(this.dir)) {
+      for (const name of await listDir(path.join(this.dir, sub))) {
+        const file = path.join(this.dir, sub, name);
+        if (name.endsWith('.tmp')) await removeIfOld(file, now, graceMs);
+        else blobs.push({ file, hash: name.replace(/\.d$/, '') });
+      }
+    }
+    const stays = new Set<string>();
+    for (const b of blobs) {
+      if (stays.has(b.hash)) continue;
+      if (keep(b.hash) || now - ((await fs.stat(b.file).catch(() => undefined))?.mtimeMs ?? 0) < graceMs)
+        stays.add(b.hash);
+    }
+    // The bases of every delta that stays, and theirs, down to full copies.
+    const todo = [...stays];
+    for (let h = todo.pop(); h !== undefined; h = todo.pop()) {
+      const base = readDeltaHeaderSync(this.deltaPathOf(h))?.header.base;
+      if (base === undefined || stays.has(base)) continue;
+      stays.add(base);
+      todo.push(base);
+    }
+    let removed = 0;
+    let bytes = 0;
+    for (const b of blobs) {
+      const size = stays.has(b.hash) ? undefined : await removeIfOld(b.file, now, graceMs);
+      if (size !== undefined) {
+        removed++;
+        bytes += size;
+      }
+    }
+    return { removed, bytes };
   }
 }
 
@@ -296,15 +289,6 @@ function statQuietly(file: string): fsSync.Stats | undefined {
     return fsSync.statSync(file, { throwIfNoEntry: false });
   } catch {
     return undefined;
-  }
-}
-
-/** An mtime refresh that may fail: a blob not ours to touch (shared state dir) is still present. */
-function touchQuietly(touch: () => void): void {
-  try {
-    touch();
-  } catch {
-    /* present is still present */
   }
 }
 
