@@ -50,8 +50,6 @@ export interface PruneReport {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** Hashes remembered as durable (a few hundred KiB at most). */
-const KNOWN_DURABLE_MAX = 4096;
 /** Default HistoryStoreOptions.orphanGraceMs. */
 const ORPHAN_GRACE_MS = 10 * 60 * 1000;
 
@@ -74,8 +72,8 @@ export class HistoryStore implements WriteRecorder {
   readonly #unsynced = new Set<string>();
   /** Background syncs of post-images, by hash. */
   readonly #syncs = new Map<string, Promise<void>>();
-  /** Blobs this process stored durably or synced: the bases a delta may be written against. */
-  readonly #knownDurable = new LRUCache<string, true>({ max: KNOWN_DURABLE_MAX });
+  /** Blobs this process stored durably or synced: the bases a delta may be written against (a few hundred KiB at most). */
+  readonly #knownDurable = new LRUCache<string, true>({ max: 4096 });
   /** durability "full": blobs and intents are fsync'd; "relaxed": left to the OS. */
   readonly #durable: boolean;
   /** Hashes between `put` and their intent line (no manifest references them yet). */
@@ -109,48 +107,45 @@ export class HistoryStore implements WriteRecorder {
    * smaller, so an Edit of a big file writes a few bytes here, not a second copy; then the intent
    * line appended and fsync'd.
    */
-  backup(realPath: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void> {
+  async backup(
+    realPath: string,
+    before: { bytes: Buffer; hash: string } | undefined,
+    pending: WriteEvent,
+  ): Promise<void> {
     const id = randomBytes(8).toString('hex');
     const hashes = [before?.hash, pending.after?.hash].filter((h): h is string => h !== undefined);
     this.#pin(hashes);
-    let done: Promise<void>;
     try {
+      // No await when the pre-image is already durable: the post-image is then stored in this tick.
       const ready = before ? this.#preImage(before) : undefined;
-      const rest = () => {
-        // The pre-image is stored and durable by now (ready): the post-image may be a delta against it.
-        // Only against a base known durable here, so that a delta never outlives its base.
-        const base = before && this.#knownDurable.has(before.hash) ? before : undefined;
-        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base))
-          this.#unsynced.add(pending.after.hash);
-        const rec: IntentRec = {
-          t: 'w',
-          id,
-          time: pending.time,
-          tool: pending.tool,
-          session: pending.session.id,
-          ...(this.#opts.instance !== undefined ? { instance: this.#opts.instance } : {}),
-          ...(pending.change !== undefined ? { change: pending.change } : {}),
-          before: before ? { hash: before.hash, size: before.bytes.length } : null,
-          after: pending.after ? { hash: pending.after.hash, size: pending.after.bytes.length } : null,
-          lines_added: pending.linesAdded,
-          lines_removed: pending.linesRemoved,
-        };
-        return this.manifests.append(realPath, rec, this.#durable);
-      };
-      done = ready ? ready.then(rest) : rest();
-    } catch (err) {
-      done = Promise.reject(err);
+      if (ready) await ready;
+      // Only against a base known durable here, so that a delta never outlives its base.
+      const base = before && this.#knownDurable.has(before.hash) ? before : undefined;
+      if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base))
+        this.#unsynced.add(pending.after.hash);
+      const image = before ? { hash: before.hash, size: before.bytes.length } : null;
+      await this.manifests.append(realPath, this.#intent(id, pending, image), this.#durable);
+      this.#ids.set(pending, id);
+    } finally {
+      this.#unpin(hashes);
     }
-    return done.then(
-      () => {
-        this.#ids.set(pending, id);
-        this.#unpin(hashes);
-      },
-      (err: unknown) => {
-        this.#unpin(hashes);
-        throw err;
-      },
-    );
+  }
+
+  /** The intent line of `event`'s write from the pre-image `before`. */
+  #intent(id: string, event: WriteEvent, before: Image | null): IntentRec {
+    return {
+      t: 'w',
+      id,
+      time: event.time,
+      tool: event.tool,
+      session: event.session.id,
+      ...(this.#opts.instance !== undefined ? { instance: this.#opts.instance } : {}),
+      ...(event.change !== undefined ? { change: event.change } : {}),
+      before,
+      after: event.after ? { hash: event.after.hash, size: event.after.bytes.length } : null,
+      lines_added: event.linesAdded,
+      lines_removed: event.linesRemoved,
+    };
   }
 
   /**
@@ -167,12 +162,7 @@ export class HistoryStore implements WriteRecorder {
       // yet: synced here (cheap when it already is), as the post-image may become a delta against it.
       return this.#knownDurable.has(before.hash) ? undefined : this.#syncBlob(before.hash);
     }
-    return this.blobs.put(before.bytes, before.hash).then(() => this.#madeDurable(before.hash));
-  }
-
-  /** Remembers a blob this process stored durably or synced (bounded: past the limit the least recently used go). */
-  #madeDurable(hash: string): void {
-    this.#knownDurable.set(hash, true);
+    return this.blobs.put(before.bytes, before.hash).then(() => void this.#knownDurable.set(before.hash, true));
   }
 
   /** Starts (or joins) the background sync of a blob put without one. */
@@ -181,7 +171,7 @@ export class HistoryStore implements WriteRecorder {
     if (p) return p;
     this.#unsynced.delete(hash);
     p = (this.#durable ? this.blobs.sync(hash) : Promise.resolve())
-      .then(() => this.#madeDurable(hash))
+      .then(() => void this.#knownDurable.set(hash, true))
       .finally(() => {
         if (this.#syncs.get(hash) === p) this.#syncs.delete(hash);
       });
@@ -217,17 +207,10 @@ export class HistoryStore implements WriteRecorder {
     this.#pin(hashes);
     try {
       await this.blobs.put(outside.bytes, outside.hash);
-      const retold: IntentRec = {
-        t: 'w',
-        id: randomBytes(8).toString('hex'),
-        time: event.time,
-        tool: event.tool,
-        session: event.session.id,
-        before: { hash: outside.hash, size: outside.bytes.length },
-        after: event.after ? { hash: event.after.hash, size: event.after.bytes.length } : null,
-        lines_added: event.linesAdded,
-        lines_removed: event.linesRemoved,
-      };
+      const retold = this.#intent(randomBytes(8).toString('hex'), event, {
+        hash: outside.hash,
+        size: outside.bytes.length,
+      });
       await this.manifests.append(event.path, retold);
       await this.manifests.append(event.path, { t: 'x', id }, false);
       await this.manifests.append(event.path, { t: 'c', id: retold.id }, false);
@@ -270,7 +253,7 @@ export class HistoryStore implements WriteRecorder {
       const bytes = (await readConfined(realPath))?.bytes;
       if (bytes && digest(bytes) === after.hash) {
         await this.blobs.put(bytes, after.hash);
-        this.#madeDurable(after.hash);
+        this.#knownDurable.set(after.hash, true);
       }
     } catch (err) {
       this.#opts.log?.warn(`history: could not recover the copy of ${realPath}`, err);
@@ -287,7 +270,7 @@ export class HistoryStore implements WriteRecorder {
 
   /** Real paths of every file with a manifest (unordered). */
   async files(): Promise<string[]> {
-    return this.manifests.paths();
+    return (await this.manifests.all()).map((m) => m.manifest.header.path);
   }
 
   // ── Retention ────────────────────────────────────────────────────────────────────────────

@@ -2,14 +2,12 @@
 // versions it describes (derive). One JSON object per line; "t" first so a line can be re-found after garbage.
 import { z } from 'zod';
 
-/** Where a version's content came from. */
-export type VersionOrigin =
-  /** The file as editguard first found it (version 0 unless pruned). */
-  | 'initial'
-  /** The result of a write through editguard. */
-  | 'write'
-  /** Content written by someone else between two of our writes, saved as the next write's pre-image. */
-  | 'external';
+/**
+ * Where a version's content came from: 'initial' the file as editguard first found it (version 0
+ * unless pruned), 'write' a write through editguard, 'external' content written by someone else
+ * between two of our writes (saved as the next write's pre-image).
+ */
+export type VersionOrigin = 'initial' | 'write' | 'external';
 
 /** One state of a file. Version numbers are stable: pruning removes old ones, never renumbers. */
 export interface HistoryVersion {
@@ -234,37 +232,18 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
   return { versions, intents, pending };
 }
 
-function fromBaseRec(b: BaseRec): HistoryVersion {
+function fromBaseRec({ t: _t, instance, change, lines_added, lines_removed, ...rest }: BaseRec): HistoryVersion {
   return {
-    version: b.version,
-    hash: b.hash,
-    size: b.size,
-    time: b.time,
-    origin: b.origin,
-    tool: b.tool,
-    session: b.session,
-    instance: b.instance ?? null,
-    change: b.change ?? null,
-    linesAdded: b.lines_added,
-    linesRemoved: b.lines_removed,
+    ...rest,
+    instance: instance ?? null,
+    change: change ?? null,
+    linesAdded: lines_added,
+    linesRemoved: lines_removed,
   };
 }
 
-function toBaseRec(v: HistoryVersion): BaseRec {
-  return {
-    t: 'b',
-    version: v.version,
-    origin: v.origin,
-    hash: v.hash,
-    size: v.size,
-    time: v.time,
-    tool: v.tool,
-    session: v.session,
-    instance: v.instance,
-    change: v.change,
-    lines_added: v.linesAdded,
-    lines_removed: v.linesRemoved,
-  };
+function toBaseRec({ linesAdded, linesRemoved, ...rest }: HistoryVersion): BaseRec {
+  return { t: 'b', ...rest, lines_added: linesAdded, lines_removed: linesRemoved };
 }
 
 /**
