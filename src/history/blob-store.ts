@@ -11,15 +11,7 @@ import { fsyncDir } from '../fs/fsync-dir.js';
 import { listDir } from '../fs/list-dir.js';
 import { removeIfOld } from '../fs/remove-if-old.js';
 import { writeNewFile } from '../fs/write-new-file.js';
-import {
-  applyChain,
-  decodeDelta,
-  deltaFileBytes,
-  diffEnds,
-  encodeDelta,
-  readDeltaHeaderSync,
-  type Delta,
-} from './blob-delta.js';
+import { applyChain, decodeDelta, deltaFileBytes, diffEnds, encodeDelta, readDeltaHeaderSync } from './blob-delta.js';
 
 export interface BlobStoreOptions {
   /** Contents smaller than this are always stored in full (default 64 KiB). */
@@ -188,43 +180,26 @@ export class BlobStore {
    * is there does not hash to `hash`.
    */
   async get(hash: string): Promise<Buffer> {
-    const full = await readIfThere(this.pathOf(hash));
-    if (full && digest(full) === hash) return full;
-    const top = await readIfThere(this.deltaPathOf(hash));
-    if (!top) {
-      if (full) throw new DamagedBlobError(`history blob ${hash} is damaged`);
-      throw Object.assign(new Error(`history blob ${hash} is missing`), { code: 'ENOENT' });
-    }
-    const bytes = await this.#applyFrom(hash, top);
-    if (digest(bytes) !== hash)
-      throw new DamagedBlobError(`history blob ${hash} is damaged (its delta chain does not give its content)`);
+    const bytes = await this.#stored(hash, 0);
+    if (digest(bytes) !== hash) throw new DamagedBlobError(`history blob ${hash} is damaged`);
     return bytes;
   }
 
-  /** The content the delta file `top` (of `hash`) stands for: its chain read down to a full copy, then applied. */
-  async #applyFrom(hash: string, top: Buffer): Promise<Buffer> {
-    const chain: Delta[] = [];
-    const seen = new Set([hash]);
-    let next: Buffer | undefined = top;
-    for (;;) {
-      const d = decodeDelta(next);
-      if (!d || seen.has(d.header.base) || chain.length > this.#maxDepth * 4)
-        throw new DamagedBlobError(`history blob ${hash} has a damaged delta chain`);
-      chain.unshift(d);
-      seen.add(d.header.base);
-      const base = await readIfThere(this.pathOf(d.header.base));
-      if (base) {
-        try {
-          return applyChain(base, chain);
-        } catch {
-          throw new DamagedBlobError(`history blob ${hash} has a delta that does not fit its base`);
-        }
-      }
-      next = await readIfThere(this.deltaPathOf(d.header.base));
-      if (!next)
-        throw Object.assign(new Error(`history blob ${d.header.base}, the base of ${hash}, is missing`), {
-          code: 'ENOENT',
-        });
+  /** The bytes `hash` is stored as (a base `depth` links down a chain): a full copy, else its delta applied. */
+  async #stored(hash: string, depth: number): Promise<Buffer> {
+    const full = await readIfThere(this.pathOf(hash));
+    // The top's full copy is checked here, so that a torn one next to a whole delta reads through the delta.
+    if (full && (depth > 0 || digest(full) === hash)) return full;
+    const file = await readIfThere(this.deltaPathOf(hash));
+    if (!file && full) throw new DamagedBlobError(`history blob ${hash} is damaged`);
+    if (!file) throw Object.assign(new Error(`history blob ${hash} is missing`), { code: 'ENOENT' });
+    const d = decodeDelta(file);
+    if (!d || depth > this.#maxDepth * 4) throw new DamagedBlobError(`history blob ${hash} has a damaged delta chain`);
+    const base = await this.#stored(d.header.base, depth + 1);
+    try {
+      return applyChain(base, [d]);
+    } catch {
+      throw new DamagedBlobError(`history blob ${hash} has a delta that does not fit its base`);
     }
   }
 

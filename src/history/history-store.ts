@@ -310,17 +310,12 @@ export class HistoryStore implements WriteRecorder {
   }
 
   async #prune(): Promise<PruneReport> {
-    const report: PruneReport = {
-      skipped: false,
-      versionsPruned: 0,
-      filesCompacted: 0,
-      blobsRemoved: 0,
-      bytesRemoved: 0,
-      totalBytes: 0,
-    };
     const release = await this.manifests.lockPruning();
-    if (!release) return { ...report, skipped: true };
-    this.#guard = new Set(this.#inflight.keys());
+    if (!release) {
+      return { skipped: true, versionsPruned: 0, filesCompacted: 0, blobsRemoved: 0, bytesRemoved: 0, totalBytes: 0 };
+    }
+    // Every hash pinned now or while the prune runs (#pin adds to it) is never collected.
+    const guard = (this.#guard = new Set(this.#inflight.keys()));
     try {
       const files = [];
       for (const { file, manifest } of await this.manifests.all()) {
@@ -328,45 +323,40 @@ export class HistoryStore implements WriteRecorder {
         const derived = derive(manifest, undefined);
         if (derived.versions.length > 0) files.push({ file, ...derived });
       }
-      const plan = planRetention(files, {
-        now: this.#clock(),
-        maxAgeMs: this.#opts.maxAgeMs,
-        maxBytes: this.#opts.maxBytes,
-      });
+      const { maxAgeMs, maxBytes } = this.#opts;
+      const plan = planRetention(files, { now: this.#clock(), maxAgeMs, maxBytes });
       if (plan.overBudget) {
         this.#opts.log?.warn(
-          `history: the newest versions alone take ${plan.totalBytes} bytes, above history.maxBytes (${this.#opts.maxBytes}); they are kept`,
+          `history: the newest versions alone take ${plan.totalBytes} bytes, above history.maxBytes (${maxBytes}); they are kept`,
         );
       }
-      report.totalBytes = plan.totalBytes;
+      let versionsPruned = 0;
+      let filesCompacted = 0;
       for (const [n, f] of files.entries()) {
         const keep = plan.keep[n]!;
-        if (keep === 0) continue;
-        if (await this.manifests.compact(f.file, f.versions[keep]!.version)) {
-          report.filesCompacted++;
-          report.versionsPruned += keep;
+        if (keep > 0 && (await this.manifests.compact(f.file, f.versions[keep]!.version))) {
+          filesCompacted++;
+          versionsPruned += keep;
         }
       }
       // Wall-clock now, not the injected clock: blob mtimes are wall-clock times.
-      const gc = await this.#collect(Date.now());
-      report.blobsRemoved = gc.removed;
-      report.bytesRemoved = gc.bytes;
-      return report;
+      const now = Date.now();
+      const grace = this.#opts.orphanGraceMs ?? ORPHAN_GRACE_MS;
+      const live = await this.manifests.sweep(now, grace);
+      const gc = await this.blobs.collect((hash) => live.has(hash) || guard.has(hash), now, grace);
+      const { totalBytes } = plan;
+      return {
+        skipped: false,
+        versionsPruned,
+        filesCompacted,
+        blobsRemoved: gc.removed,
+        bytesRemoved: gc.bytes,
+        totalBytes,
+      };
     } finally {
       this.#guard = undefined;
       await release();
     }
-  }
-
-  /** Removes blobs no manifest references and temp files left by crashes, past the grace period. */
-  async #collect(now: number): Promise<{ removed: number; bytes: number }> {
-    const grace = this.#opts.orphanGraceMs ?? ORPHAN_GRACE_MS;
-    const live = await this.manifests.sweep(now, grace);
-    return this.blobs.collect(
-      (hash) => live.has(hash) || this.#guard?.has(hash) === true || this.#inflight.has(hash),
-      now,
-      grace,
-    );
   }
 
   #pin(hashes: string[]): void {

@@ -1,9 +1,7 @@
 // RestoreFile's engine: the plan that puts a recorded version back through the write pipeline (or
 // deletes the file when the version is "did not exist"), its diff, and the answer naming the undo.
-import type { StructuredPatchHunk } from 'diff';
 import type { Config } from '../config.js';
 import { ToolError } from '../errors.js';
-import { digest } from '../fs/digest.js';
 import type { Session } from '../session/session.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
@@ -31,9 +29,6 @@ export interface RestoreRequest {
   force: boolean;
   dry_run: boolean;
 }
-
-/** Diff lines a restore's answer shows at most. */
-const MAX_DIFF_LINES = 400;
 
 /** A committed restore's answer, naming the version it became and the one that undoes it (as it was when the listing fails). */
 export async function withUndoVersion(
@@ -73,10 +68,7 @@ export async function planRestore(
     throw new ToolError(
       'HISTORY_NOT_FOUND',
       `${display} has no version ${input.version}. Its versions are ${versionRange(h)}; call FileHistory to see them.`,
-      {
-        path: display,
-        versions: h.versions.map((v) => v.version),
-      },
+      { path: display, versions: h.versions.map((v) => v.version) },
     );
   }
   const base = { file_path: display, version: wanted.version, dry_run: input.dry_run };
@@ -112,7 +104,7 @@ export async function planRestore(
     ...base,
     already_current: false,
     deleted: bytes === null,
-    structuredPatch: change.patch,
+    structuredPatch: change.hunks,
     ...(change.truncated ? { patch_truncated: true } : {}),
     lines_added: change.added,
     lines_removed: change.removed,
@@ -154,10 +146,10 @@ function requireUnchangedSinceLatest(
   );
 }
 
-/** A version's bytes, checked against its hash. @throws ToolError HISTORY_NOT_FOUND when missing or damaged. */
+/** A version's bytes (store.content checks their sha256). @throws ToolError HISTORY_NOT_FOUND when missing or damaged. */
 async function versionContent(store: HistoryStore, version: number, hash: string, display: string): Promise<Buffer> {
   const bytes = await store.content(hash).catch(() => undefined);
-  if (bytes !== undefined && digest(bytes) === hash) return bytes;
+  if (bytes !== undefined) return bytes;
   throw new ToolError(
     'HISTORY_NOT_FOUND',
     `The content of version ${version} of ${display} is missing or damaged in the history store; restore another version (call FileHistory to see them).`,
@@ -170,25 +162,16 @@ function restoreChange(current: CurrentFile, bytes: Buffer | null, fallback: 'la
   const oldText = current.exists ? textOf(current.bytes, fallback) : '';
   const newText = textOf(bytes, fallback);
   if (oldText === undefined || newText === undefined) {
-    const oldSize = current.exists ? current.bytes.length : 0;
-    return {
-      patch: [] as StructuredPatchHunk[],
-      added: 0,
-      removed: 0,
-      truncated: false,
-      newText,
-      diff: `(binary content: ${formatBytes(oldSize)} → ${formatBytes(bytes?.length ?? 0)})`,
-    };
+    const sizes = `${formatBytes(current.exists ? current.bytes.length : 0)} → ${formatBytes(bytes?.length ?? 0)}`;
+    return { hunks: [], added: 0, removed: 0, truncated: false, newText, diff: `(binary content: ${sizes})` };
   }
-  const { hunks, added, removed, truncated } = wholeTextPatch(oldText, newText);
-  return {
-    patch: hunks,
-    added,
-    removed,
-    truncated,
-    newText,
-    diff: `${renderPatch(hunks)}${truncated ? '\n… (diff cut to stay within the result budget)' : ''}`,
-  };
+  const patch = wholeTextPatch(oldText, newText);
+  const lines = patch.hunks.flatMap((h) => [
+    `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`,
+    ...h.lines,
+  ]);
+  if (patch.truncated) lines.push('… (diff cut to stay within the result budget)');
+  return { ...patch, newText, diff: lines.join('\n') };
 }
 
 function versionRange(h: FileHistory): string {
@@ -205,17 +188,4 @@ export function textOf(bytes: Buffer | null, fallback: 'latin1' | undefined): st
   if (!decoded.lossless) return undefined;
   if (decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(bytes)) return undefined;
   return toLineDoc(decoded.text).text;
-}
-
-function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
-  const out: string[] = [];
-  let total = 0;
-  for (const h of hunks) {
-    for (const line of [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]) {
-      total++;
-      if (out.length < MAX_DIFF_LINES) out.push(line);
-    }
-  }
-  if (total > out.length) out.push(`… ${total - out.length} more diff lines`);
-  return out.join('\n');
 }

@@ -16,11 +16,6 @@ import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
 import { authorizeResourceRead, invalidParams } from './resource-access.js';
 
-/** The `file://` URI of an absolute path (percent-encoded as Node does). */
-export function fileUri(absPath: string): string {
-  return pathToFileURL(absPath).href;
-}
-
 /** A `file://` URI → the real path the session's policy allows reading. */
 async function authorize(deps: ToolDeps, uri: string): Promise<ResolvedPath> {
   let file: string;
@@ -81,7 +76,7 @@ export function registerFileResources(server: McpServer, deps: ToolDeps, changes
         (t) => t.realPath === file,
         () => false,
       );
-      if (allowed) resources.push({ uri: fileUri(file), name: deps.session.policy.display(file) });
+      if (allowed) resources.push({ uri: pathToFileURL(file).href, name: deps.session.policy.display(file) });
     }
     return { resources };
   };
