@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { LRUCache } from 'lru-cache';
 import { digest } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
@@ -34,8 +33,6 @@ export class BlobStore {
   readonly dir: string;
   readonly #minDelta: number;
   readonly #maxDepth: number;
-  /** Chain depth by hash, for blobs this process stored or checked (0: full). */
-  readonly #depths = new LRUCache<string, number>({ max: 4096 });
 
   constructor(stateDir: string, opts: BlobStoreOptions = {}) {
     this.dir = path.join(stateDir, 'blobs');
@@ -68,7 +65,6 @@ export class BlobStore {
     await writeNewFile(tmp, bytes);
     await fs.rename(tmp, target);
     await fsyncDir(dir);
-    this.#depths.set(hash, 0);
     // A torn delta of the same content is of no use any more.
     await fs.rm(this.deltaPathOf(hash), { force: true }).catch(() => {});
     return hash;
@@ -84,21 +80,18 @@ export class BlobStore {
    */
   touchSync(hash: string, size: number): boolean {
     const now = new Date();
-    let depth = 0;
     let file = this.pathOf(hash);
     // No exception for the common "not in this form" (a delta's hash has no full copy).
     if (statQuietly(file)?.size !== size) {
       const d = readDeltaHeaderSync((file = this.deltaPathOf(hash)));
       if (!d || d.header.size !== size || d.fileBytes !== deltaFileBytes(d.header)) return false;
       if (!statQuietly(this.pathOf(d.header.base)) && !fsSync.existsSync(this.deltaPathOf(d.header.base))) return false;
-      depth = d.header.depth;
     }
     try {
       fsSync.utimesSync(file, now, now);
     } catch {
       /* a blob not ours to touch (shared state dir) is still present */
     }
-    this.#depths.set(hash, depth);
     return true;
   }
 
@@ -112,39 +105,30 @@ export class BlobStore {
     if (this.touchSync(hash, bytes.length)) return false;
     const delta = base ? this.#deltaOf(bytes, base) : undefined;
     const target = delta ? this.deltaPathOf(hash) : this.pathOf(hash);
-    const data = delta?.bytes ?? bytes;
+    const data = delta ?? bytes;
     fsSync.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    const fd = fsSync.openSync(tmp, 'wx', 0o600);
     try {
-      for (let off = 0; off < data.length;) off += fsSync.writeSync(fd, data, off, data.length - off);
+      fsSync.writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
     } catch (err) {
-      fsSync.closeSync(fd);
       fsSync.rmSync(tmp, { force: true });
       throw err;
     }
-    fsSync.closeSync(fd);
     fsSync.renameSync(tmp, target);
-    this.#depths.set(hash, delta?.depth ?? 0);
     return true;
   }
 
   /** `bytes` as a delta file against `base`, or undefined when a full copy is better. */
-  #deltaOf(bytes: Buffer, base: { bytes: Buffer; hash: string }): { bytes: Buffer; depth: number } | undefined {
+  #deltaOf(bytes: Buffer, base: { bytes: Buffer; hash: string }): Buffer | undefined {
     if (bytes.length < this.#minDelta) return undefined;
-    const below = this.#depthSync(base.hash);
+    // The base's chain depth (0: a full copy), from its delta's header.
+    const below = fsSync.existsSync(this.pathOf(base.hash))
+      ? 0
+      : readDeltaHeaderSync(this.deltaPathOf(base.hash))?.header.depth;
     if (below === undefined || below >= this.#maxDepth) return undefined;
     const { prefix, suffix, middle } = diffEnds(base.bytes, bytes);
     if (middle.length > bytes.length * DELTA_MAX_SHARE) return undefined;
-    const depth = below + 1;
-    return { bytes: encodeDelta({ base: base.hash, depth, size: bytes.length, prefix, suffix }, middle), depth };
-  }
-
-  /** Chain depth of a stored blob (0: full), undefined when it is not stored; remembered, else one header read. */
-  #depthSync(hash: string): number | undefined {
-    const known = this.#depths.get(hash);
-    if (known !== undefined) return known;
-    return fsSync.existsSync(this.pathOf(hash)) ? 0 : readDeltaHeaderSync(this.deltaPathOf(hash))?.header.depth;
+    return encodeDelta({ base: base.hash, depth: below + 1, size: bytes.length, prefix, suffix }, middle);
   }
 
   /**
