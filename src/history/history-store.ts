@@ -92,11 +92,6 @@ export class HistoryStore implements WriteRecorder {
     this.manifests = new ManifestStore(opts.stateDir);
   }
 
-  /** Manifest file of a real path. */
-  manifestPath(realPath: string): string {
-    return this.manifests.pathOf(realPath);
-  }
-
   // ── WriteRecorder ────────────────────────────────────────────────────────────────────────
 
   /**

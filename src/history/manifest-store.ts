@@ -76,7 +76,7 @@ export class ManifestStore {
     for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
       const mine = await this.#appendOnce(file, realPath, rec, durable);
       while ((await isLocked(`${file}.compacting.lock`)) && Date.now() < deadline) await sleep(5);
-      const now = statOrUndefined(file);
+      const now = fs.statSync(file, { throwIfNoEntry: false });
       if (now !== undefined && now.ino === mine.ino && now.dev === mine.dev) return;
     }
     throw new Error(`history: could not append to ${file}: it keeps being replaced`);
@@ -167,14 +167,6 @@ export class ManifestStore {
       await fsp.unlink(tmp).catch(() => {});
     }
     await fsyncDir(this.dir);
-  }
-}
-
-function statOrUndefined(file: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(file);
-  } catch {
-    return undefined;
   }
 }
 

@@ -99,7 +99,7 @@ export interface Manifest {
 }
 
 /** One intent and the versions it gave rise to. */
-export interface DerivedIntent {
+interface DerivedIntent {
   rec: IntentRec;
   confirmed: boolean;
   /** Its pre-image, when that was not the previous version ('initial' or 'external'). */
@@ -131,14 +131,11 @@ export function parseRecord(line: string): Rec | undefined {
 }
 
 function tryParse(line: string): Rec | undefined {
-  let v: unknown;
   try {
-    v = JSON.parse(line);
+    return Rec.safeParse(JSON.parse(line)).data;
   } catch {
     return undefined;
   }
-  const parsed = Rec.safeParse(v);
-  return parsed.success ? parsed.data : undefined;
 }
 
 /** Parses a manifest; only '\n'-terminated lines count (a torn last line is ignored). */

@@ -15,10 +15,7 @@ export interface RestoreChangeRequest {
 }
 
 /** One file of the change: where it is, and the version before the change touched it. */
-interface ChangedFile {
-  target: ResolvedPath;
-  version: number;
-}
+type ChangedFile = { target: ResolvedPath; version: number };
 
 /**
  * Every file whose history has a version of `change`, with the version before it; each authorised for writing.

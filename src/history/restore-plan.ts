@@ -7,7 +7,7 @@ import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
-import { wholeTextPatch } from '../text/patch.js';
+import { wholeTextPatch, type BoundedPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext, WritePipeline } from '../write/write-pipeline.js';
@@ -71,24 +71,22 @@ export async function planRestore(
       { path: display, versions: h.versions.map((v) => v.version) },
     );
   }
-  const base = { file_path: display, version: wanted.version, dry_run: input.dry_run };
+  const structured = (deleted: boolean, c: Pick<BoundedPatch, 'hunks' | 'added' | 'removed' | 'truncated'>) => ({
+    file_path: display,
+    version: wanted.version,
+    dry_run: input.dry_run,
+    already_current: currentHash === wanted.hash,
+    deleted,
+    structuredPatch: c.hunks,
+    ...(c.truncated ? { patch_truncated: true } : {}),
+    lines_added: c.added,
+    lines_removed: c.removed,
+    new_version: null,
+  });
   if (currentHash === wanted.hash) {
     // Nothing to write, so nothing to lose: no freshness rule applies.
-    return {
-      change: 'none',
-      output: {
-        text: `${display} already matches version ${wanted.version}; nothing was written.`,
-        structured: {
-          ...base,
-          already_current: true,
-          deleted: false,
-          structuredPatch: [],
-          lines_added: 0,
-          lines_removed: 0,
-          new_version: null,
-        },
-      },
-    };
+    const text = `${display} already matches version ${wanted.version}; nothing was written.`;
+    return { change: 'none', output: { text, structured: structured(false, wholeTextPatch('', '')) } };
   }
   requireUnchangedSinceLatest(h, currentHash, input.force, display);
   // This tool's freshness rule is the one above: against history, not against a Read.
@@ -100,22 +98,17 @@ export async function planRestore(
     bytes === null
       ? `delete ${display} (it did not exist in version ${wanted.version})`
       : `restore ${display} to version ${wanted.version}`;
-  const structured = {
-    ...base,
-    already_current: false,
-    deleted: bytes === null,
-    structuredPatch: change.hunks,
-    ...(change.truncated ? { patch_truncated: true } : {}),
-    lines_added: change.added,
-    lines_removed: change.removed,
-    new_version: null,
-  };
   const text = input.dry_run
     ? `Dry run: nothing was written. RestoreFile would ${action}:\n${change.diff}`
     : bytes === null
       ? `Restored ${display} to version ${wanted.version}: the file did not exist then, so it was deleted.`
       : `Restored ${display} to version ${wanted.version} (${formatBytes(bytes.length)}).`;
-  const common = { freshness, linesAdded: change.added, linesRemoved: change.removed, output: { text, structured } };
+  const common = {
+    freshness,
+    linesAdded: change.added,
+    linesRemoved: change.removed,
+    output: { text, structured: structured(bytes === null, change) },
+  };
   if (bytes === null) return { change: 'delete', ...common };
   const newText = change.newText;
   return {

@@ -31,16 +31,12 @@ export function stateDirWriteLocks(
           log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`),
       });
     } catch (err) {
-      throw lockError(err, stateDir, display);
+      if (!isLockHeld(err)) throw historyUnavailable(err, stateDir, display);
+      throw new ToolError(
+        'IO_ERROR',
+        `Another editguard process sharing the state dir ${stateDir} has been writing ${display} for over ${LOCK_WAIT_MS / 1000} s; nothing was written. Try again shortly.`,
+        { path: display, stateDir },
+      );
     }
   };
-}
-
-function lockError(err: unknown, stateDir: string, display: string): ToolError {
-  if (!isLockHeld(err)) return historyUnavailable(err, stateDir, display);
-  return new ToolError(
-    'IO_ERROR',
-    `Another editguard process sharing the state dir ${stateDir} has been writing ${display} for over ${LOCK_WAIT_MS / 1000} s; nothing was written. Try again shortly.`,
-    { path: display, stateDir },
-  );
 }
