@@ -89,19 +89,16 @@ export function applyChain(base: Uint8Array, chain: readonly Delta[]): Buffer {
  */
 export function readDeltaHeaderSync(file: string): { header: DeltaHeader; fileBytes: number } | undefined {
   if (!fs.existsSync(file)) return undefined;
-  let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    const fd = fs.openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(DELTA_HEADER_BYTES);
+      const header = fs.readSync(fd, head, 0, head.length, 0) === head.length ? decodeDeltaHeader(head) : undefined;
+      return header && { header, fileBytes: fs.fstatSync(fd).size };
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     return undefined;
-  }
-  try {
-    const head = Buffer.alloc(DELTA_HEADER_BYTES);
-    const header = fs.readSync(fd, head, 0, head.length, 0) === head.length ? decodeDeltaHeader(head) : undefined;
-    return header && { header, fileBytes: fs.fstatSync(fd).size };
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -137,21 +137,10 @@ export class BlobStore {
    * round trip). A missing blob is fine; a directory that refuses fsync is too (as fsyncDir).
    */
   async sync(hash: string): Promise<void> {
-    const files: number[] = [];
-    for (const p of [this.deltaPathOf(hash), this.pathOf(hash)]) {
-      try {
-        files.push(fsSync.openSync(p, 'r'));
-      } catch {
-        /* not in this form */
-      }
-    }
+    // A form that is not there is skipped; a directory that cannot be opened too (best effort, as fsyncDir).
+    const files = [this.deltaPathOf(hash), this.pathOf(hash)].map(openQuietly).filter((fd) => fd !== undefined);
     if (files.length === 0) return;
-    let dir: number | undefined;
-    try {
-      dir = fsSync.openSync(path.dirname(this.pathOf(hash)), 'r');
-    } catch {
-      /* best effort, as fsyncDir */
-    }
+    const dir = openQuietly(path.dirname(this.pathOf(hash)));
     const syncs = files.map((fd) => syncThenClose(fd, 'data', true));
     if (dir !== undefined) syncs.push(syncThenClose(dir, 'all', false));
     const results = await Promise.allSettled(syncs);
@@ -233,19 +222,22 @@ export class BlobStore {
 }
 
 /** The file's bytes, or undefined when it does not exist. @throws other errno errors. */
-async function readIfThere(file: string): Promise<Buffer | undefined> {
-  try {
-    return await fs.readFile(file);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+function readIfThere(file: string): Promise<Buffer | undefined> {
+  return fs.readFile(file).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
 }
 
 /** The file's stat, or undefined when it cannot be had (missing: without building an exception). */
 function statQuietly(file: string): fsSync.Stats | undefined {
   try {
     return fsSync.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function openQuietly(file: string): number | undefined {
+  try {
+    return fsSync.openSync(file, 'r');
   } catch {
     return undefined;
   }

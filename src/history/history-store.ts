@@ -49,16 +49,13 @@ export interface PruneReport {
   totalBytes: number;
 }
 
-const DAY = 24 * 60 * 60 * 1000;
 /** Default HistoryStoreOptions.orphanGraceMs. */
 const ORPHAN_GRACE_MS = 10 * 60 * 1000;
 
 /**
- * The history store, and the pipeline's WriteRecorder: `backup` stores the pre- and post-image
- * blobs and appends an intent (fsync'd) before the critical section; `commit` appends the commit
- * line after the file write succeeded. A write whose commit line is missing (kill -9 between the
- * rename and the commit) still counts when its post-image is on disk, or when the next write's
- * pre-image equals it: the intent log says what was meant, the disk says whether it happened.
+ * The history store, and the pipeline's WriteRecorder. A write whose commit line is missing (kill -9
+ * between the rename and the commit) still counts when its post-image is on disk, or when the next
+ * write's pre-image equals it: the intent log says what was meant, the disk says whether it happened.
  */
 export class HistoryStore implements WriteRecorder {
   /** The state dir this store lives in (named by HISTORY_UNAVAILABLE). */
@@ -271,10 +268,8 @@ export class HistoryStore implements WriteRecorder {
   // ── Retention ────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Applies retention: per file, versions older than maxAgeMs go, oldest first; then, while the
-   * blob bytes referenced by all files exceed maxBytes, the globally oldest version that is not
-   * its file's newest goes. Each file's newest version is always kept. Manifests are compacted,
-   * then unreferenced blobs (and stale temp files) older than the grace period are removed.
+   * Applies retention (retention.ts: by age, then by bytes; each file's newest version kept), compacts
+   * the manifests, then removes unreferenced blobs and stale temp files older than the grace period.
    * Runs at most once at a time per process, and per state dir across processes (lock file).
    */
   prune(): Promise<PruneReport> {
@@ -371,4 +366,4 @@ export class HistoryStore implements WriteRecorder {
 }
 
 /** Days → milliseconds, for config. */
-export const daysToMs = (days: number): number => days * DAY;
+export const daysToMs = (days: number): number => days * 24 * 60 * 60 * 1000;

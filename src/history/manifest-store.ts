@@ -149,12 +149,7 @@ export class ManifestStore {
 
   /** Creates the manifest with its header atomically (link of a complete temp file). */
   async #ensure(file: string, realPath: string): Promise<void> {
-    try {
-      await fsp.access(file);
-      return;
-    } catch {
-      /* create it */
-    }
+    if (fs.existsSync(file)) return;
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     const header: HeaderRec = { t: 'h', v: 1, path: realPath };
@@ -171,14 +166,10 @@ export class ManifestStore {
 }
 
 async function readManifest(file: string): Promise<Manifest | undefined> {
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-  return parseManifest(text);
+  const text = await fsp
+    .readFile(file, 'utf8')
+    .catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  return text === undefined ? undefined : parseManifest(text);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -194,18 +194,8 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
     let beforeVersion: number | undefined;
     if (!last || last.hash !== before) {
       const origin = last ? 'external' : 'initial';
-      beforeVersion = push({
-        hash: before,
-        size: w.before?.size ?? 0,
-        time: w.time,
-        origin,
-        tool: null,
-        session: null,
-        instance: null,
-        change: null,
-        linesAdded: 0,
-        linesRemoved: 0,
-      });
+      const unwritten = { tool: null, session: null, instance: null, change: null, linesAdded: 0, linesRemoved: 0 };
+      beforeVersion = push({ hash: before, size: w.before?.size ?? 0, time: w.time, origin, ...unwritten });
     }
     let afterVersion: number | undefined;
     if (confirmed) {
