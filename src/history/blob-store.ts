@@ -19,8 +19,6 @@ export interface BlobStoreOptions {
   maxDepth?: number;
 }
 
-const DELTA_MIN_BYTES = 64 * 1024;
-const MAX_DEPTH = 32;
 /** A delta is stored only when its middle is at most this share of the content ("much smaller"). */
 const DELTA_MAX_SHARE = 0.25;
 
@@ -36,8 +34,8 @@ export class BlobStore {
 
   constructor(stateDir: string, opts: BlobStoreOptions = {}) {
     this.dir = path.join(stateDir, 'blobs');
-    this.#minDelta = opts.deltaMinBytes ?? DELTA_MIN_BYTES;
-    this.#maxDepth = opts.maxDepth ?? MAX_DEPTH;
+    this.#minDelta = opts.deltaMinBytes ?? 64 * 1024;
+    this.#maxDepth = opts.maxDepth ?? 32;
   }
 
   /** Where the full copy of `hash` is (or would be). */

@@ -252,10 +252,7 @@ export class HistoryStore implements WriteRecorder {
     }
   }
 
-  /**
-   * Content of a version's hash (a full copy, or a delta chain applied), its sha256 verified.
-   * @throws ENOENT when the blob (or a base of its chain) is missing; DamagedBlobError when damaged.
-   */
+  /** Content of a version's hash, its sha256 verified. @throws as BlobStore.get. */
   async content(hash: string): Promise<Buffer> {
     return this.blobs.get(hash);
   }

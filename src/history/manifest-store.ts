@@ -91,14 +91,10 @@ export class ManifestStore {
     const release = await tryLock(`${file}.compacting.lock`);
     if (!release) return false;
     const fh = await fsp.open(file, 'r').catch(() => undefined);
-    if (!fh) {
-      await release();
-      return false;
-    }
     try {
-      const m = parseManifest(await fh.readFile('utf8'));
+      const m = fh && parseManifest(await fh.readFile('utf8'));
       const records = m && compactRecords(m, keepVersion);
-      if (!m || !records) return false;
+      if (!fh || !m || !records) return false;
       const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
       await writeNewFile(tmp, records.map(recordLine).join(''));
       await fsp.rename(tmp, file);
@@ -111,7 +107,7 @@ export class ManifestStore {
       }
       return true;
     } finally {
-      await fh.close();
+      await fh?.close();
       await release();
     }
   }
@@ -124,12 +120,9 @@ export class ManifestStore {
     const live = new Set<string>();
     for (const name of await listDir(this.dir)) {
       const file = path.join(this.dir, name);
-      if (name.endsWith('.tmp')) {
-        await removeIfOld(file, now, graceMs);
-        continue;
-      }
-      if (!name.endsWith('.jsonl')) continue;
-      for (const hash of referencedHashes(await fsp.readFile(file, 'utf8'))) live.add(hash);
+      if (name.endsWith('.tmp')) await removeIfOld(file, now, graceMs);
+      else if (name.endsWith('.jsonl'))
+        for (const hash of referencedHashes(await fsp.readFile(file, 'utf8'))) live.add(hash);
     }
     return live;
   }

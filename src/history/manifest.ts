@@ -55,9 +55,8 @@ const BaseRec = z.object({
   time: Count,
   tool: z.string().nullable(),
   session: z.string().nullable(),
-  /** Absent in records written before instance ids. */
+  /** instance and change: absent in records written before those ids. */
   instance: z.string().nullable().optional(),
-  /** Absent in records written before change ids. */
   change: z.string().nullable().optional(),
   lines_added: Count,
   lines_removed: Count,
@@ -145,8 +144,7 @@ export function parseManifest(text: string): Manifest | undefined {
   const header = parseRecord(lines[0] ?? '');
   if (header?.t !== 'h') return undefined;
   let base: BaseRec | undefined;
-  const intents: IntentRec[] = [];
-  const seen = new Set<string>();
+  const intents = new Map<string, IntentRec>();
   const commits = new Set<string>();
   const aborts = new Set<string>();
   for (const line of lines.slice(1)) {
@@ -155,15 +153,10 @@ export function parseManifest(text: string): Manifest | undefined {
     if (rec.t === 'b') base ??= rec;
     else if (rec.t === 'c') commits.add(rec.id);
     else if (rec.t === 'x') aborts.add(rec.id);
-    else if (rec.t === 'w' && !seen.has(rec.id)) {
-      seen.add(rec.id);
-      intents.push(rec);
-    }
+    else if (rec.t === 'w' && !intents.has(rec.id)) intents.set(rec.id, rec);
   }
-  return { header, base, intents, commits, aborts };
+  return { header, base, intents: [...intents.values()], commits, aborts };
 }
-
-const hashOfImage = (i: Image | null): string | null => (i === null ? null : i.hash);
 
 /**
  * The versions a manifest describes. An intent counts when committed, when the next intent's
@@ -182,14 +175,14 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
   };
   let pending: IntentRec | undefined;
   m.intents.forEach((w, i) => {
-    const after = hashOfImage(w.after);
+    const after = w.after?.hash ?? null;
     const nextIntent = m.intents[i + 1];
     const confirmed =
       !m.aborts.has(w.id) &&
       (m.commits.has(w.id) ||
-        (nextIntent !== undefined && hashOfImage(nextIntent.before) === after) ||
+        (nextIntent !== undefined && (nextIntent.before?.hash ?? null) === after) ||
         (nextIntent === undefined && currentHash !== undefined && currentHash === after));
-    const before = hashOfImage(w.before);
+    const before = w.before?.hash ?? null;
     const last = versions[versions.length - 1];
     let beforeVersion: number | undefined;
     if (!last || last.hash !== before) {

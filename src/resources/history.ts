@@ -7,16 +7,14 @@ import type { HistoryStore } from '../history/history-store.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { isLikelyBinary } from '../text/codec.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
-import { authorizeResourceRead, invalidParams } from './resource-access.js';
+import { authorizeResourceRead, invalidParams } from './file-resources.js';
 
 /** At most this many files in resources/list (the SDK does not paginate template listings). */
 const MAX_LISTED = 500;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** `history://<URL-encoded absolute path>`, or `…/<version>` for one version's content. */
-export function historyUri(absPath: string, version?: number): string {
-  return `history://${encodeURIComponent(absPath)}${version === undefined ? '' : `/${version}`}`;
-}
+/** `history://<URL-encoded absolute path>`. */
+const historyUri = (absPath: string): string => `history://${encodeURIComponent(absPath)}`;
 
 function variable(vars: Record<string, string | string[]>, name: string): string {
   const v = vars[name];
