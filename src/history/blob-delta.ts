@@ -23,10 +23,7 @@ export interface DeltaHeader {
   suffix: number;
 }
 
-export interface Delta {
-  header: DeltaHeader;
-  middle: Uint8Array;
-}
+export type Delta = { header: DeltaHeader; middle: Uint8Array };
 
 /** The delta of `after` against `base`: their common ends, and the middle of `after` between them. */
 export function diffEnds(base: Buffer, after: Buffer): { prefix: number; suffix: number; middle: Buffer } {

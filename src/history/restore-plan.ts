@@ -22,14 +22,6 @@ export interface HistoryDeps {
   writes: WritePipeline;
 }
 
-/** What RestoreFile was asked, as validated. */
-export interface RestoreRequest {
-  file_path: string;
-  version: number;
-  force: boolean;
-  dry_run: boolean;
-}
-
 /** A committed restore's answer, naming the version it became and the one that undoes it (as it was when the listing fails). */
 export async function withUndoVersion(
   output: ToolOutput,
@@ -54,7 +46,7 @@ export async function withUndoVersion(
 export async function planRestore(
   current: CurrentFile,
   ctx: PlanContext,
-  input: RestoreRequest,
+  input: { file_path: string; version: number; force: boolean; dry_run: boolean },
   store: HistoryStore,
   deps: HistoryDeps,
   restoring: (hash: string | null) => void,
