@@ -331,14 +331,13 @@ export class HistoryStore implements WriteRecorder {
       const grace = this.#opts.orphanGraceMs ?? ORPHAN_GRACE_MS;
       const live = await this.manifests.sweep(now, grace);
       const gc = await this.blobs.collect((hash) => live.has(hash) || guard.has(hash), now, grace);
-      const { totalBytes } = plan;
       return {
         skipped: false,
         versionsPruned,
         filesCompacted,
         blobsRemoved: gc.removed,
         bytesRemoved: gc.bytes,
-        totalBytes,
+        totalBytes: plan.totalBytes,
       };
     } finally {
       this.#guard = undefined;
