@@ -28,13 +28,11 @@ export async function withUndoVersion(
   store: HistoryStore,
   restored: { realPath: string; hash: string | null },
 ): Promise<ToolOutput> {
-  const restoredHash = restored.hash;
-  // Name the version this restore became, and the one that undoes it.
   // The restore is done; a listing that fails now only loses the version numbers from the answer.
-  const after = await store.history(restored.realPath, restoredHash).catch(() => undefined);
+  const after = await store.history(restored.realPath, restored.hash).catch(() => undefined);
   const newest = after?.versions[after.versions.length - 1];
   const previous = after?.versions[after.versions.length - 2];
-  if (!newest || !previous || newest.tool !== 'RestoreFile' || newest.hash !== restoredHash) return output;
+  if (!newest || !previous || newest.tool !== 'RestoreFile' || newest.hash !== restored.hash) return output;
   return {
     ...output,
     text: `${output.text} Recorded as version ${newest.version}; RestoreFile with version ${previous.version} undoes it.`,
