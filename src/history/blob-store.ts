@@ -4,22 +4,13 @@ import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { LRUCache } from 'lru-cache';
 import { digest } from '../fs/digest.js';
 import { isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
+import { listDir } from '../fs/list-dir.js';
+import { removeIfOld } from '../fs/remove-if-old.js';
 import { writeNewFile } from '../fs/write-new-file.js';
-import {
-  applyChain,
-  DELTA_HEADER_BYTES,
-  decodeDelta,
-  decodeDeltaHeader,
-  deltaFileBytes,
-  diffEnds,
-  encodeDelta,
-  type Delta,
-} from './blob-delta.js';
-import { collectBlobs } from './blob-collect.js';
+import { applyChain, decodeDelta, deltaFileBytes, diffEnds, encodeDelta, readDeltaHeaderSync } from './blob-delta.js';
 
 export interface BlobStoreOptions {
   /** Contents smaller than this are always stored in full (default 64 KiB). */
@@ -28,13 +19,8 @@ export interface BlobStoreOptions {
   maxDepth?: number;
 }
 
-/** Defaults of BlobStoreOptions. */
-const DELTA_MIN_BYTES = 64 * 1024;
-const MAX_DEPTH = 32;
 /** A delta is stored only when its middle is at most this share of the content ("much smaller"). */
 const DELTA_MAX_SHARE = 0.25;
-/** Depths remembered (a full blob is 0); past this many the least recently used go. */
-const DEPTH_MEMO = 4096;
 
 /** A blob that is there but whose content does not hash to its name (torn, damaged, or a broken chain). */
 export class DamagedBlobError extends Error {
@@ -45,13 +31,11 @@ export class BlobStore {
   readonly dir: string;
   readonly #minDelta: number;
   readonly #maxDepth: number;
-  /** Chain depth by hash, for blobs this process stored or checked (0: full). */
-  readonly #depths = new LRUCache<string, number>({ max: DEPTH_MEMO });
 
   constructor(stateDir: string, opts: BlobStoreOptions = {}) {
     this.dir = path.join(stateDir, 'blobs');
-    this.#minDelta = opts.deltaMinBytes ?? DELTA_MIN_BYTES;
-    this.#maxDepth = opts.maxDepth ?? MAX_DEPTH;
+    this.#minDelta = opts.deltaMinBytes ?? 64 * 1024;
+    this.#maxDepth = opts.maxDepth ?? 32;
   }
 
   /** Where the full copy of `hash` is (or would be). */
@@ -79,7 +63,6 @@ export class BlobStore {
     await writeNewFile(tmp, bytes);
     await fs.rename(tmp, target);
     await fsyncDir(dir);
-    this.#remember(hash, 0);
     // A torn delta of the same content is of no use any more.
     await fs.rm(this.deltaPathOf(hash), { force: true }).catch(() => {});
     return hash;
@@ -95,32 +78,19 @@ export class BlobStore {
    */
   touchSync(hash: string, size: number): boolean {
     const now = new Date();
+    let file = this.pathOf(hash);
     // No exception for the common "not in this form" (a delta's hash has no full copy).
-    if (statQuietly(this.pathOf(hash))?.size === size) {
-      touchQuietly(() => fsSync.utimesSync(this.pathOf(hash), now, now));
-      this.#remember(hash, 0);
-      return true;
-    }
-    if (!fsSync.existsSync(this.deltaPathOf(hash))) return false;
-    let fd: number;
-    try {
-      fd = fsSync.openSync(this.deltaPathOf(hash), 'r');
-    } catch {
-      return false;
+    if (statQuietly(file)?.size !== size) {
+      const d = readDeltaHeaderSync((file = this.deltaPathOf(hash)));
+      if (!d || d.header.size !== size || d.fileBytes !== deltaFileBytes(d.header)) return false;
+      if (!statQuietly(this.pathOf(d.header.base)) && !fsSync.existsSync(this.deltaPathOf(d.header.base))) return false;
     }
     try {
-      const head = Buffer.alloc(DELTA_HEADER_BYTES);
-      const h = fsSync.readSync(fd, head, 0, head.length, 0) === head.length ? decodeDeltaHeader(head) : undefined;
-      if (!h || h.size !== size || fsSync.fstatSync(fd).size !== deltaFileBytes(h)) return false;
-      if (statQuietly(this.pathOf(h.base)) === undefined && !fsSync.existsSync(this.deltaPathOf(h.base))) return false;
-      touchQuietly(() => fsSync.futimesSync(fd, now, now));
-      this.#remember(hash, h.depth);
-      return true;
+      fsSync.utimesSync(file, now, now);
     } catch {
-      return false;
-    } finally {
-      fsSync.closeSync(fd);
+      /* a blob not ours to touch (shared state dir) is still present */
     }
+    return true;
   }
 
   /**
@@ -133,55 +103,30 @@ export class BlobStore {
     if (this.touchSync(hash, bytes.length)) return false;
     const delta = base ? this.#deltaOf(bytes, base) : undefined;
     const target = delta ? this.deltaPathOf(hash) : this.pathOf(hash);
-    const data = delta?.bytes ?? bytes;
+    const data = delta ?? bytes;
     fsSync.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    const fd = fsSync.openSync(tmp, 'wx', 0o600);
     try {
-      for (let off = 0; off < data.length;) off += fsSync.writeSync(fd, data, off, data.length - off);
+      fsSync.writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
     } catch (err) {
-      fsSync.closeSync(fd);
       fsSync.rmSync(tmp, { force: true });
       throw err;
     }
-    fsSync.closeSync(fd);
     fsSync.renameSync(tmp, target);
-    this.#remember(hash, delta?.depth ?? 0);
     return true;
   }
 
   /** `bytes` as a delta file against `base`, or undefined when a full copy is better. */
-  #deltaOf(bytes: Buffer, base: { bytes: Buffer; hash: string }): { bytes: Buffer; depth: number } | undefined {
+  #deltaOf(bytes: Buffer, base: { bytes: Buffer; hash: string }): Buffer | undefined {
     if (bytes.length < this.#minDelta) return undefined;
-    const below = this.#depthSync(base.hash);
+    // The base's chain depth (0: a full copy), from its delta's header.
+    const below = fsSync.existsSync(this.pathOf(base.hash))
+      ? 0
+      : readDeltaHeaderSync(this.deltaPathOf(base.hash))?.header.depth;
     if (below === undefined || below >= this.#maxDepth) return undefined;
     const { prefix, suffix, middle } = diffEnds(base.bytes, bytes);
     if (middle.length > bytes.length * DELTA_MAX_SHARE) return undefined;
-    const depth = below + 1;
-    return { bytes: encodeDelta({ base: base.hash, depth, size: bytes.length, prefix, suffix }, middle), depth };
-  }
-
-  /** Chain depth of a stored blob (0: full), undefined when it is not stored; remembered, else one header read. */
-  #depthSync(hash: string): number | undefined {
-    const known = this.#depths.get(hash);
-    if (known !== undefined) return known;
-    if (fsSync.existsSync(this.pathOf(hash))) return 0;
-    try {
-      const fd = fsSync.openSync(this.deltaPathOf(hash), 'r');
-      try {
-        const head = Buffer.alloc(DELTA_HEADER_BYTES);
-        fsSync.readSync(fd, head, 0, head.length, 0);
-        return decodeDeltaHeader(head)?.depth;
-      } finally {
-        fsSync.closeSync(fd);
-      }
-    } catch {
-      return undefined;
-    }
-  }
-
-  #remember(hash: string, depth: number): void {
-    this.#depths.set(hash, depth);
+    return encodeDelta({ base: base.hash, depth: below + 1, size: bytes.length, prefix, suffix }, middle);
   }
 
   /**
@@ -190,21 +135,10 @@ export class BlobStore {
    * round trip). A missing blob is fine; a directory that refuses fsync is too (as fsyncDir).
    */
   async sync(hash: string): Promise<void> {
-    const files: number[] = [];
-    for (const p of [this.deltaPathOf(hash), this.pathOf(hash)]) {
-      try {
-        files.push(fsSync.openSync(p, 'r'));
-      } catch {
-        /* not in this form */
-      }
-    }
+    // A form that is not there is skipped; a directory that cannot be opened too (best effort, as fsyncDir).
+    const files = [this.deltaPathOf(hash), this.pathOf(hash)].map(openQuietly).filter((fd) => fd !== undefined);
     if (files.length === 0) return;
-    let dir: number | undefined;
-    try {
-      dir = fsSync.openSync(path.dirname(this.pathOf(hash)), 'r');
-    } catch {
-      /* best effort, as fsyncDir */
-    }
+    const dir = openQuietly(path.dirname(this.pathOf(hash)));
     const syncs = files.map((fd) => syncThenClose(fd, 'data', true));
     if (dir !== undefined) syncs.push(syncThenClose(dir, 'all', false));
     const results = await Promise.allSettled(syncs);
@@ -217,57 +151,27 @@ export class BlobStore {
    * is there does not hash to `hash`.
    */
   async get(hash: string): Promise<Buffer> {
-    const full = await readIfThere(this.pathOf(hash));
-    if (full && digest(full) === hash) return full;
-    const top = await readIfThere(this.deltaPathOf(hash));
-    if (!top) {
-      if (full) throw new DamagedBlobError(`history blob ${hash} is damaged`);
-      throw Object.assign(new Error(`history blob ${hash} is missing`), { code: 'ENOENT' });
-    }
-    const bytes = await this.#applyFrom(hash, top);
-    if (digest(bytes) !== hash)
-      throw new DamagedBlobError(`history blob ${hash} is damaged (its delta chain does not give its content)`);
+    const bytes = await this.#stored(hash, 0);
+    if (digest(bytes) !== hash) throw new DamagedBlobError(`history blob ${hash} is damaged`);
     return bytes;
   }
 
-  /** The content the delta file `top` (of `hash`) stands for: its chain read down to a full copy, then applied. */
-  async #applyFrom(hash: string, top: Buffer): Promise<Buffer> {
-    const chain: Delta[] = [];
-    const seen = new Set([hash]);
-    let next: Buffer | undefined = top;
-    for (;;) {
-      const d = decodeDelta(next);
-      if (!d || seen.has(d.header.base) || chain.length > this.#maxDepth * 4)
-        throw new DamagedBlobError(`history blob ${hash} has a damaged delta chain`);
-      chain.unshift(d);
-      seen.add(d.header.base);
-      const base = await readIfThere(this.pathOf(d.header.base));
-      if (base) {
-        try {
-          return applyChain(base, chain);
-        } catch {
-          throw new DamagedBlobError(`history blob ${hash} has a delta that does not fit its base`);
-        }
-      }
-      next = await readIfThere(this.deltaPathOf(d.header.base));
-      if (!next)
-        throw Object.assign(new Error(`history blob ${d.header.base}, the base of ${hash}, is missing`), {
-          code: 'ENOENT',
-        });
+  /** The bytes `hash` is stored as (a base `depth` links down a chain): a full copy, else its delta applied. */
+  async #stored(hash: string, depth: number): Promise<Buffer> {
+    const full = await readIfThere(this.pathOf(hash));
+    // The top's full copy is checked here, so that a torn one next to a whole delta reads through the delta.
+    if (full && (depth > 0 || digest(full) === hash)) return full;
+    const file = await readIfThere(this.deltaPathOf(hash));
+    if (!file && full) throw new DamagedBlobError(`history blob ${hash} is damaged`);
+    if (!file) throw Object.assign(new Error(`history blob ${hash} is missing`), { code: 'ENOENT' });
+    const d = decodeDelta(file);
+    if (!d || depth > this.#maxDepth * 4) throw new DamagedBlobError(`history blob ${hash} has a damaged delta chain`);
+    const base = await this.#stored(d.header.base, depth + 1);
+    try {
+      return applyChain(base, [d]);
+    } catch {
+      throw new DamagedBlobError(`history blob ${hash} has a delta that does not fit its base`);
     }
-  }
-
-  /** Whether `hash` is stored, in full or as a delta (neither checked for damage). */
-  async has(hash: string): Promise<boolean> {
-    for (const p of [this.pathOf(hash), this.deltaPathOf(hash)]) {
-      try {
-        await fs.access(p);
-        return true;
-      } catch {
-        /* try the other form */
-      }
-    }
-    return false;
   }
 
   /**
@@ -275,19 +179,49 @@ export class BlobStore {
    * (directly or down a chain) of a delta that stays; and temp files left by crashes past the grace
    * period (another process may have stored one and be about to reference it). `bytes`: on disk.
    */
-  collect(keep: (hash: string) => boolean, now: number, graceMs: number): Promise<{ removed: number; bytes: number }> {
-    return collectBlobs(this.dir, keep, now, graceMs);
+  async collect(
+    keep: (hash: string) => boolean,
+    now: number,
+    graceMs: number,
+  ): Promise<{ removed: number; bytes: number }> {
+    const blobs: Array<{ file: string; hash: string }> = [];
+    for (const sub of await listDir(this.dir)) {
+      for (const name of await listDir(path.join(this.dir, sub))) {
+        const file = path.join(this.dir, sub, name);
+        if (name.endsWith('.tmp')) await removeIfOld(file, now, graceMs);
+        else blobs.push({ file, hash: name.replace(/\.d$/, '') });
+      }
+    }
+    const stays = new Set<string>();
+    for (const b of blobs) {
+      if (stays.has(b.hash)) continue;
+      if (keep(b.hash) || now - ((await fs.stat(b.file).catch(() => undefined))?.mtimeMs ?? 0) < graceMs)
+        stays.add(b.hash);
+    }
+    // The bases of every delta that stays, and theirs, down to full copies.
+    const todo = [...stays];
+    for (let h = todo.pop(); h !== undefined; h = todo.pop()) {
+      const base = readDeltaHeaderSync(this.deltaPathOf(h))?.header.base;
+      if (base === undefined || stays.has(base)) continue;
+      stays.add(base);
+      todo.push(base);
+    }
+    let removed = 0;
+    let bytes = 0;
+    for (const b of blobs) {
+      const size = stays.has(b.hash) ? undefined : await removeIfOld(b.file, now, graceMs);
+      if (size !== undefined) {
+        removed++;
+        bytes += size;
+      }
+    }
+    return { removed, bytes };
   }
 }
 
 /** The file's bytes, or undefined when it does not exist. @throws other errno errors. */
-async function readIfThere(file: string): Promise<Buffer | undefined> {
-  try {
-    return await fs.readFile(file);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+function readIfThere(file: string): Promise<Buffer | undefined> {
+  return fs.readFile(file).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
 }
 
 /** The file's stat, or undefined when it cannot be had (missing: without building an exception). */
@@ -299,12 +233,11 @@ function statQuietly(file: string): fsSync.Stats | undefined {
   }
 }
 
-/** An mtime refresh that may fail: a blob not ours to touch (shared state dir) is still present. */
-function touchQuietly(touch: () => void): void {
+function openQuietly(file: string): number | undefined {
   try {
-    touch();
+    return fsSync.openSync(file, 'r');
   } catch {
-    /* present is still present */
+    return undefined;
   }
 }
 

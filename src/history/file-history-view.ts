@@ -1,8 +1,10 @@
 // FileHistory's engine: a file's recorded versions as text and as the listing, read under its write lock.
+import { fsError } from '../errors.js';
+import { digestFile } from '../fs/confined-read.js';
 import { shortSessionId } from '../session/session-id.js';
 import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
-import { currentHashOf, historyOf, noHistory, requireStore } from './history-lookup.js';
+import { historyOf, noHistory, requireStore } from './history-lookup.js';
 import { historyListing, type HistoryListing } from './history-listing.js';
 import type { HistoryStore } from './history-store.js';
 import type { HistoryVersion } from './manifest.js';
@@ -44,7 +46,10 @@ export async function fileHistoryView(
   const target = await deps.session.policy.authorizeRead(input.file_path);
   // Under the file's write lock: the listing never shows a write of this process half done.
   return deps.writes.locks.run(target.realPath, async () => {
-    const currentHash = await currentHashOf(target);
+    // Confined (DESIGN §5): an unreadable or swapped file is its ToolError.
+    const currentHash = await digestFile(target.realPath).catch((err: unknown) => {
+      throw fsError(err, target.input) ?? err;
+    });
     const h = await historyOf(store, target, currentHash);
     if (!h) throw await noHistory(target, store, deps.session.policy);
     const listing = historyListing(input.file_path, h, currentHash);

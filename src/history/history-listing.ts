@@ -5,32 +5,24 @@ import { shortSessionId } from '../session/session-id.js';
 import type { HistoryStore } from './history-store.js';
 import type { FileHistory, HistoryVersion } from './manifest.js';
 
-/** What the file is now, relative to its history. */
-export type CurrentStatus =
-  /** The file is the newest recorded version. */
-  | 'unchanged'
-  /** The file exists and is not the newest recorded version. */
-  | 'changed_outside'
-  /** The file is gone, but the newest recorded version existed. */
-  | 'deleted_outside';
-
-export interface VersionView {
-  version: number;
-  time: string;
-  origin: HistoryVersion['origin'];
-  tool: string | null;
-  /** Short session id (its instance and the first 8 characters of the rest). */
-  session: string | null;
-  /** The editguard instance (process) that wrote it; null for versions not written by editguard, or recorded before instance ids. */
-  instance: string | null;
-  /** The change it belongs to (one id for every file of a multi-file change); null for versions not written by editguard. */
-  change: string | null;
-  exists: boolean;
-  size: number;
-  hash: string | null;
-  lines_added: number;
-  lines_removed: number;
+/** One version as listed (session: its short id; instance and change: null for versions editguard did not write). */
+function versionView(v: HistoryVersion) {
+  return {
+    version: v.version,
+    time: new Date(v.time).toISOString(),
+    origin: v.origin,
+    tool: v.tool,
+    session: v.session === null ? null : shortSessionId(v.session),
+    instance: v.instance,
+    change: v.change,
+    exists: v.hash !== null,
+    size: v.size,
+    hash: v.hash,
+    lines_added: v.linesAdded,
+    lines_removed: v.linesRemoved,
+  };
 }
+export type VersionView = ReturnType<typeof versionView>;
 
 export interface HistoryListing {
   file_path: string;
@@ -39,41 +31,20 @@ export interface HistoryListing {
   /** The newest version whose content equals the file's, or null. */
   current_version: number | null;
   latest_version: number;
-  status: CurrentStatus;
+  /** unchanged: the file is the newest version; changed_outside: it exists and is not; deleted_outside: it is gone. */
+  status: 'unchanged' | 'changed_outside' | 'deleted_outside';
 }
 
 /** The listing shared by FileHistory and the history:// resource. */
 export function historyListing(display: string, history: FileHistory, currentHash: string | null): HistoryListing {
-  const versions = history.versions;
-  const latest = versions[versions.length - 1]!;
-  let current: number | null = null;
-  for (let i = versions.length - 1; i >= 0; i--) {
-    if (versions[i]!.hash === currentHash) {
-      current = versions[i]!.version;
-      break;
-    }
-  }
-  const status: CurrentStatus =
-    latest.hash === currentHash ? 'unchanged' : currentHash === null ? 'deleted_outside' : 'changed_outside';
+  const versions = [...history.versions].reverse();
+  const latest = versions[0]!;
   return {
     file_path: display,
-    versions: [...versions].reverse().map((v) => ({
-      version: v.version,
-      time: new Date(v.time).toISOString(),
-      origin: v.origin,
-      tool: v.tool,
-      session: v.session === null ? null : shortSessionId(v.session),
-      instance: v.instance,
-      change: v.change,
-      exists: v.hash !== null,
-      size: v.size,
-      hash: v.hash,
-      lines_added: v.linesAdded,
-      lines_removed: v.linesRemoved,
-    })),
-    current_version: current,
+    versions: versions.map(versionView),
+    current_version: versions.find((v) => v.hash === currentHash)?.version ?? null,
     latest_version: latest.version,
-    status,
+    status: latest.hash === currentHash ? 'unchanged' : currentHash === null ? 'deleted_outside' : 'changed_outside',
   };
 }
 
@@ -90,13 +61,11 @@ export async function readableFilesWithHistory(
   for (const file of (await store.files()).sort()) {
     if (out.length >= limit) break;
     if (!policy.roots.some((r) => isWithin(r, file))) continue;
-    if (
-      await policy.authorizeRead(file).then(
-        () => true,
-        () => false,
-      )
-    )
-      out.push(file);
+    const readable = await policy.authorizeRead(file).then(
+      () => true,
+      () => false,
+    );
+    if (readable) out.push(file);
   }
   return out;
 }

@@ -1,7 +1,6 @@
 // What FileHistory and RestoreFile share: the store (or HISTORY_NOT_FOUND when history is off), a file's
-// history and current hash, and the "no history" answer naming files that have some.
-import { ToolError, fsError, historyUnavailable } from '../errors.js';
-import { digestFile } from '../fs/confined-read.js';
+// history, and the "no history" answer naming files that have some.
+import { ToolError, historyUnavailable } from '../errors.js';
 import type { PathPolicy, ResolvedPath } from '../policy/path-policy.js';
 import { readableFilesWithHistory } from './history-listing.js';
 import type { HistoryStore } from './history-store.js';
@@ -36,13 +35,6 @@ export async function noHistory(target: ResolvedPath, store: HistoryStore, polic
     `No history for ${target.input}: editguard has not written this file (or its history was pruned). ${which}`,
     { path: target.input, files: shown },
   );
-}
-
-/** sha256 of the file now (confined, DESIGN §5); null when it does not exist. @throws ToolError for an unreadable or swapped file. */
-export async function currentHashOf(target: ResolvedPath): Promise<string | null> {
-  return digestFile(target.realPath).catch((err: unknown) => {
-    throw fsError(err, target.input) ?? err;
-  });
 }
 
 /** store.history(), with a state dir that cannot be read reported as HISTORY_UNAVAILABLE. */

@@ -49,18 +49,13 @@ export interface PruneReport {
   totalBytes: number;
 }
 
-const DAY = 24 * 60 * 60 * 1000;
-/** Hashes remembered as durable (a few hundred KiB at most). */
-const KNOWN_DURABLE_MAX = 4096;
 /** Default HistoryStoreOptions.orphanGraceMs. */
 const ORPHAN_GRACE_MS = 10 * 60 * 1000;
 
 /**
- * The history store, and the pipeline's WriteRecorder: `backup` stores the pre- and post-image
- * blobs and appends an intent (fsync'd) before the critical section; `commit` appends the commit
- * line after the file write succeeded. A write whose commit line is missing (kill -9 between the
- * rename and the commit) still counts when its post-image is on disk, or when the next write's
- * pre-image equals it: the intent log says what was meant, the disk says whether it happened.
+ * The history store, and the pipeline's WriteRecorder. A write whose commit line is missing (kill -9
+ * between the rename and the commit) still counts when its post-image is on disk, or when the next
+ * write's pre-image equals it: the intent log says what was meant, the disk says whether it happened.
  */
 export class HistoryStore implements WriteRecorder {
   /** The state dir this store lives in (named by HISTORY_UNAVAILABLE). */
@@ -74,8 +69,8 @@ export class HistoryStore implements WriteRecorder {
   readonly #unsynced = new Set<string>();
   /** Background syncs of post-images, by hash. */
   readonly #syncs = new Map<string, Promise<void>>();
-  /** Blobs this process stored durably or synced: the bases a delta may be written against. */
-  readonly #knownDurable = new LRUCache<string, true>({ max: KNOWN_DURABLE_MAX });
+  /** Blobs this process stored durably or synced: the bases a delta may be written against (a few hundred KiB at most). */
+  readonly #knownDurable = new LRUCache<string, true>({ max: 4096 });
   /** durability "full": blobs and intents are fsync'd; "relaxed": left to the OS. */
   readonly #durable: boolean;
   /** Hashes between `put` and their intent line (no manifest references them yet). */
@@ -94,11 +89,6 @@ export class HistoryStore implements WriteRecorder {
     this.manifests = new ManifestStore(opts.stateDir);
   }
 
-  /** Manifest file of a real path. */
-  manifestPath(realPath: string): string {
-    return this.manifests.pathOf(realPath);
-  }
-
   // ── WriteRecorder ────────────────────────────────────────────────────────────────────────
 
   /**
@@ -109,48 +99,45 @@ export class HistoryStore implements WriteRecorder {
    * smaller, so an Edit of a big file writes a few bytes here, not a second copy; then the intent
    * line appended and fsync'd.
    */
-  backup(realPath: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void> {
+  async backup(
+    realPath: string,
+    before: { bytes: Buffer; hash: string } | undefined,
+    pending: WriteEvent,
+  ): Promise<void> {
     const id = randomBytes(8).toString('hex');
     const hashes = [before?.hash, pending.after?.hash].filter((h): h is string => h !== undefined);
     this.#pin(hashes);
-    let done: Promise<void>;
     try {
+      // No await when the pre-image is already durable: the post-image is then stored in this tick.
       const ready = before ? this.#preImage(before) : undefined;
-      const rest = () => {
-        // The pre-image is stored and durable by now (ready): the post-image may be a delta against it.
-        // Only against a base known durable here, so that a delta never outlives its base.
-        const base = before && this.#knownDurable.has(before.hash) ? before : undefined;
-        if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base))
-          this.#unsynced.add(pending.after.hash);
-        const rec: IntentRec = {
-          t: 'w',
-          id,
-          time: pending.time,
-          tool: pending.tool,
-          session: pending.session.id,
-          ...(this.#opts.instance !== undefined ? { instance: this.#opts.instance } : {}),
-          ...(pending.change !== undefined ? { change: pending.change } : {}),
-          before: before ? { hash: before.hash, size: before.bytes.length } : null,
-          after: pending.after ? { hash: pending.after.hash, size: pending.after.bytes.length } : null,
-          lines_added: pending.linesAdded,
-          lines_removed: pending.linesRemoved,
-        };
-        return this.manifests.append(realPath, rec, this.#durable);
-      };
-      done = ready ? ready.then(rest) : rest();
-    } catch (err) {
-      done = Promise.reject(err);
+      if (ready) await ready;
+      // Only against a base known durable here, so that a delta never outlives its base.
+      const base = before && this.#knownDurable.has(before.hash) ? before : undefined;
+      if (pending.after && this.blobs.putUnsyncedSync(pending.after.bytes, pending.after.hash, base))
+        this.#unsynced.add(pending.after.hash);
+      const image = before ? { hash: before.hash, size: before.bytes.length } : null;
+      await this.manifests.append(realPath, this.#intent(id, pending, image), this.#durable);
+      this.#ids.set(pending, id);
+    } finally {
+      this.#unpin(hashes);
     }
-    return done.then(
-      () => {
-        this.#ids.set(pending, id);
-        this.#unpin(hashes);
-      },
-      (err: unknown) => {
-        this.#unpin(hashes);
-        throw err;
-      },
-    );
+  }
+
+  /** The intent line of `event`'s write from the pre-image `before`. */
+  #intent(id: string, event: WriteEvent, before: Image | null): IntentRec {
+    return {
+      t: 'w',
+      id,
+      time: event.time,
+      tool: event.tool,
+      session: event.session.id,
+      ...(this.#opts.instance !== undefined ? { instance: this.#opts.instance } : {}),
+      ...(event.change !== undefined ? { change: event.change } : {}),
+      before,
+      after: event.after ? { hash: event.after.hash, size: event.after.bytes.length } : null,
+      lines_added: event.linesAdded,
+      lines_removed: event.linesRemoved,
+    };
   }
 
   /**
@@ -167,12 +154,7 @@ export class HistoryStore implements WriteRecorder {
       // yet: synced here (cheap when it already is), as the post-image may become a delta against it.
       return this.#knownDurable.has(before.hash) ? undefined : this.#syncBlob(before.hash);
     }
-    return this.blobs.put(before.bytes, before.hash).then(() => this.#madeDurable(before.hash));
-  }
-
-  /** Remembers a blob this process stored durably or synced (bounded: past the limit the least recently used go). */
-  #madeDurable(hash: string): void {
-    this.#knownDurable.set(hash, true);
+    return this.blobs.put(before.bytes, before.hash).then(() => void this.#knownDurable.set(before.hash, true));
   }
 
   /** Starts (or joins) the background sync of a blob put without one. */
@@ -181,7 +163,7 @@ export class HistoryStore implements WriteRecorder {
     if (p) return p;
     this.#unsynced.delete(hash);
     p = (this.#durable ? this.blobs.sync(hash) : Promise.resolve())
-      .then(() => this.#madeDurable(hash))
+      .then(() => void this.#knownDurable.set(hash, true))
       .finally(() => {
         if (this.#syncs.get(hash) === p) this.#syncs.delete(hash);
       });
@@ -217,17 +199,10 @@ export class HistoryStore implements WriteRecorder {
     this.#pin(hashes);
     try {
       await this.blobs.put(outside.bytes, outside.hash);
-      const retold: IntentRec = {
-        t: 'w',
-        id: randomBytes(8).toString('hex'),
-        time: event.time,
-        tool: event.tool,
-        session: event.session.id,
-        before: { hash: outside.hash, size: outside.bytes.length },
-        after: event.after ? { hash: event.after.hash, size: event.after.bytes.length } : null,
-        lines_added: event.linesAdded,
-        lines_removed: event.linesRemoved,
-      };
+      const retold = this.#intent(randomBytes(8).toString('hex'), event, {
+        hash: outside.hash,
+        size: outside.bytes.length,
+      });
       await this.manifests.append(event.path, retold);
       await this.manifests.append(event.path, { t: 'x', id }, false);
       await this.manifests.append(event.path, { t: 'c', id: retold.id }, false);
@@ -270,33 +245,28 @@ export class HistoryStore implements WriteRecorder {
       const bytes = (await readConfined(realPath))?.bytes;
       if (bytes && digest(bytes) === after.hash) {
         await this.blobs.put(bytes, after.hash);
-        this.#madeDurable(after.hash);
+        this.#knownDurable.set(after.hash, true);
       }
     } catch (err) {
       this.#opts.log?.warn(`history: could not recover the copy of ${realPath}`, err);
     }
   }
 
-  /**
-   * Content of a version's hash (a full copy, or a delta chain applied), its sha256 verified.
-   * @throws ENOENT when the blob (or a base of its chain) is missing; DamagedBlobError when damaged.
-   */
+  /** Content of a version's hash, its sha256 verified. @throws as BlobStore.get. */
   async content(hash: string): Promise<Buffer> {
     return this.blobs.get(hash);
   }
 
   /** Real paths of every file with a manifest (unordered). */
   async files(): Promise<string[]> {
-    return this.manifests.paths();
+    return (await this.manifests.all()).map((m) => m.manifest.header.path);
   }
 
   // ── Retention ────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Applies retention: per file, versions older than maxAgeMs go, oldest first; then, while the
-   * blob bytes referenced by all files exceed maxBytes, the globally oldest version that is not
-   * its file's newest goes. Each file's newest version is always kept. Manifests are compacted,
-   * then unreferenced blobs (and stale temp files) older than the grace period are removed.
+   * Applies retention (retention.ts: by age, then by bytes; each file's newest version kept), compacts
+   * the manifests, then removes unreferenced blobs and stale temp files older than the grace period.
    * Runs at most once at a time per process, and per state dir across processes (lock file).
    */
   prune(): Promise<PruneReport> {
@@ -327,17 +297,12 @@ export class HistoryStore implements WriteRecorder {
   }
 
   async #prune(): Promise<PruneReport> {
-    const report: PruneReport = {
-      skipped: false,
-      versionsPruned: 0,
-      filesCompacted: 0,
-      blobsRemoved: 0,
-      bytesRemoved: 0,
-      totalBytes: 0,
-    };
     const release = await this.manifests.lockPruning();
-    if (!release) return { ...report, skipped: true };
-    this.#guard = new Set(this.#inflight.keys());
+    if (!release) {
+      return { skipped: true, versionsPruned: 0, filesCompacted: 0, blobsRemoved: 0, bytesRemoved: 0, totalBytes: 0 };
+    }
+    // Every hash pinned now or while the prune runs (#pin adds to it) is never collected.
+    const guard = (this.#guard = new Set(this.#inflight.keys()));
     try {
       const files = [];
       for (const { file, manifest } of await this.manifests.all()) {
@@ -345,45 +310,39 @@ export class HistoryStore implements WriteRecorder {
         const derived = derive(manifest, undefined);
         if (derived.versions.length > 0) files.push({ file, ...derived });
       }
-      const plan = planRetention(files, {
-        now: this.#clock(),
-        maxAgeMs: this.#opts.maxAgeMs,
-        maxBytes: this.#opts.maxBytes,
-      });
+      const { maxAgeMs, maxBytes } = this.#opts;
+      const plan = planRetention(files, { now: this.#clock(), maxAgeMs, maxBytes });
       if (plan.overBudget) {
         this.#opts.log?.warn(
-          `history: the newest versions alone take ${plan.totalBytes} bytes, above history.maxBytes (${this.#opts.maxBytes}); they are kept`,
+          `history: the newest versions alone take ${plan.totalBytes} bytes, above history.maxBytes (${maxBytes}); they are kept`,
         );
       }
-      report.totalBytes = plan.totalBytes;
+      let versionsPruned = 0;
+      let filesCompacted = 0;
       for (const [n, f] of files.entries()) {
         const keep = plan.keep[n]!;
-        if (keep === 0) continue;
-        if (await this.manifests.compact(f.file, f.versions[keep]!.version)) {
-          report.filesCompacted++;
-          report.versionsPruned += keep;
+        if (keep > 0 && (await this.manifests.compact(f.file, f.versions[keep]!.version))) {
+          filesCompacted++;
+          versionsPruned += keep;
         }
       }
       // Wall-clock now, not the injected clock: blob mtimes are wall-clock times.
-      const gc = await this.#collect(Date.now());
-      report.blobsRemoved = gc.removed;
-      report.bytesRemoved = gc.bytes;
-      return report;
+      const now = Date.now();
+      const grace = this.#opts.orphanGraceMs ?? ORPHAN_GRACE_MS;
+      const live = await this.manifests.sweep(now, grace);
+      const gc = await this.blobs.collect((hash) => live.has(hash) || guard.has(hash), now, grace);
+      return {
+        skipped: false,
+        versionsPruned,
+        filesCompacted,
+        blobsRemoved: gc.removed,
+        bytesRemoved: gc.bytes,
+        totalBytes: plan.totalBytes,
+      };
     } finally {
       this.#guard = undefined;
       await release();
     }
-  }
-
-  /** Removes blobs no manifest references and temp files left by crashes, past the grace period. */
-  async #collect(now: number): Promise<{ removed: number; bytes: number }> {
-    const grace = this.#opts.orphanGraceMs ?? ORPHAN_GRACE_MS;
-    const live = await this.manifests.sweep(now, grace);
-    return this.blobs.collect(
-      (hash) => live.has(hash) || this.#guard?.has(hash) === true || this.#inflight.has(hash),
-      now,
-      grace,
-    );
   }
 
   #pin(hashes: string[]): void {
@@ -403,4 +362,4 @@ export class HistoryStore implements WriteRecorder {
 }
 
 /** Days → milliseconds, for config. */
-export const daysToMs = (days: number): number => days * DAY;
+export const daysToMs = (days: number): number => days * 24 * 60 * 60 * 1000;

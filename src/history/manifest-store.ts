@@ -4,13 +4,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { isLocked, tryLock, type Release } from '../fs/dir-lock.js';
 import { digest } from '../fs/digest.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
 import { fsyncDir } from '../fs/fsync-dir.js';
 import { listDir } from '../fs/list-dir.js';
 import { removeIfOld } from '../fs/remove-if-old.js';
 import { writeNewFile } from '../fs/write-new-file.js';
-import { lockHolderAlive, takeLock, type ReleaseLock } from './lock-file.js';
 import {
   compactRecords,
   parseManifest,
@@ -25,8 +25,6 @@ import {
 const MAX_APPEND_ATTEMPTS = 8;
 /** How long an append waits for a compaction of its manifest (one file: milliseconds normally). */
 const APPEND_WAIT_MS = 5000;
-/** Listing files reads only the start of each manifest, where its header line is. */
-const HEADER_BYTES = 16 * 1024;
 
 /** The manifests of one state dir; safe to share between processes (appends survive compaction). */
 export class ManifestStore {
@@ -59,21 +57,10 @@ export class ManifestStore {
     return out;
   }
 
-  /** Real paths of every file with a manifest (unordered). */
-  async paths(): Promise<string[]> {
-    const out: string[] = [];
-    for (const name of await listDir(this.dir)) {
-      if (!name.endsWith('.jsonl')) continue;
-      const header = await readHeader(path.join(this.dir, name));
-      if (header) out.push(header.path);
-    }
-    return out;
-  }
-
   /** The cross-process prune lock; undefined when another live pruner holds it. */
-  async lockPruning(): Promise<ReleaseLock | undefined> {
+  async lockPruning(): Promise<Release | undefined> {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    return takeLock(path.join(this.dir, 'prune.lock'));
+    return tryLock(path.join(this.dir, 'prune.lock'));
   }
 
   /**
@@ -88,8 +75,8 @@ export class ManifestStore {
     const deadline = Date.now() + APPEND_WAIT_MS;
     for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
       const mine = await this.#appendOnce(file, realPath, rec, durable);
-      while ((await lockHolderAlive(`${file}.compacting.lock`)) && Date.now() < deadline) await sleep(5);
-      const now = statOrUndefined(file);
+      while ((await isLocked(`${file}.compacting.lock`)) && Date.now() < deadline) await sleep(5);
+      const now = fs.statSync(file, { throwIfNoEntry: false });
       if (now !== undefined && now.ino === mine.ino && now.dev === mine.dev) return;
     }
     throw new Error(`history: could not append to ${file}: it keeps being replaced`);
@@ -101,32 +88,26 @@ export class ManifestStore {
    * replaced manifest (see append); duplicate ids are ignored on read. False when nothing was done.
    */
   async compact(file: string, keepVersion: number): Promise<boolean> {
-    const release = await takeLock(`${file}.compacting.lock`);
+    const release = await tryLock(`${file}.compacting.lock`);
     if (!release) return false;
     const fh = await fsp.open(file, 'r').catch(() => undefined);
-    if (!fh) {
-      await release();
-      return false;
-    }
     try {
-      const read = await readFrom(fh, 0);
-      const m = parseManifest(read.toString('utf8'));
+      const m = fh && parseManifest(await fh.readFile('utf8'));
       const records = m && compactRecords(m, keepVersion);
-      if (!m || !records) return false;
+      if (!fh || !m || !records) return false;
       const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
       await writeNewFile(tmp, records.map(recordLine).join(''));
       await fsp.rename(tmp, file);
       await fsyncDir(this.dir);
-      // Lines appended to the old inode after we read it.
-      const rest = await readFrom(fh, read.length);
-      const complete = rest.subarray(0, rest.lastIndexOf(0x0a) + 1).toString('utf8');
-      for (const line of complete.split('\n')) {
+      // Lines appended to the old inode after we read it (readFile goes on from where it stopped).
+      const rest = await fh.readFile('utf8');
+      for (const line of rest.slice(0, rest.lastIndexOf('\n') + 1).split('\n')) {
         const rec = parseRecord(line);
         if (rec && rec.t !== 'h' && rec.t !== 'b') await this.#appendOnce(file, m.header.path, rec);
       }
       return true;
     } finally {
-      await fh.close();
+      await fh?.close();
       await release();
     }
   }
@@ -139,12 +120,9 @@ export class ManifestStore {
     const live = new Set<string>();
     for (const name of await listDir(this.dir)) {
       const file = path.join(this.dir, name);
-      if (name.endsWith('.tmp')) {
-        await removeIfOld(file, now, graceMs);
-        continue;
-      }
-      if (!name.endsWith('.jsonl')) continue;
-      for (const hash of referencedHashes(await fsp.readFile(file, 'utf8'))) live.add(hash);
+      if (name.endsWith('.tmp')) await removeIfOld(file, now, graceMs);
+      else if (name.endsWith('.jsonl'))
+        for (const hash of referencedHashes(await fsp.readFile(file, 'utf8'))) live.add(hash);
     }
     return live;
   }
@@ -164,12 +142,7 @@ export class ManifestStore {
 
   /** Creates the manifest with its header atomically (link of a complete temp file). */
   async #ensure(file: string, realPath: string): Promise<void> {
-    try {
-      await fsp.access(file);
-      return;
-    } catch {
-      /* create it */
-    }
+    if (fs.existsSync(file)) return;
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     const header: HeaderRec = { t: 'h', v: 1, path: realPath };
@@ -185,51 +158,11 @@ export class ManifestStore {
   }
 }
 
-function statOrUndefined(file: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
 async function readManifest(file: string): Promise<Manifest | undefined> {
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-  return parseManifest(text);
-}
-
-async function readHeader(file: string): Promise<HeaderRec | undefined> {
-  const fh = await fsp.open(file, 'r').catch(() => undefined);
-  if (!fh) return undefined;
-  try {
-    const buf = Buffer.alloc(HEADER_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const text = buf.subarray(0, bytesRead).toString('utf8');
-    const end = text.indexOf('\n');
-    const rec = end === -1 ? undefined : parseRecord(text.slice(0, end));
-    return rec?.t === 'h' ? rec : undefined;
-  } finally {
-    await fh.close();
-  }
-}
-
-async function readFrom(fh: fsp.FileHandle, offset: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let pos = offset;
-  for (;;) {
-    const buf = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
-    if (bytesRead === 0) break;
-    chunks.push(buf.subarray(0, bytesRead));
-    pos += bytesRead;
-  }
-  return Buffer.concat(chunks);
+  const text = await fsp
+    .readFile(file, 'utf8')
+    .catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  return text === undefined ? undefined : parseManifest(text);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -2,14 +2,12 @@
 // versions it describes (derive). One JSON object per line; "t" first so a line can be re-found after garbage.
 import { z } from 'zod';
 
-/** Where a version's content came from. */
-export type VersionOrigin =
-  /** The file as editguard first found it (version 0 unless pruned). */
-  | 'initial'
-  /** The result of a write through editguard. */
-  | 'write'
-  /** Content written by someone else between two of our writes, saved as the next write's pre-image. */
-  | 'external';
+/**
+ * Where a version's content came from: 'initial' the file as editguard first found it (version 0
+ * unless pruned), 'write' a write through editguard, 'external' content written by someone else
+ * between two of our writes (saved as the next write's pre-image).
+ */
+export type VersionOrigin = 'initial' | 'write' | 'external';
 
 /** One state of a file. Version numbers are stable: pruning removes old ones, never renumbers. */
 export interface HistoryVersion {
@@ -57,9 +55,8 @@ const BaseRec = z.object({
   time: Count,
   tool: z.string().nullable(),
   session: z.string().nullable(),
-  /** Absent in records written before instance ids. */
+  /** instance and change: absent in records written before those ids. */
   instance: z.string().nullable().optional(),
-  /** Absent in records written before change ids. */
   change: z.string().nullable().optional(),
   lines_added: Count,
   lines_removed: Count,
@@ -101,7 +98,7 @@ export interface Manifest {
 }
 
 /** One intent and the versions it gave rise to. */
-export interface DerivedIntent {
+interface DerivedIntent {
   rec: IntentRec;
   confirmed: boolean;
   /** Its pre-image, when that was not the previous version ('initial' or 'external'). */
@@ -133,14 +130,11 @@ export function parseRecord(line: string): Rec | undefined {
 }
 
 function tryParse(line: string): Rec | undefined {
-  let v: unknown;
   try {
-    v = JSON.parse(line);
+    return Rec.safeParse(JSON.parse(line)).data;
   } catch {
     return undefined;
   }
-  const parsed = Rec.safeParse(v);
-  return parsed.success ? parsed.data : undefined;
 }
 
 /** Parses a manifest; only '\n'-terminated lines count (a torn last line is ignored). */
@@ -150,8 +144,7 @@ export function parseManifest(text: string): Manifest | undefined {
   const header = parseRecord(lines[0] ?? '');
   if (header?.t !== 'h') return undefined;
   let base: BaseRec | undefined;
-  const intents: IntentRec[] = [];
-  const seen = new Set<string>();
+  const intents = new Map<string, IntentRec>();
   const commits = new Set<string>();
   const aborts = new Set<string>();
   for (const line of lines.slice(1)) {
@@ -160,15 +153,10 @@ export function parseManifest(text: string): Manifest | undefined {
     if (rec.t === 'b') base ??= rec;
     else if (rec.t === 'c') commits.add(rec.id);
     else if (rec.t === 'x') aborts.add(rec.id);
-    else if (rec.t === 'w' && !seen.has(rec.id)) {
-      seen.add(rec.id);
-      intents.push(rec);
-    }
+    else if (rec.t === 'w' && !intents.has(rec.id)) intents.set(rec.id, rec);
   }
-  return { header, base, intents, commits, aborts };
+  return { header, base, intents: [...intents.values()], commits, aborts };
 }
-
-const hashOfImage = (i: Image | null): string | null => (i === null ? null : i.hash);
 
 /**
  * The versions a manifest describes. An intent counts when committed, when the next intent's
@@ -187,30 +175,20 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
   };
   let pending: IntentRec | undefined;
   m.intents.forEach((w, i) => {
-    const after = hashOfImage(w.after);
+    const after = w.after?.hash ?? null;
     const nextIntent = m.intents[i + 1];
     const confirmed =
       !m.aborts.has(w.id) &&
       (m.commits.has(w.id) ||
-        (nextIntent !== undefined && hashOfImage(nextIntent.before) === after) ||
+        (nextIntent !== undefined && (nextIntent.before?.hash ?? null) === after) ||
         (nextIntent === undefined && currentHash !== undefined && currentHash === after));
-    const before = hashOfImage(w.before);
+    const before = w.before?.hash ?? null;
     const last = versions[versions.length - 1];
     let beforeVersion: number | undefined;
     if (!last || last.hash !== before) {
       const origin = last ? 'external' : 'initial';
-      beforeVersion = push({
-        hash: before,
-        size: w.before?.size ?? 0,
-        time: w.time,
-        origin,
-        tool: null,
-        session: null,
-        instance: null,
-        change: null,
-        linesAdded: 0,
-        linesRemoved: 0,
-      });
+      const unwritten = { tool: null, session: null, instance: null, change: null, linesAdded: 0, linesRemoved: 0 };
+      beforeVersion = push({ hash: before, size: w.before?.size ?? 0, time: w.time, origin, ...unwritten });
     }
     let afterVersion: number | undefined;
     if (confirmed) {
@@ -234,37 +212,18 @@ export function derive(m: Manifest, currentHash: string | null | undefined): Der
   return { versions, intents, pending };
 }
 
-function fromBaseRec(b: BaseRec): HistoryVersion {
+function fromBaseRec({ t: _t, instance, change, lines_added, lines_removed, ...rest }: BaseRec): HistoryVersion {
   return {
-    version: b.version,
-    hash: b.hash,
-    size: b.size,
-    time: b.time,
-    origin: b.origin,
-    tool: b.tool,
-    session: b.session,
-    instance: b.instance ?? null,
-    change: b.change ?? null,
-    linesAdded: b.lines_added,
-    linesRemoved: b.lines_removed,
+    ...rest,
+    instance: instance ?? null,
+    change: change ?? null,
+    linesAdded: lines_added,
+    linesRemoved: lines_removed,
   };
 }
 
-function toBaseRec(v: HistoryVersion): BaseRec {
-  return {
-    t: 'b',
-    version: v.version,
-    origin: v.origin,
-    hash: v.hash,
-    size: v.size,
-    time: v.time,
-    tool: v.tool,
-    session: v.session,
-    instance: v.instance,
-    change: v.change,
-    lines_added: v.linesAdded,
-    lines_removed: v.linesRemoved,
-  };
+function toBaseRec({ linesAdded, linesRemoved, ...rest }: HistoryVersion): BaseRec {
+  return { t: 'b', ...rest, lines_added: linesAdded, lines_removed: linesRemoved };
 }
 
 /**

@@ -8,17 +8,8 @@ import type { ChangePlan } from '../write/change-plan.js';
 import type { HistoryStore } from './history-store.js';
 import { planRestore, type HistoryDeps } from './restore-plan.js';
 
-export interface RestoreChangeRequest {
-  change: string;
-  force: boolean;
-  dry_run: boolean;
-}
-
 /** One file of the change: where it is, and the version before the change touched it. */
-interface ChangedFile {
-  target: ResolvedPath;
-  version: number;
-}
+type ChangedFile = { target: ResolvedPath; version: number };
 
 /**
  * Every file whose history has a version of `change`, with the version before it; each authorised for writing.
@@ -43,7 +34,7 @@ async function filesOfChange(store: HistoryStore, deps: HistoryDeps, change: str
 
 /** Undoes `req.change` as one new change; the answer lists each file as RestoreFile reports one. */
 export async function restoreChange(
-  req: RestoreChangeRequest,
+  req: { change: string; force: boolean; dry_run: boolean },
   store: HistoryStore,
   deps: HistoryDeps,
 ): Promise<ToolOutput> {

@@ -1,15 +1,13 @@
 // RestoreFile's engine: the plan that puts a recorded version back through the write pipeline (or
 // deletes the file when the version is "did not exist"), its diff, and the answer naming the undo.
-import type { StructuredPatchHunk } from 'diff';
 import type { Config } from '../config.js';
 import { ToolError } from '../errors.js';
-import { digest } from '../fs/digest.js';
 import type { Session } from '../session/session.js';
 import { decodeText, isLikelyBinary } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
-import { wholeTextPatch } from '../text/patch.js';
+import { wholeTextPatch, type BoundedPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { Plan, PlanContext, WritePipeline } from '../write/write-pipeline.js';
@@ -24,30 +22,17 @@ export interface HistoryDeps {
   writes: WritePipeline;
 }
 
-/** What RestoreFile was asked, as validated. */
-export interface RestoreRequest {
-  file_path: string;
-  version: number;
-  force: boolean;
-  dry_run: boolean;
-}
-
-/** Diff lines a restore's answer shows at most. */
-const MAX_DIFF_LINES = 400;
-
 /** A committed restore's answer, naming the version it became and the one that undoes it (as it was when the listing fails). */
 export async function withUndoVersion(
   output: ToolOutput,
   store: HistoryStore,
   restored: { realPath: string; hash: string | null },
 ): Promise<ToolOutput> {
-  const restoredHash = restored.hash;
-  // Name the version this restore became, and the one that undoes it.
   // The restore is done; a listing that fails now only loses the version numbers from the answer.
-  const after = await store.history(restored.realPath, restoredHash).catch(() => undefined);
+  const after = await store.history(restored.realPath, restored.hash).catch(() => undefined);
   const newest = after?.versions[after.versions.length - 1];
   const previous = after?.versions[after.versions.length - 2];
-  if (!newest || !previous || newest.tool !== 'RestoreFile' || newest.hash !== restoredHash) return output;
+  if (!newest || !previous || newest.tool !== 'RestoreFile' || newest.hash !== restored.hash) return output;
   return {
     ...output,
     text: `${output.text} Recorded as version ${newest.version}; RestoreFile with version ${previous.version} undoes it.`,
@@ -59,7 +44,7 @@ export async function withUndoVersion(
 export async function planRestore(
   current: CurrentFile,
   ctx: PlanContext,
-  input: RestoreRequest,
+  input: { file_path: string; version: number; force: boolean; dry_run: boolean },
   store: HistoryStore,
   deps: HistoryDeps,
   restoring: (hash: string | null) => void,
@@ -73,30 +58,25 @@ export async function planRestore(
     throw new ToolError(
       'HISTORY_NOT_FOUND',
       `${display} has no version ${input.version}. Its versions are ${versionRange(h)}; call FileHistory to see them.`,
-      {
-        path: display,
-        versions: h.versions.map((v) => v.version),
-      },
+      { path: display, versions: h.versions.map((v) => v.version) },
     );
   }
-  const base = { file_path: display, version: wanted.version, dry_run: input.dry_run };
+  const structured = (deleted: boolean, c: Pick<BoundedPatch, 'hunks' | 'added' | 'removed' | 'truncated'>) => ({
+    file_path: display,
+    version: wanted.version,
+    dry_run: input.dry_run,
+    already_current: currentHash === wanted.hash,
+    deleted,
+    structuredPatch: c.hunks,
+    ...(c.truncated ? { patch_truncated: true } : {}),
+    lines_added: c.added,
+    lines_removed: c.removed,
+    new_version: null,
+  });
   if (currentHash === wanted.hash) {
     // Nothing to write, so nothing to lose: no freshness rule applies.
-    return {
-      change: 'none',
-      output: {
-        text: `${display} already matches version ${wanted.version}; nothing was written.`,
-        structured: {
-          ...base,
-          already_current: true,
-          deleted: false,
-          structuredPatch: [],
-          lines_added: 0,
-          lines_removed: 0,
-          new_version: null,
-        },
-      },
-    };
+    const text = `${display} already matches version ${wanted.version}; nothing was written.`;
+    return { change: 'none', output: { text, structured: structured(false, wholeTextPatch('', '')) } };
   }
   requireUnchangedSinceLatest(h, currentHash, input.force, display);
   // This tool's freshness rule is the one above: against history, not against a Read.
@@ -108,22 +88,17 @@ export async function planRestore(
     bytes === null
       ? `delete ${display} (it did not exist in version ${wanted.version})`
       : `restore ${display} to version ${wanted.version}`;
-  const structured = {
-    ...base,
-    already_current: false,
-    deleted: bytes === null,
-    structuredPatch: change.patch,
-    ...(change.truncated ? { patch_truncated: true } : {}),
-    lines_added: change.added,
-    lines_removed: change.removed,
-    new_version: null,
-  };
   const text = input.dry_run
     ? `Dry run: nothing was written. RestoreFile would ${action}:\n${change.diff}`
     : bytes === null
       ? `Restored ${display} to version ${wanted.version}: the file did not exist then, so it was deleted.`
       : `Restored ${display} to version ${wanted.version} (${formatBytes(bytes.length)}).`;
-  const common = { freshness, linesAdded: change.added, linesRemoved: change.removed, output: { text, structured } };
+  const common = {
+    freshness,
+    linesAdded: change.added,
+    linesRemoved: change.removed,
+    output: { text, structured: structured(bytes === null, change) },
+  };
   if (bytes === null) return { change: 'delete', ...common };
   const newText = change.newText;
   return {
@@ -154,10 +129,10 @@ function requireUnchangedSinceLatest(
   );
 }
 
-/** A version's bytes, checked against its hash. @throws ToolError HISTORY_NOT_FOUND when missing or damaged. */
+/** A version's bytes (store.content checks their sha256). @throws ToolError HISTORY_NOT_FOUND when missing or damaged. */
 async function versionContent(store: HistoryStore, version: number, hash: string, display: string): Promise<Buffer> {
   const bytes = await store.content(hash).catch(() => undefined);
-  if (bytes !== undefined && digest(bytes) === hash) return bytes;
+  if (bytes !== undefined) return bytes;
   throw new ToolError(
     'HISTORY_NOT_FOUND',
     `The content of version ${version} of ${display} is missing or damaged in the history store; restore another version (call FileHistory to see them).`,
@@ -170,25 +145,16 @@ function restoreChange(current: CurrentFile, bytes: Buffer | null, fallback: 'la
   const oldText = current.exists ? textOf(current.bytes, fallback) : '';
   const newText = textOf(bytes, fallback);
   if (oldText === undefined || newText === undefined) {
-    const oldSize = current.exists ? current.bytes.length : 0;
-    return {
-      patch: [] as StructuredPatchHunk[],
-      added: 0,
-      removed: 0,
-      truncated: false,
-      newText,
-      diff: `(binary content: ${formatBytes(oldSize)} → ${formatBytes(bytes?.length ?? 0)})`,
-    };
+    const sizes = `${formatBytes(current.exists ? current.bytes.length : 0)} → ${formatBytes(bytes?.length ?? 0)}`;
+    return { hunks: [], added: 0, removed: 0, truncated: false, newText, diff: `(binary content: ${sizes})` };
   }
-  const { hunks, added, removed, truncated } = wholeTextPatch(oldText, newText);
-  return {
-    patch: hunks,
-    added,
-    removed,
-    truncated,
-    newText,
-    diff: `${renderPatch(hunks)}${truncated ? '\n… (diff cut to stay within the result budget)' : ''}`,
-  };
+  const patch = wholeTextPatch(oldText, newText);
+  const lines = patch.hunks.flatMap((h) => [
+    `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`,
+    ...h.lines,
+  ]);
+  if (patch.truncated) lines.push('… (diff cut to stay within the result budget)');
+  return { ...patch, newText, diff: lines.join('\n') };
 }
 
 function versionRange(h: FileHistory): string {
@@ -205,17 +171,4 @@ export function textOf(bytes: Buffer | null, fallback: 'latin1' | undefined): st
   if (!decoded.lossless) return undefined;
   if (decoded.encoding !== 'utf16le' && decoded.encoding !== 'utf16be' && isLikelyBinary(bytes)) return undefined;
   return toLineDoc(decoded.text).text;
-}
-
-function renderPatch(hunks: readonly StructuredPatchHunk[]): string {
-  const out: string[] = [];
-  let total = 0;
-  for (const h of hunks) {
-    for (const line of [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]) {
-      total++;
-      if (out.length < MAX_DIFF_LINES) out.push(line);
-    }
-  }
-  if (total > out.length) out.push(`… ${total - out.length} more diff lines`);
-  return out.join('\n');
 }

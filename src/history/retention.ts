@@ -35,20 +35,20 @@ export function planRetention(
     for (let i = 0; i < f.versions.length - 1; i++) if (f.versions[i]!.time < cutoff) k = i + 1;
     return k;
   });
-  const refs = new Map<string, number>();
-  const sizes = new Map<string, number>();
-  const ref = (hash: string | null, size: number) => {
-    if (hash === null) return;
-    sizes.set(hash, size);
-    refs.set(hash, (refs.get(hash) ?? 0) + 1);
+  const refs = new Map<string, { size: number; n: number }>();
+  const ref = (image: { hash: string | null; size: number } | null | undefined) => {
+    if (!image || image.hash === null) return;
+    const r = refs.get(image.hash) ?? { size: image.size, n: 0 };
+    r.n++;
+    refs.set(image.hash, r);
   };
   files.forEach((f, n) => {
-    f.versions.slice(keep[n]).forEach((v) => ref(v.hash, v.size));
-    if (f.pending?.before) ref(f.pending.before.hash, f.pending.before.size);
-    if (f.pending?.after) ref(f.pending.after.hash, f.pending.after.size);
+    f.versions.slice(keep[n]).forEach(ref);
+    ref(f.pending?.before);
+    ref(f.pending?.after);
   });
   let total = 0;
-  for (const [hash, n] of refs) if (n > 0) total += sizes.get(hash) ?? 0;
+  for (const r of refs.values()) total += r.size;
   if (total <= limits.maxBytes) return { keep, totalBytes: total, overBudget: false };
 
   const candidates = files.flatMap((f, n) =>
@@ -63,11 +63,8 @@ export function planRetention(
     if (c.i < keep[c.n]!) continue;
     // A file's versions go oldest first, so dropping version i drops every older one too.
     for (let j = keep[c.n]!; j <= c.i; j++) {
-      const v = files[c.n]!.versions[j]!;
-      if (v.hash === null) continue;
-      const left = (refs.get(v.hash) ?? 0) - 1;
-      refs.set(v.hash, left);
-      if (left === 0) total -= sizes.get(v.hash) ?? 0;
+      const r = refs.get(files[c.n]!.versions[j]!.hash ?? '');
+      if (r && --r.n === 0) total -= r.size;
     }
     keep[c.n] = c.i + 1;
   }

@@ -11,11 +11,9 @@ import type { Logger } from '../log.js';
 const LOCK_WAIT_MS = 10_000;
 
 /**
- * The pipeline's cross-process lock (DESIGN §5): one proper-lockfile directory per file under
- * <state dir>/locks, named by the sha256 of its real path. Resolves the release once this process
- * holds the file's lock.
- * @throws ToolError IO_ERROR when another process kept writing the file for LOCK_WAIT_MS;
- *   HISTORY_UNAVAILABLE when the lock cannot be made (the state dir unwritable, full, gone).
+ * One proper-lockfile directory per file under <state dir>/locks, named by the sha256 of its real path;
+ * resolves the release once this process holds it. @throws ToolError IO_ERROR when another process kept
+ * writing the file for LOCK_WAIT_MS; HISTORY_UNAVAILABLE when the lock cannot be made (state dir unwritable).
  */
 export function stateDirWriteLocks(
   stateDir: string,
@@ -31,16 +29,12 @@ export function stateDirWriteLocks(
           log.warn(`the write lock of ${realPath} was taken over by another process (${err.message})`),
       });
     } catch (err) {
-      throw lockError(err, stateDir, display);
+      if (!isLockHeld(err)) throw historyUnavailable(err, stateDir, display);
+      throw new ToolError(
+        'IO_ERROR',
+        `Another editguard process sharing the state dir ${stateDir} has been writing ${display} for over ${LOCK_WAIT_MS / 1000} s; nothing was written. Try again shortly.`,
+        { path: display, stateDir },
+      );
     }
   };
-}
-
-function lockError(err: unknown, stateDir: string, display: string): ToolError {
-  if (!isLockHeld(err)) return historyUnavailable(err, stateDir, display);
-  return new ToolError(
-    'IO_ERROR',
-    `Another editguard process sharing the state dir ${stateDir} has been writing ${display} for over ${LOCK_WAIT_MS / 1000} s; nothing was written. Try again shortly.`,
-    { path: display, stateDir },
-  );
 }

@@ -1,24 +1,35 @@
-// file:// resources: the files a session holds, readable within its roots, with resources/subscribe → resources/updated (DESIGN §7).
+// file:// resources: the files a session holds, readable within its roots, with resources/subscribe → resources/updated (DESIGN §7);
+// and what every resource handler shares: refusals as JSON-RPC InvalidParams, the session's read policy.
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
+  ErrorCode,
   McpError,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type ReadResourceResult,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
-import { fsError } from '../errors.js';
+import { ToolError, fsError } from '../errors.js';
 import { openConfined } from '../fs/confined-read.js';
 import type { ChangeTracker } from '../notices/change-tracker.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { decodeText, isLikelyBinary, sniffImageMime } from '../text/codec.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
-import { authorizeResourceRead, invalidParams } from './resource-access.js';
 
-/** The `file://` URI of an absolute path (percent-encoded as Node does). */
-export function fileUri(absPath: string): string {
-  return pathToFileURL(absPath).href;
+/** A resource request the client can fix: JSON-RPC InvalidParams with a message saying how. */
+export function invalidParams(message: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, message);
+}
+
+/** `file` as the session's policy lets it be read; a policy refusal becomes InvalidParams with its message. */
+export async function authorizeResourceRead(deps: ToolDeps, file: string): Promise<ResolvedPath> {
+  try {
+    return await deps.session.policy.authorizeRead(file);
+  } catch (err) {
+    if (err instanceof ToolError) throw invalidParams(err.message);
+    throw err;
+  }
 }
 
 /** A `file://` URI → the real path the session's policy allows reading. */
@@ -81,7 +92,7 @@ export function registerFileResources(server: McpServer, deps: ToolDeps, changes
         (t) => t.realPath === file,
         () => false,
       );
-      if (allowed) resources.push({ uri: fileUri(file), name: deps.session.policy.display(file) });
+      if (allowed) resources.push({ uri: pathToFileURL(file).href, name: deps.session.policy.display(file) });
     }
     return { resources };
   };

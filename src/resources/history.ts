@@ -7,16 +7,14 @@ import type { HistoryStore } from '../history/history-store.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
 import { isLikelyBinary } from '../text/codec.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
-import { authorizeResourceRead, invalidParams } from './resource-access.js';
+import { authorizeResourceRead, invalidParams } from './file-resources.js';
 
 /** At most this many files in resources/list (the SDK does not paginate template listings). */
 const MAX_LISTED = 500;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** `history://<URL-encoded absolute path>`, or `…/<version>` for one version's content. */
-export function historyUri(absPath: string, version?: number): string {
-  return `history://${encodeURIComponent(absPath)}${version === undefined ? '' : `/${version}`}`;
-}
+/** `history://<URL-encoded absolute path>`. */
+const historyUri = (absPath: string): string => `history://${encodeURIComponent(absPath)}`;
 
 function variable(vars: Record<string, string | string[]>, name: string): string {
   const v = vars[name];
@@ -32,6 +30,9 @@ async function authorize(deps: ToolDeps, encoded: string): Promise<ResolvedPath>
   }
   return authorizeResourceRead(deps, file);
 }
+
+const noHistory = (file: string) =>
+  invalidParams(`No history for ${file}: editguard has not written this file (or its history was pruned).`);
 
 /**
  * Registers `history://{path}` (JSON listing, newest first — the FileHistory structuredContent)
@@ -69,10 +70,7 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
         const h = await history.history(target.realPath, current);
         return h && historyListing(target.absPath, h, current);
       });
-      if (!listing)
-        throw invalidParams(
-          `No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`,
-        );
+      if (!listing) throw noHistory(target.absPath);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(listing, null, 2) }] };
     },
   );
@@ -85,50 +83,39 @@ export function registerHistoryResources(server: McpServer, deps: ToolDeps, hist
       description:
         'The content of one recorded version of a file. {path} is the URL-encoded absolute path, {version} a number from its history.',
     },
-    (uri, vars) => readVersion(deps, history, uri, vars),
+    async (uri, vars): Promise<ReadResourceResult> => {
+      const target = await authorize(deps, variable(vars, 'path'));
+      const h = await history.history(target.realPath);
+      if (!h) throw noHistory(target.absPath);
+      const v = h.versions.find((x) => x.version === Number(variable(vars, 'version')));
+      if (!v)
+        throw invalidParams(
+          `${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`,
+        );
+      if (v.hash === null)
+        throw invalidParams(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
+      const bytes = await history.content(v.hash).catch(() => {
+        throw invalidParams(
+          `The content of version ${v.version} of ${target.absPath} is missing from the history store.`,
+        );
+      });
+      const text = isLikelyBinary(bytes) ? undefined : utf8(bytes);
+      return {
+        contents: [
+          text === undefined
+            ? { uri: uri.href, mimeType: 'application/octet-stream', blob: bytes.toString('base64') }
+            : { uri: uri.href, mimeType: 'text/plain', text },
+        ],
+      };
+    },
   );
 }
 
-/** history://{path}/{version}: one recorded version's bytes, as text when they are UTF-8 text, else base64. */
-async function readVersion(
-  deps: ToolDeps,
-  history: HistoryStore,
-  uri: URL,
-  vars: Record<string, string | string[]>,
-): Promise<ReadResourceResult> {
-  const target = await authorize(deps, variable(vars, 'path'));
-  const number = Number(variable(vars, 'version'));
-  const h = await history.history(target.realPath);
-  if (!h)
-    throw invalidParams(
-      `No history for ${target.absPath}: editguard has not written this file (or its history was pruned).`,
-    );
-  const v = h.versions.find((x) => x.version === number);
-  if (!v)
-    throw invalidParams(
-      `${target.absPath} has no version ${variable(vars, 'version')}; read ${historyUri(target.absPath)} for its versions.`,
-    );
-  if (v.hash === null)
-    throw invalidParams(`In version ${v.version}, ${target.absPath} did not exist; there is no content to read.`);
-  let bytes: Buffer;
+/** `bytes` as UTF-8 text, or undefined when they are not valid UTF-8. */
+function utf8(bytes: Buffer): string | undefined {
   try {
-    bytes = await history.content(v.hash);
+    return UTF8.decode(bytes);
   } catch {
-    throw invalidParams(`The content of version ${v.version} of ${target.absPath} is missing from the history store.`);
+    return undefined;
   }
-  let text: string | undefined;
-  if (!isLikelyBinary(bytes)) {
-    try {
-      text = UTF8.decode(bytes);
-    } catch {
-      text = undefined;
-    }
-  }
-  return {
-    contents: [
-      text === undefined
-        ? { uri: uri.href, mimeType: 'application/octet-stream', blob: bytes.toString('base64') }
-        : { uri: uri.href, mimeType: 'text/plain', text },
-    ],
-  };
 }

@@ -28,6 +28,8 @@ const forms = (s: BlobStore, b: Buffer) => ({
   full: fs.existsSync(s.pathOf(digest(b))),
   delta: fs.existsSync(s.deltaPathOf(digest(b))),
 });
+/** Whether the blob is stored in either form. */
+const has = (s: BlobStore, hash: string) => fs.existsSync(s.pathOf(hash)) || fs.existsSync(s.deltaPathOf(hash));
 
 /** Versions v0 (stored in full, durably) … vn, each one line changed from the one before, put as the pipeline does. */
 async function editChain(s: BlobStore, n: number): Promise<Buffer[]> {
@@ -54,7 +56,7 @@ describe('BlobStore deltas', () => {
     expect((await s.get(digest(v0!))).equals(v0!)).toBe(true);
     expect(s.touchSync(digest(v1!), v1!.length)).toBe(true);
     expect(s.touchSync(digest(v1!), v1!.length + 1)).toBe(false);
-    expect(await s.has(digest(v1!))).toBe(true);
+    expect(has(s, digest(v1!))).toBe(true);
   });
 
   it('small contents, contents without a stored base, and rewrites are stored in full', async () => {
@@ -140,10 +142,10 @@ describe('BlobStore.collect and deltas', () => {
     const r = await s.collect((h) => h === top, Date.now(), 60_000);
     expect(r.removed).toBe(1);
     for (const v of versions) expect((await s.get(digest(v))).equals(v)).toBe(true);
-    expect(await s.has(digest(orphan))).toBe(false);
+    expect(has(s, digest(orphan))).toBe(false);
     const none = await s.collect(() => false, Date.now(), 60_000);
     expect(none.removed).toBe(5);
-    for (const v of versions) expect(await s.has(digest(v))).toBe(false);
+    for (const v of versions) expect(has(s, digest(v))).toBe(false);
   });
 
   it('keeps the bases of a delta that is only young (another process may be about to reference it)', async () => {
@@ -154,7 +156,7 @@ describe('BlobStore.collect and deltas', () => {
     fs.utimesSync(s.deltaPathOf(digest(versions[2]!)), now, now);
     await s.collect(() => false, Date.now(), 60_000);
     for (const v of versions.slice(0, 3)) expect((await s.get(digest(v))).equals(v)).toBe(true);
-    expect(await s.has(digest(versions[3]!))).toBe(false);
+    expect(has(s, digest(versions[3]!))).toBe(false);
   });
 
   it('bytes removed are bytes on disk (a delta counts its file, not its content)', async () => {

@@ -96,7 +96,7 @@ describe('HistoryStore versions', () => {
     const h = await s.history(f);
     expect(h!.versions.map((v) => v.session)).toEqual([null, 'session-a-0000', 'session-b-1111']);
     expect(await blobNames()).toEqual([hashOf('a'), hashOf('b')].sort());
-    const manifest = await fs.readFile(s.manifestPath(f), 'utf8');
+    const manifest = await fs.readFile(s.manifests.pathOf(f), 'utf8');
     expect(JSON.parse(manifest.split('\n')[0]!)).toMatchObject({ t: 'h', path: f });
     expect(await s.history(path.join(root, 'never.txt'))).toBeUndefined();
   });
@@ -121,7 +121,7 @@ describe('HistoryStore versions', () => {
     const s = store();
     const f = path.join(root, 'a.txt');
     await write(s, f, 'a');
-    await fs.appendFile(s.manifestPath(f), 'not json at all\n{"t":"w","id":"torn","time":1,"to');
+    await fs.appendFile(s.manifests.pathOf(f), 'not json at all\n{"t":"w","id":"torn","time":1,"to');
     expect(await versionsOf(s, f)).toEqual([
       [0, 'initial', null, null],
       [1, 'write', hashOf('a'), 'Write'],
@@ -180,7 +180,7 @@ describe('HistoryStore versions', () => {
     await fs.writeFile(f, 'someone else');
     expect((await s.history(f))!.versions.map((v) => v.hash)).toEqual([null, hashOf('a'), hashOf('b')]);
     expect(
-      (await fs.readFile(s.manifestPath(f), 'utf8'))
+      (await fs.readFile(s.manifests.pathOf(f), 'utf8'))
         .trim()
         .split('\n')
         .map((l) => (JSON.parse(l) as { t: string }).t),
