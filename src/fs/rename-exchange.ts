@@ -7,10 +7,11 @@
 // README "History" describes).
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { errnoCode } from './errno.js';
 import { IS_LINUX } from './host.js';
 
-/** Swaps the files (or any entries) at the two paths; neither is followed if it is a symlink. */
-export type Exchange = (a: string, b: string) => void;
+/** Swaps the entries at the two paths; neither is followed if it is a symlink. */
+type Exchange = (a: string, b: string) => void;
 
 const AT_FDCWD = -100;
 const RENAME_EXCHANGE = 2;
@@ -25,10 +26,7 @@ const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, n]) =
 /** undefined: not tried yet; null: not available on this system. */
 let loaded: Exchange | null | undefined;
 
-/**
- * The exchange, or undefined where this system has none (not Linux, no ffi-rs, no renameat2 in libc).
- * Loaded on first use (ffi-rs takes ~10 ms to load; start-up does not pay it).
- */
+/** The exchange, or undefined where there is none. Loaded on first use (ffi-rs takes ~10 ms; start-up skips it). */
 export function renameExchange(): Exchange | undefined {
   if (loaded === undefined) loaded = load();
   return loaded ?? undefined;
@@ -43,8 +41,7 @@ export function exchangeSync(a: string, b: string): void {
 
 /** Whether `err` (from exchangeSync) means "publish by rename instead", not a failed write. */
 export function exchangeUnsupported(err: unknown): boolean {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? (err as { code: unknown }).code : undefined;
-  return typeof code === 'string' && UNSUPPORTED.has(code);
+  return UNSUPPORTED.has(errnoCode(err) ?? '');
 }
 
 function load(): Exchange | null {

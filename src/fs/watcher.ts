@@ -6,11 +6,8 @@ import { isTempPath } from './atomic-write.js';
 import { isGone } from './errno.js';
 
 /**
- * What a watcher reports about one watched path.
- * * `change`: something happened to the file and it exists now (content may or may not differ).
- * * `unlink`: the file is gone.
- * * `watched`: the watch just became live; anything that changed between the caller's read and
- *   this moment was not seen as an event, so the caller should compare once.
+ * `change`: something happened to the file and it exists now; `unlink`: it is gone; `watched`: the watch just
+ * became live — a change between the caller's read and now was not seen, so the caller compares once.
  */
 export interface WatchEvent {
   kind: 'change' | 'unlink' | 'watched';
@@ -27,9 +24,8 @@ export interface FileWatcher {
   /** The cap on `count` (`watch.maxFiles`). */
   readonly maxFiles: number;
   /**
-   * Adds one reference to `path` (an absolute real path). True when the path is watched (now or
-   * already); false when it is not: past the cap (logged), an editguard temp file, or disabled.
-   * A false return holds no reference, so it must not be paired with unwatch().
+   * Adds one reference to `path` (a real path). False — no reference held, no unwatch() due — past the cap
+   * (logged), for an editguard temp file, or when disabled.
    */
   watch(path: string): boolean;
   /** Drops one reference; the watch ends with the last one. Paths without a reference are ignored. */
@@ -62,6 +58,11 @@ abstract class RefCountedWatcher implements FileWatcher {
   /** References held on `path` (0 when unwatched). */
   refs(path: string): number {
     return this.#refs.get(path) ?? 0;
+  }
+
+  /** Paths watched now, sorted. */
+  paths(): string[] {
+    return [...this.#refs.keys()].sort();
   }
 
   watch(path: string): boolean {
@@ -133,13 +134,8 @@ abstract class RefCountedWatcher implements FileWatcher {
   protected abstract shutdown(): Promise<void>;
 }
 
-/**
- * A watcher driven by hand (STYLE "Seams for deterministic tests"): same references and cap as
- * the real one, but events happen only when a test calls emit().
- */
+/** A watcher driven by hand (tests): the real one's references and cap, events only when a test fires one. */
 export class ManualWatcher extends RefCountedWatcher {
-  readonly #known = new Set<string>();
-
   constructor(opts: { maxFiles?: number | undefined; log: Logger }) {
     super({ maxFiles: opts.maxFiles ?? Number.POSITIVE_INFINITY, log: opts.log });
   }
@@ -151,22 +147,9 @@ export class ManualWatcher extends RefCountedWatcher {
     return true;
   }
 
-  /** Paths watched now, sorted. */
-  paths(): string[] {
-    return [...this.#known].sort();
-  }
-
-  protected start(path: string): void {
-    this.#known.add(path);
-  }
-
-  protected stop(path: string): void {
-    this.#known.delete(path);
-  }
-
-  protected async shutdown(): Promise<void> {
-    this.#known.clear();
-  }
+  protected start(): void {}
+  protected stop(): void {}
+  protected async shutdown(): Promise<void> {}
 }
 
 /** `watch.enabled: false`: nothing is watched; staleness is verified at write time only. */

@@ -12,20 +12,14 @@ import fsp from 'node:fs/promises';
 import type { FileIdentity, WriteEvent } from '../write/write-event.js';
 import { deletedNotice, modifiedNotice } from './notice-text.js';
 
-/** What the tracker found on disk. `hash` is the digest of the bytes (or a size/mtime marker for files too large to read). */
-export type Snapshot = { exists: false } | { exists: true; hash: string; bytes: Buffer | undefined };
+/** What the tracker found on disk: `hash` digests the bytes (or marks a file too large to read, bytes undefined). */
+type Snapshot = { exists: false } | { exists: true; hash: string; bytes: Buffer | undefined };
 
-/** The disk as the tracker sees it — a seam; the default reads the real filesystem. */
+/** The disk as the tracker sees it — a seam (tests count its reads); the default reads the real filesystem. */
 export interface ChangeDisk {
-  /** Current contents, or `bytes: undefined` when larger than `maxBytes`; `{exists: false}` when missing. */
   snapshot(path: string, maxBytes: number): Promise<Snapshot>;
-  /** size and mtime, or undefined when missing. */
-  stat(path: string): Promise<{ size: number; mtimeMs: number } | undefined>;
-  /**
-   * lstat's identity of the path (nothing is opened or read), or undefined when missing. Optional:
-   * without it every event is checked by content.
-   */
-  identity?(path: string): Promise<FileIdentity | undefined>;
+  /** lstat's identity of the path (nothing is opened or read), or undefined when missing. */
+  identity(path: string): Promise<FileIdentity | undefined>;
 }
 
 /** The real filesystem, read confined (DESIGN §5): a file swapped for a symlink is never read through. */
@@ -43,12 +37,6 @@ export const realDisk: ChangeDisk = {
       await file.close();
     }
   },
-  async stat(path) {
-    const file = await openConfined(path);
-    if (!file) return undefined;
-    await file.close();
-    return { size: file.stat.size, mtimeMs: file.stat.mtimeMs };
-  },
   async identity(path) {
     const st = await fsp.lstat(path).catch(() => undefined);
     return st && { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
@@ -56,7 +44,7 @@ export const realDisk: ChangeDisk = {
 };
 
 /** Sends `notifications/resources/updated` for one subscribed URI. */
-export type ResourceUpdatedSender = (uri: string) => void;
+type ResourceUpdatedSender = (uri: string) => void;
 
 /** One session's interest in one path. */
 interface Hold {
@@ -106,14 +94,11 @@ export interface ChangeTrackerOptions {
 const DELETED = '';
 
 /**
- * Keeps the watcher watching exactly the files live sessions hold, and turns what happens to
- * them into notices: for each session holding a changed file whose entry no longer matches the
- * disk, one notice with a bounded diff against what that session last saw (the session that
- * wrote the bytes through editguard matches the disk, so it is not told). Deleted files are
- * announced and dropped from state. Subscribers of a file's resource get resources/updated.
- * The entry's hash is never updated here: only a Read (or the session's own write) makes the
- * next Edit fresh again. With the watcher disabled, no notices; writes through editguard still
- * update subscribers.
+ * Keeps the watcher watching exactly the files live sessions hold, and turns what happens to them into notices:
+ * each session whose entry no longer matches the disk gets one notice with a bounded diff against what it last saw
+ * (the session that wrote the bytes matches the disk, so it is not told). Deleted files are announced and dropped
+ * from state. The entry's hash is never updated here: only a Read (or the session's own write) makes the next Edit
+ * fresh again. With the watcher disabled, no notices; writes through editguard still update subscribers.
  */
 export class ChangeTracker {
   readonly #watcher: FileWatcher;
@@ -334,15 +319,14 @@ export class ChangeTracker {
   }
 
   /**
-   * True when the file still has the identity (inode, size, mtime) editguard's last write gave it.
-   * A same-size write into that inode within one tick of the coarse mtime clock would look the same:
-   * no notice then, but the write-time check (DESIGN §4) still catches it. Any other identity ends
-   * the shortcut until editguard writes the file again.
+   * True when the file still has the identity (inode, size, mtime) editguard's last write gave it. A same-size
+   * write into that inode within one tick of the mtime clock would look the same: no notice then, but the
+   * write-time check (DESIGN §4) still catches it. Any other identity ends the shortcut.
    */
   async #stillOwn(path: string): Promise<boolean> {
     const ps = this.#paths.get(path);
     const own = ps?.own;
-    if (!ps || !own || !this.#disk.identity) return false;
+    if (!ps || !own) return false;
     const now = await this.#disk.identity(path);
     if (now && now.dev === own.dev && now.ino === own.ino && now.size === own.size && now.mtimeMs === own.mtimeMs)
       return true;
@@ -351,14 +335,13 @@ export class ChangeTracker {
   }
 
   /**
-   * Cheap check when a watch goes live: size and mtime equal to every holder's entry means
-   * nothing happened between their Read and now (a same-millisecond rewrite slips through here
-   * and is caught at write time, DESIGN §4).
+   * Cheap check when a watch goes live: size and mtime equal to every holder's entry means nothing happened
+   * between their Read and now (a same-millisecond rewrite slips through, caught at write time, DESIGN §4).
    */
   async #inSync(path: string): Promise<boolean> {
     const ps = this.#paths.get(path);
     if (!ps) return true;
-    const st = await this.#disk.stat(path);
+    const st = await this.#disk.identity(path);
     if (!st) return false;
     let any = false;
     for (const [session, hold] of ps.holders) {

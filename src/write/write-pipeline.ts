@@ -12,7 +12,6 @@ import { realOps, removeQuietly, type AtomicWriteOps } from '../fs/atomic-write.
 import { ConfinedDir } from '../fs/confined-dir.js';
 import { digest } from '../fs/digest.js';
 import type { Release } from '../fs/dir-lock.js';
-import { isGone } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { Logger } from '../log.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -53,10 +52,7 @@ export interface WritePipelineOptions {
   ops?: AtomicWriteOps;
   /** "full" (default): the file is fdatasync'd and its directory fsync'd; "relaxed": both left to the OS. */
   durability?: 'full' | 'relaxed';
-  /**
-   * Serialises writes to one file across every process sharing the state dir (DESIGN §5): resolves
-   * with the release once this process holds the file's lock. @throws ToolError when it cannot.
-   */
+  /** The file's lock across every process sharing the state dir (DESIGN §5). @throws ToolError when it cannot. */
   fileLock?: ((realPath: string, display: string) => Promise<Release>) | undefined;
   /** Where a change to several files is journalled before its first publish (undefined: no crash recovery). */
   journals?: TransactionJournals | undefined;
@@ -105,17 +101,11 @@ export class WritePipeline {
   }
 
   /**
-   * Runs one change under its files' locks — this process's, then (unless a dry run) the state dir's shared by
-   * every process, both taken in the order of the real paths so that two changes never wait on each other: loads
-   * every file through its verified directory, lets the plan decide (its freshness decisions included), then —
-   * unless it is a dry run or nothing changes — checks write permission, backs up and writes the temps, journals a
-   * change of several files, re-checks and publishes each in one synchronous section (a failure puts back the files
-   * already published), updates the session and tells history; an outside write caught on a replaced inode goes to
-   * history too and the result says so.
+   * Runs one change under its files' locks — this process's, then (unless a dry run) the state dir's — both taken
+   * in the order of the real paths, so that two changes never wait on each other.
    * @throws ToolError IS_DIRECTORY, INVALID_PATH, TOO_LARGE, STALE (changed between plan and write),
-   *   PERMISSION_DENIED (not writable for the server's user, or no write bit), PATH_DENIED (a
-   *   directory or the file swapped mid-call), HISTORY_UNAVAILABLE and IO_ERROR (from the recorder and
-   *   the lock), DISK_FULL, READ_ONLY_FS and the other codes fsError maps, and whatever the plan throws.
+   *   PERMISSION_DENIED, PATH_DENIED (a directory or the file swapped mid-call), HISTORY_UNAVAILABLE and IO_ERROR
+   *   (recorder, lock), DISK_FULL, READ_ONLY_FS and the other codes fsError maps, and whatever the plan throws.
    */
   async runChange(req: ChangeRequest): Promise<ToolOutput> {
     const ordered = [...req.targets].sort((a, b) => (a.realPath < b.realPath ? -1 : a.realPath > b.realPath ? 1 : 0));
@@ -150,9 +140,10 @@ export class WritePipeline {
     try {
       req.progress?.('read');
       const files = req.targets.map((target) => {
-        const dir = dirOf(dirs, target.realPath);
+        const parent = path.dirname(target.realPath);
+        if (!dirs.has(parent)) dirs.set(parent, ConfinedDir.openIfExists(parent));
         const current = atFile(target, () =>
-          loadCurrentFile(target, req.session.files.get(target.realPath), this.#opts, dir),
+          loadCurrentFile(target, req.session.files.get(target.realPath), this.#opts, dirs.get(parent)),
         );
         return { target, current, ...planContext(current, target.input) };
       });
@@ -214,9 +205,8 @@ export class WritePipeline {
   }
 
   /**
-   * History's backups and the temps, side by side: the backups' fsyncs and the temps' run on the thread pool
-   * together, and nothing is published before all are done. When any fails, every temp is removed and the first
-   * error thrown; a backup whose write did not happen stays an unconfirmed intent.
+   * History's backups and the temps, side by side (their fsyncs run on the thread pool together). When any fails,
+   * every temp is removed and the first error thrown; a backup whose write did not happen stays an unconfirmed intent.
    */
   async #backupsBesideTemps(steps: FileStep[]): Promise<void> {
     const done = await Promise.all(
@@ -371,13 +361,6 @@ function atFile<T>(target: ResolvedPath, step: () => T): T {
   }
 }
 
-/** The verified directory of `realPath`, opened once per change (undefined while it does not exist). */
-function dirOf(dirs: Map<string, ConfinedDir | undefined>, realPath: string): ConfinedDir | undefined {
-  const parent = path.dirname(realPath);
-  if (!dirs.has(parent)) dirs.set(parent, openDirIfExists(parent));
-  return dirs.get(parent);
-}
-
 /** What the session now knows of a file it wrote: all of it, unless a ranged view stays partial. */
 function rememberWrite(session: Session, real: string, plan: WritePlan, hash: string, postStat: fs.Stats): void {
   const total = plan.totalLines ?? countLines(plan.text ?? '');
@@ -413,16 +396,6 @@ function writeEvent(
     time,
     change: req.change,
   };
-}
-
-/** The verified directory `dir`, or undefined when it does not exist (yet). */
-function openDirIfExists(dir: string): ConfinedDir | undefined {
-  try {
-    return ConfinedDir.open(dir);
-  } catch (err) {
-    if (isGone(err)) return undefined;
-    throw err;
-  }
 }
 
 /** The result of a write that replaced an outside write, saying where that one went. */
