@@ -8,7 +8,7 @@ import { Descriptor } from './descriptor.js';
 import { errnoCode } from './errno.js';
 import { exchangeSync } from './rename-exchange.js';
 
-/** The fs calls the write steps make; a test wraps them to inject a fault at any step. */
+/** The fs calls of the write steps that can fail mid-write; a test wraps them to inject a fault. */
 export interface AtomicWriteOps {
   openSync: typeof fs.openSync;
   writeSync: (fd: number, buf: Uint8Array, offset: number, length: number, position: number | null) => number;
@@ -18,11 +18,8 @@ export interface AtomicWriteOps {
   fdatasyncSync: typeof fs.fdatasyncSync;
   closeSync: typeof fs.closeSync;
   fchmodSync: typeof fs.fchmodSync;
-  fchownSync: typeof fs.fchownSync;
-  ftruncateSync: typeof fs.ftruncateSync;
   renameSync: typeof fs.renameSync;
   linkSync: typeof fs.linkSync;
-  unlinkSync: typeof fs.unlinkSync;
   lstatSync: (p: string) => fs.BigIntStats;
   /** renameat2(RENAME_EXCHANGE); ENOSYS where the system has none (rename-exchange.ts). */
   exchangeSync: (a: string, b: string) => void;
@@ -35,11 +32,8 @@ export const realOps: AtomicWriteOps = {
   fdatasyncSync: fs.fdatasyncSync,
   closeSync: fs.closeSync,
   fchmodSync: fs.fchmodSync,
-  fchownSync: fs.fchownSync,
-  ftruncateSync: fs.ftruncateSync,
   renameSync: fs.renameSync,
   linkSync: fs.linkSync,
-  unlinkSync: fs.unlinkSync,
   lstatSync: (p) => fs.lstatSync(p, { bigint: true }),
   exchangeSync,
 };
@@ -103,7 +97,7 @@ export async function writeTemp(
     return temp;
   } catch (err) {
     file?.closeAfterError();
-    removeQuietly(dir, temp, ops);
+    removeQuietly(dir, temp);
     throw errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
   }
 }
@@ -114,7 +108,7 @@ function keepOwnership(file: Descriptor, keep: Ownership | undefined, ops: Atomi
   ops.fchmodSync(file.fd, keep.mode & 0o7777);
   if (!asRoot) return;
   try {
-    ops.fchownSync(file.fd, keep.uid, keep.gid);
+    fs.fchownSync(file.fd, keep.uid, keep.gid);
   } catch {
     /* best effort: ownership cannot always be kept (e.g. rootless containers) */
   }
@@ -148,20 +142,20 @@ export function createFromTempSync(dir: ConfinedDir, temp: string, name: string,
     ops.renameSync(dir.path(temp), dir.path(name));
     return;
   }
-  removeQuietly(dir, temp, ops);
+  removeQuietly(dir, temp);
 }
 
 /** Overwrites the open file `fd` with `bytes` (hard-linked files, targets rename cannot replace). */
 export function writeInPlaceSync(fd: number, bytes: Uint8Array, ops: AtomicWriteOps = realOps): void {
   writeAll(ops, fd, bytes, 0);
-  ops.ftruncateSync(fd, bytes.length);
+  fs.ftruncateSync(fd, bytes.length);
   ops.fdatasyncSync(fd);
 }
 
 /** Unlinks `name` in `dir`, ignoring every error (it may never have been created). */
-export function removeQuietly(dir: ConfinedDir, name: string, ops: AtomicWriteOps = realOps): void {
+export function removeQuietly(dir: ConfinedDir, name: string): void {
   try {
-    ops.unlinkSync(dir.path(name));
+    fs.unlinkSync(dir.path(name));
   } catch {
     /* it may never have been created */
   }

@@ -43,15 +43,10 @@ export const realDisk: ChangeDisk = {
   },
 };
 
-/** Sends `notifications/resources/updated` for one subscribed URI. */
-type ResourceUpdatedSender = (uri: string) => void;
-
-/** One session's interest in one path. */
+/** One session's interest in one path: an entry in its state store (`state`), resources/subscribe URIs (`subs`). */
 interface Hold {
-  /** The path has an entry in the session's state store. */
   state: boolean;
-  /** resources/subscribe URIs for this path → their senders. */
-  subs: Map<string, ResourceUpdatedSender>;
+  subs: Map<string, (uri: string) => void>;
   /** This hold owns one watcher reference. */
   watched: boolean;
   /** The bytes (hash) the last notice described: the same bytes are not announced twice. */
@@ -68,17 +63,13 @@ interface PathState {
   own: FileIdentity | undefined;
 }
 
-/** Watch numbers for logs and HTTP's /healthz. */
+/** Watch numbers for logs and HTTP's /healthz; files held (by state entries or subscriptions) past the cap are unwatched. */
 export interface WatchStatus {
   enabled: boolean;
-  /** Files with a live watch (one per file, however many sessions hold it). */
   watchedFiles: number;
   maxFiles: number;
-  /** Files held by live sessions (state entries or resource subscriptions). */
   heldFiles: number;
-  /** Held files without a watch (past the cap): verified at write time only. */
   unwatchedFiles: number;
-  /** Sessions holding at least one file. */
   sessions: number;
 }
 
@@ -101,10 +92,8 @@ const DELETED = '';
  * fresh again. With the watcher disabled, no notices; writes through editguard still update subscribers.
  */
 export class ChangeTracker {
+  readonly #opts: ChangeTrackerOptions;
   readonly #watcher: FileWatcher;
-  readonly #log: Logger;
-  readonly #maxBytes: number;
-  readonly #fallback: 'latin1' | undefined;
   readonly #disk: ChangeDisk;
   readonly #paths = new Map<string, PathState>();
   readonly #queues = new PathLock();
@@ -117,10 +106,8 @@ export class ChangeTracker {
   #closed = false;
 
   constructor(opts: ChangeTrackerOptions) {
+    this.#opts = opts;
     this.#watcher = opts.watcher;
-    this.#log = opts.log;
-    this.#maxBytes = opts.maxBytes;
-    this.#fallback = opts.fallbackEncoding;
     this.#disk = opts.disk ?? realDisk;
     this.#unsubscribe = opts.watcher.onChange((e) => this.handle(e));
   }
@@ -150,14 +137,14 @@ export class ChangeTracker {
   }
 
   /** resources/subscribe: `send(uri)` is called whenever the file at `path` changes (any cause). */
-  subscribe(session: Session, path: string, uri: string, send: ResourceUpdatedSender): void {
+  subscribe(session: Session, path: string, uri: string, send: (uri: string) => void): void {
     if (this.#closed || this.#ended.has(session)) return;
     const { ps, hold } = this.#hold(session, path);
     hold.subs.set(uri, send);
     if (ps.diskHash === undefined) {
       // Without a baseline, the first event (even a touch) would look like a change.
       this.#enqueue(path, async () => {
-        const snap = await this.#disk.snapshot(path, this.#maxBytes);
+        const snap = await this.#disk.snapshot(path, this.#opts.maxBytes);
         ps.diskHash ??= snap.exists ? snap.hash : DELETED;
       });
     }
@@ -298,7 +285,7 @@ export class ChangeTracker {
   /** Events for one path are handled one after the other, in arrival order; a failure is logged. */
   #enqueue(path: string, job: () => Promise<void>): Promise<void> {
     return this.#queues.run(path, job).catch((err: unknown) => {
-      this.#log.warn(`could not check ${path} for external changes; it is still verified when writing`, err);
+      this.#opts.log.warn(`could not check ${path} for external changes; it is still verified when writing`, err);
     });
   }
 
@@ -308,13 +295,13 @@ export class ChangeTracker {
       // there with the identity our write gave it is ours, nothing to read (a 50 MB re-read a write).
       if (await this.#stillOwn(e.path)) return;
       // The watcher stat'ed a missing file; make sure it did not come back since.
-      const snap = await this.#disk.snapshot(e.path, this.#maxBytes);
+      const snap = await this.#disk.snapshot(e.path, this.#opts.maxBytes);
       return this.#apply(e.path, snap);
     }
     if (e.kind === 'watched' && (await this.#inSync(e.path))) return;
     // The event of our own write (already applied by onWrite): an lstat proves it, nothing is read.
     if (await this.#stillOwn(e.path)) return;
-    const snap = await this.#disk.snapshot(e.path, this.#maxBytes);
+    const snap = await this.#disk.snapshot(e.path, this.#opts.maxBytes);
     return this.#apply(e.path, snap);
   }
 
@@ -397,7 +384,7 @@ export class ChangeTracker {
   /** LF text of `bytes` for a diff, or null when there is none to show (too large, binary, undecodable). */
   #text(bytes: Buffer | undefined): string | null {
     if (!bytes || isLikelyBinary(bytes)) return null;
-    const decoded = decodeText(bytes, this.#fallback);
+    const decoded = decodeText(bytes, this.#opts.fallbackEncoding);
     return decoded.lossless ? toLineDoc(decoded.text).text : null;
   }
 
@@ -406,7 +393,7 @@ export class ChangeTracker {
       try {
         send(uri);
       } catch (err) {
-        this.#log.debug(`resources/updated for ${path} failed`, err);
+        this.#opts.log.debug(`resources/updated for ${path} failed`, err);
       }
     }
   }

@@ -155,7 +155,7 @@ export function commitToDisk(req: DiskCommitRequest, temp: string | undefined): 
       throw err;
     }
   } finally {
-    if (temp !== undefined && !published) removeQuietly(dir, temp, ops);
+    if (temp !== undefined && !published) removeQuietly(dir, temp);
   }
 }
 
@@ -269,14 +269,14 @@ function settleTaken(
       return undefined;
     }
     // An exchange back leaves our temp under the private name; a rename back leaves nothing.
-    removeQuietly(dir, aside, ops);
+    removeQuietly(dir, aside);
     throw stale(req);
   }
   const theirs = st.isFile() && (st.ino !== held.stat.ino || st.dev !== held.stat.dev);
   try {
     return theirs ? readTaken(dir, aside) : undefined;
   } finally {
-    removeQuietly(dir, aside, ops);
+    removeQuietly(dir, aside);
   }
 }
 

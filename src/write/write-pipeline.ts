@@ -1,9 +1,8 @@
 // The one write path (DESIGN §1, §5), top to bottom in #run(), for one file or a change of several: locks (this
-// process, then every process of the state dir; in path order) → load through the verified directories → plan
-// (tool logic, stale checks) → permission → history's backups beside the temps written and synced → a journal when
-// several files change → re-check + publish of each in one synchronous call (a failure puts back those already
-// published) → state update → directory fsyncs → journal removed → history records → replaced inodes checked for
-// an outside write.
+// process, then every process of the state dir; in path order) → load through the verified directories → plan →
+// permission → history's backups beside the temps written and synced → a journal when several files change →
+// re-check + publish of each in one synchronous call (a failure puts back those already published) → state update →
+// directory fsyncs → journal removed → history records → replaced inodes checked for an outside write.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,18 +26,7 @@ import { revertFile } from './revert-file.js';
 import type { TransactionJournals } from './transaction-journal.js';
 import type { WriteEvent, WriteRecorder } from './write-event.js';
 
-export type {
-  ChangePlan,
-  ChangeRequest,
-  DeletePlan,
-  NoChangePlan,
-  Plan,
-  PlanContext,
-  PlannedFile,
-  WritePlan,
-  WriteRequest,
-  WriteStage,
-} from './change-plan.js';
+export type { Plan, PlanContext, WritePlan, WriteRequest, WriteStage } from './change-plan.js';
 export { WRITE_STAGES } from './change-plan.js';
 
 export interface WritePipelineOptions {
@@ -86,16 +74,13 @@ export class WritePipeline {
   }
 
   /** One file's write: a change of one file (see runChange). */
-  run(req: WriteRequest): Promise<ToolOutput> {
+  run({ target, plan, ...rest }: WriteRequest): Promise<ToolOutput> {
     return this.runChange({
-      targets: [req.target],
-      tool: req.tool,
-      session: req.session,
-      dryRun: req.dryRun,
-      progress: req.progress,
+      ...rest,
+      targets: [target],
       plan: async ([file]) => {
-        const plan = await req.plan(file!.current, file!.ctx);
-        return { plans: [plan], output: plan.output };
+        const one = await plan(file!.current, file!.ctx);
+        return { plans: [one], output: one.output };
       },
     });
   }
@@ -320,7 +305,7 @@ export class WritePipeline {
 
   #removeTemps(steps: FileStep[]): void {
     for (const s of steps) {
-      if (s.temp !== undefined) removeQuietly(s.commit.dir, s.temp, s.commit.ops);
+      if (s.temp !== undefined) removeQuietly(s.commit.dir, s.temp);
       s.temp = undefined;
     }
   }
