@@ -1,10 +1,8 @@
-// renameat2(RENAME_EXCHANGE) on Linux (issue 11, DESIGN §5 "Nothing lost"): swaps two names in one
-// system call, so the write pipeline's publish takes whatever is at the target — the inode it
-// re-checked, or an editor's file renamed in a moment before — instead of unlinking it unseen.
-// Node has no binding for it; ffi-rs (an optional dependency, prebuilt per platform in its own
-// packages, no install script, nothing downloaded) calls libc's wrapper. Where either is missing,
-// exchangeSync throws ENOSYS and the caller publishes with a plain rename (the residual window
-// README "History" describes).
+// renameat2(RENAME_EXCHANGE) on Linux (issue 11, DESIGN §5 "Nothing lost"): swaps two names in one system call, so
+// the publish takes whatever is at the target — the inode it re-checked, or an editor's file renamed in a moment
+// before — instead of unlinking it unseen. Node has no binding: ffi-rs (an optional dependency, prebuilt, no install
+// script) calls libc's wrapper. Where either is missing, exchangeSync throws ENOSYS and the caller publishes with a
+// plain rename (the residual window README "History" describes).
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { errnoCode } from './errno.js';

@@ -100,7 +100,7 @@ export class ChangeTracker {
   /** Live sessions → the paths they hold. */
   readonly #sessions = new Map<Session, Set<string>>();
   readonly #ended = new WeakSet<Session>();
-  /** Held paths that got no watch (cap reached), retried when watches are released. */
+  /** Held paths that got no watch (cap reached), retried when one is freed. */
   readonly #unwatched = new Set<string>();
   readonly #unsubscribe: () => void;
   #closed = false;
@@ -112,10 +112,6 @@ export class ChangeTracker {
     this.#unsubscribe = opts.watcher.onChange((e) => this.handle(e));
   }
 
-  get watcher(): FileWatcher {
-    return this.#watcher;
-  }
-
   /** The session stored an entry for `path` (Read or its own write): hold the path; queued notices about it are out of date. */
   remembered(session: Session, path: string): void {
     if (this.#closed || this.#ended.has(session)) return;
@@ -125,7 +121,6 @@ export class ChangeTracker {
     if (ps.diskHash === undefined && entry) ps.diskHash = entry.hash;
     // The session has just learnt the file from disk (or written it): what we queued is older.
     this.#withdraw(session, hold);
-    hold.noticedHash = undefined;
   }
 
   /** The session's entry for `path` left its store (eviction, delete). */
@@ -290,19 +285,12 @@ export class ChangeTracker {
   }
 
   async #observe(e: WatchEvent): Promise<void> {
-    if (e.kind === 'unlink') {
-      // Our publish by exchange (renameat2) reaches the watcher as an unlink and an add: the file
-      // there with the identity our write gave it is ours, nothing to read (a 50 MB re-read a write).
-      if (await this.#stillOwn(e.path)) return;
-      // The watcher stat'ed a missing file; make sure it did not come back since.
-      const snap = await this.#disk.snapshot(e.path, this.#opts.maxBytes);
-      return this.#apply(e.path, snap);
-    }
     if (e.kind === 'watched' && (await this.#inSync(e.path))) return;
-    // The event of our own write (already applied by onWrite): an lstat proves it, nothing is read.
+    // The event of our own write (already applied by onWrite), even an exchange (renameat2) reported as unlink and
+    // add: an lstat proves it, nothing is read (a 50 MB re-read a write).
     if (await this.#stillOwn(e.path)) return;
-    const snap = await this.#disk.snapshot(e.path, this.#opts.maxBytes);
-    return this.#apply(e.path, snap);
+    // After an unlink too: the file may have come back since the watcher stat'ed it.
+    return this.#apply(e.path, await this.#disk.snapshot(e.path, this.#opts.maxBytes));
   }
 
   /**
@@ -363,7 +351,6 @@ export class ChangeTracker {
       if (entry.hash === snap.hash) {
         // Back to what the session saw (its own write, or a change undone): nothing to say.
         this.#withdraw(session, hold);
-        hold.noticedHash = undefined;
         continue;
       }
       entry.changedOnDisk = true;
@@ -405,7 +392,9 @@ export class ChangeTracker {
     hold.noticedHash = hash;
   }
 
+  /** Takes back the hold's queued notice; the same bytes may be announced again. */
   #withdraw(session: Session, hold: Hold): void {
+    hold.noticedHash = undefined;
     if (hold.pendingNotice === undefined) return;
     const i = session.notices.indexOf(hold.pendingNotice);
     if (i !== -1) session.notices.splice(i, 1);

@@ -15,7 +15,7 @@ import {
   type Ownership,
 } from '../fs/atomic-write.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
-import { readAllAt } from '../fs/confined-read.js';
+import { readAllAt, readSmallInSync } from '../fs/confined-read.js';
 import { Descriptor } from '../fs/descriptor.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
 import { AS_ROOT } from '../fs/host.js';
@@ -274,20 +274,9 @@ function settleTaken(
   }
   const theirs = st.isFile() && (st.ino !== held.stat.ino || st.dev !== held.stat.dev);
   try {
-    return theirs ? readTaken(dir, aside) : undefined;
+    return theirs ? readSmallInSync(dir, aside, Infinity)?.bytes : undefined;
   } finally {
     removeQuietly(dir, aside);
-  }
-}
-
-/** The bytes of the regular file under `aside` (opened without following a symlink). */
-function readTaken(dir: ConfinedDir, aside: string): Buffer | undefined {
-  const file = new Descriptor(dir.openFile(aside, O_RDONLY | O_NONBLOCK));
-  try {
-    const now = fs.fstatSync(file.fd, { bigint: true });
-    return now.isFile() ? readAllAt(file.fd, Number(now.size)) : undefined;
-  } finally {
-    file.close();
   }
 }
 
