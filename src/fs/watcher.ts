@@ -272,13 +272,10 @@ export class ChokidarWatcher extends RefCountedWatcher {
   }
 
   async #settle(path: string): Promise<void> {
-    let exists: boolean;
-    try {
-      await fsp.stat(path);
-      exists = true;
-    } catch (err) {
-      exists = !isGone(err);
-    }
+    const exists = await fsp.stat(path).then(
+      () => true,
+      (err: unknown) => !isGone(err),
+    );
     if (this.closed || !this.isWatched(path)) return;
     if (!exists) {
       this.emit({ kind: 'unlink', path });
@@ -293,13 +290,8 @@ export class ChokidarWatcher extends RefCountedWatcher {
   }
 
   async #unlessGone(path: string): Promise<void> {
-    try {
-      await fsp.stat(path);
-    } catch (err) {
-      if (isGone(err) && this.#attaching.delete(path) && this.isWatched(path)) {
-        this.emit({ kind: 'unlink', path });
-      }
-    }
+    const gone = await fsp.stat(path).then(() => false, isGone);
+    if (gone && this.#attaching.delete(path) && this.isWatched(path)) this.emit({ kind: 'unlink', path });
   }
 
   #attach(path: string): void {

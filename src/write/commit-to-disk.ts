@@ -34,7 +34,8 @@ export interface DiskCommitRequest {
   /** The path as the client spelled it, for errors. */
   display: string;
   current: CurrentFile;
-  change: { kind: 'write'; bytes: Buffer } | { kind: 'delete' };
+  /** The new bytes; undefined: the file is deleted. */
+  bytes: Buffer | undefined;
   ops?: AtomicWriteOps | undefined;
   /** Mode and owner of a file this write creates (undefined: the defaults); an existing file keeps its own. */
   keep?: Ownership | undefined;
@@ -106,14 +107,14 @@ export class ReplacedInode {
  */
 export function commitToDisk(req: DiskCommitRequest, temp: string | undefined): DiskCommit {
   const ops = req.ops ?? realOps;
-  const { dir, name, change } = req;
+  const { dir, name, bytes } = req;
   let published = false;
   try {
     const held = recheck(req);
     try {
       // Portable mode works by path: the directory must still be the verified one (a no-op on Linux).
       dir.verify();
-      if (change.kind === 'delete') {
+      if (bytes === undefined) {
         if (held === undefined) return { stat: undefined, replaced: undefined, grabbed: undefined };
         const grabbed = deleteChecked(req, held, ops);
         return { stat: undefined, replaced: held.inode(), grabbed };
@@ -145,7 +146,7 @@ export function commitToDisk(req: DiskCommitRequest, temp: string | undefined): 
           return { stat: statOf(dir, name), replaced: held.inode(), grabbed: undefined };
         }
       }
-      writeInPlace(req, held, change.bytes, ops);
+      writeInPlace(req, held, bytes, ops);
       // Written in place: the inode is the file now, there is no replaced one to watch.
       held.file.close();
       return { stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
@@ -164,18 +165,11 @@ export function commitToDisk(req: DiskCommitRequest, temp: string | undefined): 
  * with several hard links, written in place). @throws errno errors (nothing left behind).
  */
 export async function writeTempFor(req: DiskCommitRequest): Promise<string | undefined> {
-  const { current, change } = req;
+  const { current, bytes } = req;
   // Several hard links: a rename would split them, so the file is written in place (no temp).
   const inPlace = current.exists && current.stat.nlink > 1;
-  if (change.kind !== 'write' || inPlace) return undefined;
-  return writeTemp(
-    req.dir,
-    req.name,
-    change.bytes,
-    current.exists ? current.stat : req.keep,
-    req.ops ?? realOps,
-    AS_ROOT,
-  );
+  if (bytes === undefined || inPlace) return undefined;
+  return writeTemp(req.dir, req.name, bytes, current.exists ? current.stat : req.keep, req.ops ?? realOps, AS_ROOT);
 }
 
 /** The file as found at the re-check: its descriptor, owned by commitToDisk until inode() hands it on. */

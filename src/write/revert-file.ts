@@ -32,8 +32,7 @@ export async function revertFile(
     if (now === (before?.hash ?? null)) return 'unchanged';
     if (now !== after) return 'changed';
     dir ??= ConfinedDir.openCreating(path.dirname(realPath));
-    const change = before ? { kind: 'write' as const, bytes: before.bytes } : { kind: 'delete' as const };
-    const req = { dir, name: path.basename(realPath), display: realPath, current, change, ops: opts.ops };
+    const req = { dir, name: path.basename(realPath), display: realPath, current, bytes: before?.bytes, ops: opts.ops };
     const disk = commitToDisk(req, await writeTempFor(req));
     disk.replaced?.close();
     await dir.fsync();

@@ -148,14 +148,12 @@ export class WritePipeline {
         const dir = dirs.get(parent) ?? ConfinedDir.openCreating(parent);
         dirs.set(parent, dir);
         const event = writeEvent(req, target.realPath, plan, current, time);
-        const change =
-          plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
-        const keep = plan.change === 'write' ? plan.keep : undefined;
+        const [bytes, keep] = plan.change === 'write' ? [plan.bytes, plan.keep] : [];
         steps.push({
           target,
           plan,
           event,
-          commit: { dir, name, display: target.input, current, change, ops: this.#opts.ops, keep },
+          commit: { dir, name, display: target.input, current, bytes, ops: this.#opts.ops, keep },
         });
       }
       if (steps.length === 0) return output;
