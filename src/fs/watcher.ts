@@ -1,4 +1,4 @@
-// File watching behind an interface (DESIGN §7): one watch per path, ref-counted and capped; chokidar in production, a hand-driven one in tests.
+// File watching behind an interface (DESIGN §7): one watch per path, ref-counted and capped; chokidar in production.
 import fsp from 'node:fs/promises';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../log.js';
@@ -36,8 +36,8 @@ export interface FileWatcher {
   close(): Promise<void>;
 }
 
-/** The reference counting, cap and listener fan-out every watcher shares. */
-abstract class RefCountedWatcher implements FileWatcher {
+/** The reference counting, cap and listener fan-out every watcher shares (tests drive one by hand). */
+export abstract class RefCountedWatcher implements FileWatcher {
   readonly enabled = true;
   readonly maxFiles: number;
   protected readonly log: Logger;
@@ -132,24 +132,6 @@ abstract class RefCountedWatcher implements FileWatcher {
   protected abstract start(path: string): void;
   protected abstract stop(path: string): void;
   protected abstract shutdown(): Promise<void>;
-}
-
-/** A watcher driven by hand (tests): the real one's references and cap, events only when a test fires one. */
-export class ManualWatcher extends RefCountedWatcher {
-  constructor(opts: { maxFiles?: number | undefined; log: Logger }) {
-    super({ maxFiles: opts.maxFiles ?? Number.POSITIVE_INFINITY, log: opts.log });
-  }
-
-  /** Delivers `event` to the listeners if its path is watched; returns whether it was. */
-  fire(event: WatchEvent): boolean {
-    if (!this.isWatched(event.path)) return false;
-    this.emit(event);
-    return true;
-  }
-
-  protected start(): void {}
-  protected stop(): void {}
-  protected async shutdown(): Promise<void> {}
 }
 
 /** `watch.enabled: false`: nothing is watched; staleness is verified at write time only. */

@@ -288,15 +288,23 @@ export class WritePipeline {
 
   /**
    * Checked after the history commit, so a writer that opened an old inode has had time to land. Oldest first: a
-   * write into the inode we replaced, then a file renamed in that our publish took; each goes to history.
+   * write into the inode we replaced, then a file renamed in that our publish took; each goes to history as a
+   * version of its own (DESIGN §5 "Nothing lost").
    */
   async #outsideWrites(steps: FileStep[], output: ToolOutput): Promise<ToolOutput> {
     let out = output;
-    for (const s of steps) {
-      const outside = [await s.disk?.replaced?.landed(), s.disk?.grabbed].filter((b) => b !== undefined);
+    for (const { disk, event, target } of steps) {
+      const outside = [await disk?.replaced?.landed(), disk?.grabbed].filter((b) => b !== undefined);
       if (outside.length === 0) continue;
-      for (const bytes of outside) await this.#keepOutsideWrite(s.event, bytes);
-      out = withOutsideWriteNote(out, s.target.input, this.#opts.recorder !== undefined);
+      for (const bytes of outside) {
+        await this.#opts.recorder?.overwritten?.(event, { bytes, hash: digest(bytes) }).catch((err: unknown) => {
+          this.#opts.log.warn(
+            `history could not keep an outside write to ${event.path} that ${event.tool} replaced`,
+            err,
+          );
+        });
+      }
+      out = withOutsideWriteNote(out, target.input, this.#opts.recorder !== undefined);
     }
     return out;
   }
@@ -305,18 +313,6 @@ export class WritePipeline {
     for (const s of steps) {
       if (s.temp !== undefined) removeQuietly(s.commit.dir, s.temp);
       s.temp = undefined;
-    }
-  }
-
-  /** An outside write our write replaced: into history as a version of its own (DESIGN §5 "Nothing lost"). */
-  async #keepOutsideWrite(event: WriteEvent, bytes: Buffer): Promise<void> {
-    try {
-      await this.#opts.recorder?.overwritten?.(event, { bytes, hash: digest(bytes) });
-    } catch (err) {
-      this.#opts.log.warn(
-        `history could not keep an outside write to ${event.path} that editguard's ${event.tool} replaced`,
-        err,
-      );
     }
   }
 

@@ -2,7 +2,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempNameFor } from '../../../src/fs/atomic-write.js';
-import { DisabledWatcher, ManualWatcher, type WatchEvent } from '../../../src/fs/watcher.js';
+import { DisabledWatcher, type WatchEvent } from '../../../src/fs/watcher.js';
+import { ManualWatcher } from '../../helpers/manual-watcher.js';
 import { createLogger } from '../../../src/log.js';
 
 function logged() {
