@@ -97,8 +97,6 @@ export class ChangeTracker {
   readonly #disk: ChangeDisk;
   readonly #paths = new Map<string, PathState>();
   readonly #queues = new PathLock();
-  /** Live sessions → the paths they hold. */
-  readonly #sessions = new Map<Session, Set<string>>();
   readonly #ended = new WeakSet<Session>();
   /** Held paths that got no watch (cap reached), retried when one is freed. */
   readonly #unwatched = new Set<string>();
@@ -147,8 +145,8 @@ export class ChangeTracker {
 
   /** resources/unsubscribe: drops the subscription made with exactly this URI (unknown URIs are ignored). */
   unsubscribe(session: Session, uri: string): void {
-    for (const path of [...(this.#sessions.get(session) ?? [])]) {
-      const hold = this.#paths.get(path)?.holders.get(session);
+    for (const [path, ps] of [...this.#paths]) {
+      const hold = ps.holders.get(session);
       if (!hold?.subs.delete(uri)) continue;
       this.#releaseIfIdle(session, path, hold);
     }
@@ -157,16 +155,13 @@ export class ChangeTracker {
   /** Ends a session: every watch reference and subscription it held is released; later holds are ignored. Idempotent. */
   endSession(session: Session): void {
     this.#ended.add(session);
-    const paths = this.#sessions.get(session);
-    if (!paths) return;
-    for (const path of [...paths]) {
-      const hold = this.#paths.get(path)?.holders.get(session);
+    for (const [path, ps] of [...this.#paths]) {
+      const hold = ps.holders.get(session);
       if (!hold) continue;
       hold.state = false;
       hold.subs.clear();
       this.#releaseIfIdle(session, path, hold);
     }
-    this.#sessions.delete(session);
   }
 
   /** The write pipeline committed a write: other holders learn it now, without waiting for the watcher. */
@@ -197,7 +192,7 @@ export class ChangeTracker {
       maxFiles: this.#watcher.maxFiles,
       heldFiles: this.#paths.size,
       unwatchedFiles: this.#watcher.enabled ? this.#unwatched.size : this.#paths.size,
-      sessions: this.#sessions.size,
+      sessions: new Set([...this.#paths.values()].flatMap((ps) => [...ps.holders.keys()])).size,
     };
   }
 
@@ -211,7 +206,6 @@ export class ChangeTracker {
       for (const hold of ps.holders.values()) if (hold.watched) this.#watcher.unwatch(path);
     }
     this.#paths.clear();
-    this.#sessions.clear();
     this.#unwatched.clear();
   }
 
@@ -225,9 +219,6 @@ export class ChangeTracker {
     if (!hold) {
       hold = { state: false, subs: new Map(), watched: false, noticedHash: undefined, pendingNotice: undefined };
       ps.holders.set(session, hold);
-      let mine = this.#sessions.get(session);
-      if (!mine) this.#sessions.set(session, (mine = new Set()));
-      mine.add(path);
     }
     if (!hold.watched && this.#watcher.enabled) this.#watch(path, ps);
     return { ps, hold };
@@ -252,7 +243,6 @@ export class ChangeTracker {
     const ps = this.#paths.get(path);
     if (!ps) return;
     ps.holders.delete(session);
-    this.#sessions.get(session)?.delete(path);
     if (ps.holders.size === 0) {
       this.#paths.delete(path);
       this.#unwatched.delete(path);

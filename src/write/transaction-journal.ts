@@ -42,12 +42,7 @@ export class TransactionJournals {
   /** Writes the journal of `change` (pre-images first, then the list that completes it); resolves its removal. */
   async begin(
     change: string,
-    files: Array<{
-      path: string;
-      before: { bytes: Buffer; hash: string } | undefined;
-      after: string | null;
-      temp?: string | undefined;
-    }>,
+    files: Array<Omit<JournalFile, 'before'> & { before: { bytes: Buffer; hash: string } | undefined }>,
   ): Promise<() => Promise<void>> {
     const dir = path.join(this.#dir, change);
     await fs.mkdir(dir, { recursive: true });
@@ -72,12 +67,7 @@ export class TransactionJournals {
 
   /** The journals left in the state dir (by a crash, or by a change still being written by a live process). */
   async pending(): Promise<PendingJournal[]> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.#dir);
-    } catch {
-      return [];
-    }
+    const names = await fs.readdir(this.#dir).catch(() => [] as string[]);
     const found: PendingJournal[] = [];
     for (const change of names) {
       const dir = path.join(this.#dir, change);
