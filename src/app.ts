@@ -30,7 +30,7 @@ export interface AppEnv {
   configFile?: string | undefined;
   /** Overrides the recorder (tests inject faults or observe). */
   recorder?: WriteRecorder;
-  /** Overrides the file watcher (tests drive a ManualWatcher by hand). */
+  /** Overrides the file watcher (tests drive one by hand). */
   watcher?: FileWatcher;
   /** How the change tracker reads the disk (a test counts its reads); defaults to the real one. */
   changeDisk?: ChangeDisk | undefined;

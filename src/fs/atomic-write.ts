@@ -1,6 +1,5 @@
-// Crash-safe file replacement (DESIGN §5) in a verified directory, in steps the write pipeline puts
-// around its final re-check: temp written, chmod'ed and fdatasync'ed first; then publish (rename, or
-// link for a new file) right after the re-check, synchronously; fsync of the directory last.
+// Crash-safe file replacement (DESIGN §5) in a verified directory, in steps the write pipeline puts around its
+// final re-check: temp written, chmod'ed and fdatasync'ed first; then the publish (rename, or link for a new file).
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +8,7 @@ import { Descriptor } from './descriptor.js';
 import { errnoCode } from './errno.js';
 import { exchangeSync } from './rename-exchange.js';
 
-/** The fs calls the write steps make; a test wraps them to inject a fault at any step. */
+/** The fs calls of the write steps that can fail mid-write; a test wraps them to inject a fault. */
 export interface AtomicWriteOps {
   openSync: typeof fs.openSync;
   writeSync: (fd: number, buf: Uint8Array, offset: number, length: number, position: number | null) => number;
@@ -19,11 +18,8 @@ export interface AtomicWriteOps {
   fdatasyncSync: typeof fs.fdatasyncSync;
   closeSync: typeof fs.closeSync;
   fchmodSync: typeof fs.fchmodSync;
-  fchownSync: typeof fs.fchownSync;
-  ftruncateSync: typeof fs.ftruncateSync;
   renameSync: typeof fs.renameSync;
   linkSync: typeof fs.linkSync;
-  unlinkSync: typeof fs.unlinkSync;
   lstatSync: (p: string) => fs.BigIntStats;
   /** renameat2(RENAME_EXCHANGE); ENOSYS where the system has none (rename-exchange.ts). */
   exchangeSync: (a: string, b: string) => void;
@@ -36,11 +32,8 @@ export const realOps: AtomicWriteOps = {
   fdatasyncSync: fs.fdatasyncSync,
   closeSync: fs.closeSync,
   fchmodSync: fs.fchmodSync,
-  fchownSync: fs.fchownSync,
-  ftruncateSync: fs.ftruncateSync,
   renameSync: fs.renameSync,
   linkSync: fs.linkSync,
-  unlinkSync: fs.unlinkSync,
   lstatSync: (p) => fs.lstatSync(p, { bigint: true }),
   exchangeSync,
 };
@@ -64,11 +57,6 @@ export function tempNameFor(name: string): string {
   return `.${name}.editguard-${randomBytes(6).toString('hex')}.tmp`;
 }
 
-/** tempNameFor() beside `target` (a path). */
-export function tempPathFor(target: string): string {
-  return path.join(path.dirname(target), tempNameFor(path.basename(target)));
-}
-
 /** True for names tempNameFor produces (the watcher and suggestions ignore them). */
 export function isTempPath(p: string): boolean {
   return /^\..*\.editguard-[0-9a-f]{12}\.tmp$/.test(path.basename(p));
@@ -81,10 +69,8 @@ function writeAll(ops: AtomicWriteOps, fd: number, bytes: Uint8Array, position: 
 }
 
 /**
- * Writes `bytes` to a new temp file in `dir` beside `name`: created exclusively (never through a
- * symlink), given `keep`'s mode and — as root — owner (a new file gets 0666 & ~umask), and
- * fdatasync'ed, so that publishing it is only a rename. Resolves its name. On failure nothing is
- * left behind and the errno error is thrown.
+ * Writes `bytes` to a new temp file beside `name` (exclusive, never through a symlink), with `keep`'s mode and —
+ * as root — owner, fdatasync'ed: publishing it is only a rename. Resolves its name; on failure nothing is left.
  */
 export async function writeTemp(
   dir: ConfinedDir,
@@ -97,7 +83,11 @@ export async function writeTemp(
   const temp = tempNameFor(name);
   let file: Descriptor | undefined;
   try {
-    file = openTemp(dir, temp, keep, ops);
+    // Created with `keep`'s mode (a new file: 0666), which the umask masks until keepOwnership.
+    file = new Descriptor(
+      ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666),
+      ops.closeSync,
+    );
     writeAll(ops, file.fd, bytes, 0);
     keepOwnership(file, keep, ops, asRoot);
     // Data and size must be durable before the rename publishes them; fdatasync is enough for that.
@@ -106,16 +96,10 @@ export async function writeTemp(
     file.close();
     return temp;
   } catch (err) {
-    throw tempFailed(err, file, dir, temp, ops);
+    file?.closeAfterError();
+    removeQuietly(dir, temp);
+    throw errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
   }
-}
-
-/** The temp, created exclusively and never through a symlink, with `keep`'s mode (umask applies until keepOwnership). */
-function openTemp(dir: ConfinedDir, temp: string, keep: Ownership | undefined, ops: AtomicWriteOps): Descriptor {
-  return new Descriptor(
-    ops.openSync(dir.path(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, keep ? keep.mode & 0o7777 : 0o666),
-    ops.closeSync,
-  );
 }
 
 /** open() masked the mode with the umask: puts back the original bits and — as root — the owner. */
@@ -124,29 +108,15 @@ function keepOwnership(file: Descriptor, keep: Ownership | undefined, ops: Atomi
   ops.fchmodSync(file.fd, keep.mode & 0o7777);
   if (!asRoot) return;
   try {
-    ops.fchownSync(file.fd, keep.uid, keep.gid);
+    fs.fchownSync(file.fd, keep.uid, keep.gid);
   } catch {
     /* best effort: ownership cannot always be kept (e.g. rootless containers) */
   }
 }
 
-/** Cleans up after a failed temp write (nothing left behind) and gives the error to throw. */
-function tempFailed(
-  err: unknown,
-  file: Descriptor | undefined,
-  dir: ConfinedDir,
-  temp: string,
-  ops: AtomicWriteOps,
-): unknown {
-  file?.closeAfterError();
-  removeQuietly(dir, temp, ops);
-  return errnoCode(err) === 'ELOOP' ? swappedError(path.join(dir.realDir, temp)) : err;
-}
-
 /**
- * Replaces `name` with the temp file by rename. Returns false — temp untouched — when this target
- * cannot be replaced by rename (EXDEV, EBUSY on a bind-mounted file, EPERM, EACCES): the caller
- * writes in place instead. @throws other errno errors.
+ * Replaces `name` with the temp file by rename. False — temp untouched — when this target cannot be replaced by
+ * rename (EXDEV, EBUSY on a bind-mounted file, EPERM, EACCES): the caller writes in place instead.
  */
 export function renameOverSync(dir: ConfinedDir, temp: string, name: string, ops: AtomicWriteOps = realOps): boolean {
   try {
@@ -160,10 +130,8 @@ export function renameOverSync(dir: ConfinedDir, temp: string, name: string, ops
 }
 
 /**
- * Publishes the temp file as `name`, which must not exist: link(2) never replaces, so a file
- * someone created meanwhile stays (EEXIST is thrown) and nothing is lost. Filesystems without hard
- * links fall back to rename. The temp name is removed either way.
- * @throws EEXIST when `name` exists; other errno errors.
+ * Publishes the temp file as `name`, which must not exist: link(2) never replaces, so a file someone created
+ * meanwhile stays (EEXIST). Filesystems without hard links fall back to rename. The temp name goes either way.
  */
 export function createFromTempSync(dir: ConfinedDir, temp: string, name: string, ops: AtomicWriteOps = realOps): void {
   try {
@@ -174,20 +142,20 @@ export function createFromTempSync(dir: ConfinedDir, temp: string, name: string,
     ops.renameSync(dir.path(temp), dir.path(name));
     return;
   }
-  removeQuietly(dir, temp, ops);
+  removeQuietly(dir, temp);
 }
 
 /** Overwrites the open file `fd` with `bytes` (hard-linked files, targets rename cannot replace). */
 export function writeInPlaceSync(fd: number, bytes: Uint8Array, ops: AtomicWriteOps = realOps): void {
   writeAll(ops, fd, bytes, 0);
-  ops.ftruncateSync(fd, bytes.length);
+  fs.ftruncateSync(fd, bytes.length);
   ops.fdatasyncSync(fd);
 }
 
 /** Unlinks `name` in `dir`, ignoring every error (it may never have been created). */
-export function removeQuietly(dir: ConfinedDir, name: string, ops: AtomicWriteOps = realOps): void {
+export function removeQuietly(dir: ConfinedDir, name: string): void {
   try {
-    ops.unlinkSync(dir.path(name));
+    fs.unlinkSync(dir.path(name));
   } catch {
     /* it may never have been created */
   }

@@ -4,16 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Descriptor } from './descriptor.js';
-import { errnoCode, isAlreadyExists, isNotFound } from './errno.js';
+import { errnoCode, isAlreadyExists, isGone, isNotFound } from './errno.js';
+import { fsyncDir } from './fsync-dir.js';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_DIRECTORY = 0 } = fs.constants;
 
 /**
- * How directories are held. `proc-fd` (Linux with /proc): by descriptor — a path through
- * /proc/self/fd/N resolves from the directory object itself, so swapping a parent for a symlink
- * after the check cannot redirect anything. `portable` (macOS, Windows, Linux without /proc): by
- * path, verified (real path and identity) when opened and again after each operation, with
- * O_NOFOLLOW on the last component where the platform has it; README names the window left.
+ * `proc-fd` (Linux with /proc): a path through /proc/self/fd/N resolves from the directory object itself, so a
+ * parent swapped for a symlink after the check redirects nothing. `portable`: by path, verified (real path and
+ * identity) when opened and after each operation; README names the window left.
  */
 export type ConfinementMode = 'proc-fd' | 'portable';
 
@@ -45,7 +44,6 @@ export function setConfinementModeForTests(m: ConfinementMode | undefined): void
 /** The errno-style code of a path that changed under editguard (fsError turns it into PATH_DENIED). */
 export const SWAPPED = 'ESWAPPED';
 
-/** An error saying `p` was swapped (for a symlink, or moved) while editguard was using it. */
 export function swappedError(p: string): Error {
   return Object.assign(
     new Error(`${p} changed while editguard was using it (a directory or the file was replaced or moved)`),
@@ -59,9 +57,8 @@ function loopIsSwap(err: unknown, p: string): unknown {
 }
 
 /**
- * O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR on Linux (ELOOP elsewhere): a swap when a
- * symlink (or a component that became one) is there now; a plain ENOTDIR when a file is.
- * `lookup` names the entry as the failed open saw it.
+ * O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR on Linux (ELOOP elsewhere): a swap when a symlink is
+ * there now (`lookup`: the entry as the failed open saw it); a plain ENOTDIR when a file is.
  */
 function dirOpenError(err: unknown, realDir: string, lookup: string): unknown {
   const code = errnoCode(err);
@@ -77,10 +74,7 @@ function dirOpenError(err: unknown, realDir: string, lookup: string): unknown {
   return err;
 }
 
-/**
- * A directory opened and verified to be at `realDir` (a real path: no symlinks). Operations on its
- * entries go through `path(name)`; `close()` when done. Not shared between calls.
- */
+/** A directory opened and verified to be at `realDir` (a real path); its entries go through `path(name)`. */
 export class ConfinedDir {
   readonly realDir: string;
   /** proc-fd mode: the directory's descriptor (closed once, by close()). */
@@ -96,12 +90,7 @@ export class ConfinedDir {
     this.#dev = id?.dev;
   }
 
-  /**
-   * Opens `realDir` and verifies it: proc-fd — the kernel's name of the opened directory is
-   * `realDir`; portable — its real path is `realDir` and it is the directory opened.
-   * @throws ESWAPPED (swappedError) when it is not where policy resolved it; errno errors (ENOENT,
-   *   ENOTDIR, EACCES, …) as they come.
-   */
+  /** Opens and verifies `realDir`. @throws ESWAPPED when it is not where policy resolved it; errno errors. */
   static open(realDir: string): ConfinedDir {
     if (confinementMode() === 'proc-fd') {
       let dir: Descriptor;
@@ -131,10 +120,17 @@ export class ConfinedDir {
     return dir;
   }
 
-  /**
-   * As open(), creating `realDir` and missing parents first (mode 0777 & ~umask), each new one
-   * inside its verified parent and opened without following symlinks.
-   */
+  /** open(), or undefined when `realDir` (or a directory above it) does not exist. */
+  static openIfExists(realDir: string): ConfinedDir | undefined {
+    try {
+      return ConfinedDir.open(realDir);
+    } catch (err) {
+      if (isGone(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** As open(), creating `realDir` and missing parents first, each inside its verified parent. */
   static openCreating(realDir: string): ConfinedDir {
     try {
       return ConfinedDir.open(realDir);
@@ -182,11 +178,7 @@ export class ConfinedDir {
     return new ConfinedDir(real, new Descriptor(fd), undefined);
   }
 
-  /**
-   * Opens entry `name` with `flags` plus O_NOFOLLOW: a symlink there (where policy found a real
-   * file, or nothing) is a swap. Returns the descriptor.
-   * @throws ESWAPPED, or the errno error (ENOENT, EEXIST with O_EXCL, EACCES, …).
-   */
+  /** Opens entry `name` with O_NOFOLLOW added: a symlink there is a swap. @throws ESWAPPED; errno errors. */
   openFile(name: string, flags: number, fileMode = 0o666): number {
     try {
       return fs.openSync(this.path(name), flags | O_NOFOLLOW, fileMode);
@@ -195,10 +187,7 @@ export class ConfinedDir {
     }
   }
 
-  /**
-   * Portable mode: throws ESWAPPED unless `realDir` still resolves to this very directory (call it
-   * after each operation through a path). A no-op for descriptors, which cannot be redirected.
-   */
+  /** Portable mode: ESWAPPED unless `realDir` still is this very directory. A no-op for descriptors. */
   verify(): void {
     if (this.#dir !== undefined) return;
     let real: string;
@@ -212,28 +201,14 @@ export class ConfinedDir {
     if (real !== this.realDir || st.ino !== this.#ino || st.dev !== this.#dev) throw swappedError(this.realDir);
   }
 
-  /**
-   * Makes new and renamed entries durable (fsync on the thread pool); filesystems that refuse fsync on
-   * directories are fine. @throws EBADF (a bug, never hidden) and, after close(), an Error.
-   */
+  /** Makes new and renamed entries durable; a refused directory fsync is fine. @throws EBADF (a bug). */
   async fsync(): Promise<void> {
     if (this.#closed) throw new Error(`ConfinedDir ${this.realDir} used after close()`);
-    let own: Descriptor | undefined;
-    if (this.#dir === undefined) {
-      try {
-        own = new Descriptor(fs.openSync(this.realDir, O_RDONLY));
-      } catch {
-        return; /* not openable here: nothing to make durable by this route */
-      }
-    }
-    const fd = (own ?? this.#dir)!.fd;
-    try {
-      await new Promise<void>((resolve, reject) =>
-        fs.fsync(fd, (err) => (err && errnoCode(err) === 'EBADF' ? reject(err) : resolve())),
-      );
-    } finally {
-      own?.close();
-    }
+    if (this.#dir === undefined) return fsyncDir(this.realDir);
+    const fd = this.#dir.fd;
+    await new Promise<void>((resolve, reject) =>
+      fs.fsync(fd, (err) => (err && errnoCode(err) === 'EBADF' ? reject(err) : resolve())),
+    );
   }
 
   /** Idempotent: the descriptor is closed once, and path() refuses to hand out its number after. */

@@ -9,15 +9,14 @@ import { digest } from './digest.js';
 import { errnoCode, isGone } from './errno.js';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+// O_NONBLOCK: opening a FIFO does not hang (callers check stat.isFile() before reading).
+const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
 
 /** A file opened by openConfined: its stat and handle; read it with readAll() or readAt(), then close(). */
 export interface ConfinedFile {
   readonly stat: fs.Stats;
   readAll(): Promise<Buffer>;
-  /**
-   * Reads into `buffer[offset, offset + length)` from file position `position`, through the same
-   * descriptor (never reopened by path); resolves the bytes read (fewer only at the end of the file).
-   */
+  /** Reads into `buffer[offset, offset + length)` from `position`; resolves the bytes read (fewer only at the end). */
   readAt(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
   /** readAt() in this thread: for small pieces read back to back, where a pool round trip each costs more than the read. */
   readAtSync(buffer: Uint8Array, offset: number, length: number, position: number): number;
@@ -25,15 +24,12 @@ export interface ConfinedFile {
 }
 
 /**
- * Opens the file at `realPath` (a path policy resolved: no symlink in it) for reading, through its
- * verified directory and without following a symlink in its place. O_NONBLOCK: opening a FIFO
- * does not hang (check stat.isFile() before reading). Resolves undefined when there is no file
- * (ENOENT, ENOTDIR on the way).
- * @throws ESWAPPED when the directory or the file was swapped for a symlink (or moved) since
- *   policy resolved it; other errno errors (EACCES, …) as they come.
+ * Opens the file at `realPath` (a path policy resolved) for reading, through its verified directory, never
+ * through a symlink in its place. Undefined when there is no file.
+ * @throws ESWAPPED when the directory or the file was swapped since policy resolved it; other errno errors.
  */
 export async function openConfined(realPath: string): Promise<ConfinedFile | undefined> {
-  const dir = directoryOf(realPath);
+  const dir = ConfinedDir.openIfExists(path.dirname(realPath));
   if (dir === undefined) return undefined;
   let fh: fsp.FileHandle | undefined;
   try {
@@ -90,10 +86,7 @@ export function largeFileMark(stat: fs.Stats): string {
   return `large:${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }
 
-/**
- * Read reads files up to this size in one go in this thread: a pread from the page cache, about a
- * millisecond for 8 MiB — cheaper than the thread pool's round trips.
- */
+/** Read reads files up to this size in one go in this thread (a pread from the page cache beats pool round trips). */
 export const SYNC_READ_MAX = 8 * 1024 * 1024;
 
 /** A small file read whole, in this thread, through one descriptor: its stat and bytes. */
@@ -103,24 +96,9 @@ export interface SmallFile {
   bytes: Buffer | undefined;
 }
 
-/** The verified directory of `realPath`, or undefined when it (or one above it) is gone. */
-function directoryOf(realPath: string): ConfinedDir | undefined {
-  try {
-    return ConfinedDir.open(path.dirname(realPath));
-  } catch (err) {
-    if (isGone(err)) return undefined;
-    throw err;
-  }
-}
-
-/**
- * readSmallInSync() of the file at `realPath` (a path policy resolved), through its verified directory,
- * as openConfined() opens it: undefined when there is no file; `bytes` undefined when it is not a
- * regular file of at most `maxBytes` (open it with openConfined() then).
- * @throws ESWAPPED and other errno errors, as openConfined().
- */
+/** readSmallInSync() of the file at `realPath` through its verified directory. @throws as openConfined(). */
 export function readSmallConfined(realPath: string, maxBytes: number): SmallFile | undefined {
-  const dir = directoryOf(realPath);
+  const dir = ConfinedDir.openIfExists(path.dirname(realPath));
   if (dir === undefined) return undefined;
   try {
     return readSmallInSync(dir, path.basename(realPath), maxBytes);
@@ -130,17 +108,15 @@ export function readSmallConfined(realPath: string, maxBytes: number): SmallFile
 }
 
 /**
- * openReadOnlyIn(), fstat and — for a regular file of at most `maxBytes` — the whole read, all in
- * this thread: a small file costs no thread-pool round trips (four of them otherwise: open, stat,
- * read, close). Undefined when there is no such entry. Same confinement and errors as openReadOnlyIn.
+ * Entry `name` of `dir` opened, fstat'ed and — a regular file of at most `maxBytes` — read whole, in this thread.
+ * Undefined when there is no such entry. @throws as openReadOnlyIn().
  */
 export function readSmallInSync(dir: ConfinedDir, name: string, maxBytes: number): SmallFile | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(dir.path(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fd = dir.openFile(name, READ_FLAGS);
   } catch (err) {
     if (isGone(err)) return undefined;
-    if (errnoCode(err) === 'ELOOP') throw swappedError(path.join(dir.realDir, name));
     throw err;
   }
   const file = new Descriptor(fd);
@@ -174,15 +150,13 @@ export function readAllAt(fd: number, hint: number): Buffer {
 }
 
 /**
- * Opens entry `name` of the verified `dir` read-only, without following a symlink there (O_NONBLOCK:
- * a FIFO does not hang the open). Undefined when there is no such entry (ENOENT, ENOTDIR).
- * The caller closes the handle (FileHandle.close() is safe to repeat: Node gives up the number once).
+ * Entry `name` of `dir` opened read-only, never through a symlink; undefined when there is no such entry.
  * @throws ESWAPPED when a symlink is there or (portable mode) the directory moved; other errno errors.
  */
 export async function openReadOnlyIn(dir: ConfinedDir, name: string): Promise<fsp.FileHandle | undefined> {
   let fh: fsp.FileHandle;
   try {
-    fh = await fsp.open(dir.path(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fh = await fsp.open(dir.path(name), READ_FLAGS);
   } catch (err) {
     if (isGone(err)) return undefined;
     if (errnoCode(err) === 'ELOOP') throw swappedError(path.join(dir.realDir, name));
@@ -199,9 +173,8 @@ export async function openReadOnlyIn(dir: ConfinedDir, name: string): Promise<fs
 }
 
 /**
- * The bytes of the regular file at `realPath`, confined as openConfined; undefined when there is no
- * file. @throws as openConfined; EISDIR for a directory and EINVAL for a FIFO or device (something
- * is there, so it is not "no file", and reading it would hang or never end).
+ * The bytes of the regular file at `realPath`, confined as openConfined; undefined when there is no file.
+ * @throws as openConfined; EISDIR or EINVAL when something other than a regular file is there.
  */
 export async function readConfined(realPath: string): Promise<{ stat: fs.Stats; bytes: Buffer } | undefined> {
   const file = await openConfined(realPath);
@@ -217,11 +190,7 @@ export async function readConfined(realPath: string): Promise<{ stat: fs.Stats; 
   }
 }
 
-/**
- * The digest of the file at `realPath` (a path policy resolved) now, read confined — the one "hash
- * this file or null" of editguard: null when no file is there (ENOENT, ENOTDIR).
- * @throws as readConfined: unreadable, a directory or a swapped path is not "no file".
- */
+/** The one "hash this file or null" of editguard, read confined. @throws as readConfined. */
 export async function digestFile(realPath: string): Promise<string | null> {
   const got = await readConfined(realPath);
   return got === undefined ? null : digest(got.bytes);

@@ -3,10 +3,9 @@ import fs from 'node:fs';
 import { errnoCode } from './errno.js';
 
 /**
- * One owner's file descriptor. The kernel hands out the lowest free number and libuv's threads
- * open files for other requests while this thread runs, so a number closed twice (or used after
- * its close) can close, read or write a file another request was given meanwhile: wrong contents
- * and EBADF far from the bug. Hence a closed flag instead of a try/catch around close.
+ * One owner's file descriptor. The kernel hands out the lowest free number and libuv's threads open files for other
+ * requests meanwhile, so a number closed twice (or used after its close) can close, read or write another request's
+ * file: wrong contents and EBADF far from the bug. Hence a closed flag instead of a try/catch around close.
  */
 export class Descriptor {
   #fd: number | undefined;
@@ -18,10 +17,7 @@ export class Descriptor {
     this.#closeSync = closeSync;
   }
 
-  /**
-   * The number, for a system call now; never keep it.
-   * @throws Error when already closed: the number may name another request's file by now.
-   */
+  /** The number, for a system call now; never keep it. @throws Error when already closed. */
   get fd(): number {
     if (this.#fd === undefined) throw new Error('file descriptor used after close()');
     return this.#fd;
@@ -32,9 +28,8 @@ export class Descriptor {
   }
 
   /**
-   * Closes it; every later call does nothing. The number is given up before close(2) runs, so a
-   * close that fails (EIO: the kernel has released the number all the same) is never retried.
-   * @throws the errno error of close(2).
+   * Closes it; later calls do nothing. The number is given up before close(2) runs, so a close that fails (EIO: the
+   * kernel has released the number all the same) is never retried. @throws the errno error of close(2).
    */
   close(): void {
     const fd = this.#fd;
@@ -44,9 +39,8 @@ export class Descriptor {
   }
 
   /**
-   * close() while another error is already on its way out: that error is the one to report, so a
-   * failing close(2) is dropped — except EBADF, which means someone else closed this number (a bug
-   * that causes wrong-file reads) and must never stay hidden.
+   * close() while another error is on its way out: a failing close(2) is dropped — except EBADF, which means someone
+   * else closed this number (a bug that causes wrong-file reads) and must never stay hidden.
    */
   closeAfterError(): void {
     try {

@@ -1,6 +1,5 @@
-// Cross-process locks on a shared state dir, by proper-lockfile: an atomic mkdir whose mtime the
-// holder refreshes — unlike a pid file it holds across containers and hosts sharing one volume (pids
-// mean nothing there) and a kill -9'd holder's lock goes stale by itself.
+// Cross-process locks on a shared state dir, by proper-lockfile: an atomic mkdir whose mtime the holder refreshes —
+// unlike a pid file it holds across containers and hosts sharing one volume, and a kill -9'd holder's goes stale.
 import lockfile from 'proper-lockfile';
 import { errnoCode } from './errno.js';
 
@@ -32,10 +31,7 @@ function options(lockPath: string, opts: DirLockOptions): lockfile.LockOptions {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Takes the lock `lockPath` (a directory, in an existing parent), waiting while a live holder has it.
- * @throws ELOCKED when it is still held after `waitMs`; errno errors of the parent (EACCES, EROFS, ENOSPC, ENOENT).
- */
+/** Takes the lock `lockPath`, waiting while a live holder has it. @throws ELOCKED after `waitMs`; errno errors. */
 export async function acquireLock(lockPath: string, opts: DirLockOptions = {}): Promise<Release> {
   const deadline = Date.now() + (opts.waitMs ?? WAIT_MS);
   // Writes hold a lock for milliseconds: poll fast first, then at most every 50 ms.

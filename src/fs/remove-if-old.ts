@@ -5,10 +5,8 @@ import fsp from 'node:fs/promises';
 export async function removeIfOld(file: string, now: number, graceMs: number): Promise<number | undefined> {
   const st = await fsp.stat(file).catch(() => undefined);
   if (!st || now - st.mtimeMs < graceMs) return undefined;
-  try {
-    await fsp.unlink(file);
-    return st.size;
-  } catch {
-    return undefined;
-  }
+  return fsp.unlink(file).then(
+    () => st.size,
+    () => undefined,
+  );
 }

@@ -1,16 +1,15 @@
-// renameat2(RENAME_EXCHANGE) on Linux (issue 11, DESIGN §5 "Nothing lost"): swaps two names in one
-// system call, so the write pipeline's publish takes whatever is at the target — the inode it
-// re-checked, or an editor's file renamed in a moment before — instead of unlinking it unseen.
-// Node has no binding for it; ffi-rs (an optional dependency, prebuilt per platform in its own
-// packages, no install script, nothing downloaded) calls libc's wrapper. Where either is missing,
-// exchangeSync throws ENOSYS and the caller publishes with a plain rename (the residual window
-// README "History" describes).
+// renameat2(RENAME_EXCHANGE) on Linux (issue 11, DESIGN §5 "Nothing lost"): swaps two names in one system call, so
+// the publish takes whatever is at the target — the inode it re-checked, or an editor's file renamed in a moment
+// before — instead of unlinking it unseen. Node has no binding: ffi-rs (an optional dependency, prebuilt, no install
+// script) calls libc's wrapper. Where either is missing, exchangeSync throws ENOSYS and the caller publishes with a
+// plain rename (the residual window README "History" describes).
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { errnoCode } from './errno.js';
 import { IS_LINUX } from './host.js';
 
-/** Swaps the files (or any entries) at the two paths; neither is followed if it is a symlink. */
-export type Exchange = (a: string, b: string) => void;
+/** Swaps the entries at the two paths; neither is followed if it is a symlink. */
+type Exchange = (a: string, b: string) => void;
 
 const AT_FDCWD = -100;
 const RENAME_EXCHANGE = 2;
@@ -25,10 +24,7 @@ const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, n]) =
 /** undefined: not tried yet; null: not available on this system. */
 let loaded: Exchange | null | undefined;
 
-/**
- * The exchange, or undefined where this system has none (not Linux, no ffi-rs, no renameat2 in libc).
- * Loaded on first use (ffi-rs takes ~10 ms to load; start-up does not pay it).
- */
+/** The exchange, or undefined where there is none. Loaded on first use (ffi-rs takes ~10 ms; start-up skips it). */
 export function renameExchange(): Exchange | undefined {
   if (loaded === undefined) loaded = load();
   return loaded ?? undefined;
@@ -43,8 +39,7 @@ export function exchangeSync(a: string, b: string): void {
 
 /** Whether `err` (from exchangeSync) means "publish by rename instead", not a failed write. */
 export function exchangeUnsupported(err: unknown): boolean {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? (err as { code: unknown }).code : undefined;
-  return typeof code === 'string' && UNSUPPORTED.has(code);
+  return UNSUPPORTED.has(errnoCode(err) ?? '');
 }
 
 function load(): Exchange | null {

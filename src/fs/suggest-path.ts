@@ -19,7 +19,10 @@ export async function suggestPath(
 ): Promise<string | undefined> {
   const dir = path.dirname(absPath);
   const base = path.basename(absPath);
-  const siblings = await listFiles(dir);
+  // A directory is never a suggestion.
+  const siblings = (await fs.readdir(dir, { withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isFile() || e.isSymbolicLink())
+    .map((e) => e.name);
   const near = [
     ...siblings.filter((e) => e.toLowerCase() === base.toLowerCase()),
     ...siblings.filter((e) => stem(e) === stem(base) && e !== base).sort(),
@@ -35,13 +38,7 @@ export async function suggestPath(
     while (queue.length > 0 && visited < MAX_DIRS) {
       const d = queue.shift()!;
       visited++;
-      let entries: import('node:fs').Dirent[];
-      try {
-        entries = await fs.readdir(d, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const e of entries) {
+      for (const e of await fs.readdir(d, { withFileTypes: true }).catch(() => [])) {
         const full = path.join(d, e.name);
         if (e.isDirectory()) {
           if (!SKIP.has(e.name)) queue.push(full);
@@ -60,14 +57,4 @@ export async function suggestPath(
     }
   }
   return best?.p;
-}
-
-/** Names of the regular files (or links to them) in `dir`: a directory is never a suggestion. */
-async function listFiles(dir: string): Promise<string[]> {
-  try {
-    const entries = await fs.readdir(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name);
-  } catch {
-    return [];
-  }
 }

@@ -1,4 +1,4 @@
-// File watching behind an interface (DESIGN §7): one watch per path, ref-counted and capped; chokidar in production, a hand-driven one in tests.
+// File watching behind an interface (DESIGN §7): one watch per path, ref-counted and capped; chokidar in production.
 import fsp from 'node:fs/promises';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../log.js';
@@ -6,11 +6,8 @@ import { isTempPath } from './atomic-write.js';
 import { isGone } from './errno.js';
 
 /**
- * What a watcher reports about one watched path.
- * * `change`: something happened to the file and it exists now (content may or may not differ).
- * * `unlink`: the file is gone.
- * * `watched`: the watch just became live; anything that changed between the caller's read and
- *   this moment was not seen as an event, so the caller should compare once.
+ * `change`: something happened to the file and it exists now; `unlink`: it is gone; `watched`: the watch just
+ * became live — a change between the caller's read and now was not seen, so the caller compares once.
  */
 export interface WatchEvent {
   kind: 'change' | 'unlink' | 'watched';
@@ -27,9 +24,8 @@ export interface FileWatcher {
   /** The cap on `count` (`watch.maxFiles`). */
   readonly maxFiles: number;
   /**
-   * Adds one reference to `path` (an absolute real path). True when the path is watched (now or
-   * already); false when it is not: past the cap (logged), an editguard temp file, or disabled.
-   * A false return holds no reference, so it must not be paired with unwatch().
+   * Adds one reference to `path` (a real path). False — no reference held, no unwatch() due — past the cap
+   * (logged), for an editguard temp file, or when disabled.
    */
   watch(path: string): boolean;
   /** Drops one reference; the watch ends with the last one. Paths without a reference are ignored. */
@@ -40,8 +36,8 @@ export interface FileWatcher {
   close(): Promise<void>;
 }
 
-/** The reference counting, cap and listener fan-out every watcher shares. */
-abstract class RefCountedWatcher implements FileWatcher {
+/** The reference counting, cap and listener fan-out every watcher shares (tests drive one by hand). */
+export abstract class RefCountedWatcher implements FileWatcher {
   readonly enabled = true;
   readonly maxFiles: number;
   protected readonly log: Logger;
@@ -62,6 +58,11 @@ abstract class RefCountedWatcher implements FileWatcher {
   /** References held on `path` (0 when unwatched). */
   refs(path: string): number {
     return this.#refs.get(path) ?? 0;
+  }
+
+  /** Paths watched now, sorted. */
+  paths(): string[] {
+    return [...this.#refs.keys()].sort();
   }
 
   watch(path: string): boolean {
@@ -131,42 +132,6 @@ abstract class RefCountedWatcher implements FileWatcher {
   protected abstract start(path: string): void;
   protected abstract stop(path: string): void;
   protected abstract shutdown(): Promise<void>;
-}
-
-/**
- * A watcher driven by hand (STYLE "Seams for deterministic tests"): same references and cap as
- * the real one, but events happen only when a test calls emit().
- */
-export class ManualWatcher extends RefCountedWatcher {
-  readonly #known = new Set<string>();
-
-  constructor(opts: { maxFiles?: number | undefined; log: Logger }) {
-    super({ maxFiles: opts.maxFiles ?? Number.POSITIVE_INFINITY, log: opts.log });
-  }
-
-  /** Delivers `event` to the listeners if its path is watched; returns whether it was. */
-  fire(event: WatchEvent): boolean {
-    if (!this.isWatched(event.path)) return false;
-    this.emit(event);
-    return true;
-  }
-
-  /** Paths watched now, sorted. */
-  paths(): string[] {
-    return [...this.#known].sort();
-  }
-
-  protected start(path: string): void {
-    this.#known.add(path);
-  }
-
-  protected stop(path: string): void {
-    this.#known.delete(path);
-  }
-
-  protected async shutdown(): Promise<void> {
-    this.#known.clear();
-  }
 }
 
 /** `watch.enabled: false`: nothing is watched; staleness is verified at write time only. */
@@ -289,13 +254,10 @@ export class ChokidarWatcher extends RefCountedWatcher {
   }
 
   async #settle(path: string): Promise<void> {
-    let exists: boolean;
-    try {
-      await fsp.stat(path);
-      exists = true;
-    } catch (err) {
-      exists = !isGone(err);
-    }
+    const exists = await fsp.stat(path).then(
+      () => true,
+      (err: unknown) => !isGone(err),
+    );
     if (this.closed || !this.isWatched(path)) return;
     if (!exists) {
       this.emit({ kind: 'unlink', path });
@@ -310,13 +272,8 @@ export class ChokidarWatcher extends RefCountedWatcher {
   }
 
   async #unlessGone(path: string): Promise<void> {
-    try {
-      await fsp.stat(path);
-    } catch (err) {
-      if (isGone(err) && this.#attaching.delete(path) && this.isWatched(path)) {
-        this.emit({ kind: 'unlink', path });
-      }
-    }
+    const gone = await fsp.stat(path).then(() => false, isGone);
+    if (gone && this.#attaching.delete(path) && this.isWatched(path)) this.emit({ kind: 'unlink', path });
   }
 
   #attach(path: string): void {

@@ -12,20 +12,14 @@ import fsp from 'node:fs/promises';
 import type { FileIdentity, WriteEvent } from '../write/write-event.js';
 import { deletedNotice, modifiedNotice } from './notice-text.js';
 
-/** What the tracker found on disk. `hash` is the digest of the bytes (or a size/mtime marker for files too large to read). */
-export type Snapshot = { exists: false } | { exists: true; hash: string; bytes: Buffer | undefined };
+/** What the tracker found on disk: `hash` digests the bytes (or marks a file too large to read, bytes undefined). */
+type Snapshot = { exists: false } | { exists: true; hash: string; bytes: Buffer | undefined };
 
-/** The disk as the tracker sees it — a seam; the default reads the real filesystem. */
+/** The disk as the tracker sees it — a seam (tests count its reads); the default reads the real filesystem. */
 export interface ChangeDisk {
-  /** Current contents, or `bytes: undefined` when larger than `maxBytes`; `{exists: false}` when missing. */
   snapshot(path: string, maxBytes: number): Promise<Snapshot>;
-  /** size and mtime, or undefined when missing. */
-  stat(path: string): Promise<{ size: number; mtimeMs: number } | undefined>;
-  /**
-   * lstat's identity of the path (nothing is opened or read), or undefined when missing. Optional:
-   * without it every event is checked by content.
-   */
-  identity?(path: string): Promise<FileIdentity | undefined>;
+  /** lstat's identity of the path (nothing is opened or read), or undefined when missing. */
+  identity(path: string): Promise<FileIdentity | undefined>;
 }
 
 /** The real filesystem, read confined (DESIGN §5): a file swapped for a symlink is never read through. */
@@ -43,27 +37,16 @@ export const realDisk: ChangeDisk = {
       await file.close();
     }
   },
-  async stat(path) {
-    const file = await openConfined(path);
-    if (!file) return undefined;
-    await file.close();
-    return { size: file.stat.size, mtimeMs: file.stat.mtimeMs };
-  },
   async identity(path) {
     const st = await fsp.lstat(path).catch(() => undefined);
     return st && { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
   },
 };
 
-/** Sends `notifications/resources/updated` for one subscribed URI. */
-export type ResourceUpdatedSender = (uri: string) => void;
-
-/** One session's interest in one path. */
+/** One session's interest in one path: an entry in its state store (`state`), resources/subscribe URIs (`subs`). */
 interface Hold {
-  /** The path has an entry in the session's state store. */
   state: boolean;
-  /** resources/subscribe URIs for this path → their senders. */
-  subs: Map<string, ResourceUpdatedSender>;
+  subs: Map<string, (uri: string) => void>;
   /** This hold owns one watcher reference. */
   watched: boolean;
   /** The bytes (hash) the last notice described: the same bytes are not announced twice. */
@@ -80,17 +63,13 @@ interface PathState {
   own: FileIdentity | undefined;
 }
 
-/** Watch numbers for logs and HTTP's /healthz. */
+/** Watch numbers for logs and HTTP's /healthz; files held (by state entries or subscriptions) past the cap are unwatched. */
 export interface WatchStatus {
   enabled: boolean;
-  /** Files with a live watch (one per file, however many sessions hold it). */
   watchedFiles: number;
   maxFiles: number;
-  /** Files held by live sessions (state entries or resource subscriptions). */
   heldFiles: number;
-  /** Held files without a watch (past the cap): verified at write time only. */
   unwatchedFiles: number;
-  /** Sessions holding at least one file. */
   sessions: number;
 }
 
@@ -106,42 +85,29 @@ export interface ChangeTrackerOptions {
 const DELETED = '';
 
 /**
- * Keeps the watcher watching exactly the files live sessions hold, and turns what happens to
- * them into notices: for each session holding a changed file whose entry no longer matches the
- * disk, one notice with a bounded diff against what that session last saw (the session that
- * wrote the bytes through editguard matches the disk, so it is not told). Deleted files are
- * announced and dropped from state. Subscribers of a file's resource get resources/updated.
- * The entry's hash is never updated here: only a Read (or the session's own write) makes the
- * next Edit fresh again. With the watcher disabled, no notices; writes through editguard still
- * update subscribers.
+ * Keeps the watcher watching exactly the files live sessions hold, and turns what happens to them into notices:
+ * each session whose entry no longer matches the disk gets one notice with a bounded diff against what it last saw
+ * (the session that wrote the bytes matches the disk, so it is not told). Deleted files are announced and dropped
+ * from state. The entry's hash is never updated here: only a Read (or the session's own write) makes the next Edit
+ * fresh again. With the watcher disabled, no notices; writes through editguard still update subscribers.
  */
 export class ChangeTracker {
+  readonly #opts: ChangeTrackerOptions;
   readonly #watcher: FileWatcher;
-  readonly #log: Logger;
-  readonly #maxBytes: number;
-  readonly #fallback: 'latin1' | undefined;
   readonly #disk: ChangeDisk;
   readonly #paths = new Map<string, PathState>();
   readonly #queues = new PathLock();
-  /** Live sessions → the paths they hold. */
-  readonly #sessions = new Map<Session, Set<string>>();
   readonly #ended = new WeakSet<Session>();
-  /** Held paths that got no watch (cap reached), retried when watches are released. */
+  /** Held paths that got no watch (cap reached), retried when one is freed. */
   readonly #unwatched = new Set<string>();
   readonly #unsubscribe: () => void;
   #closed = false;
 
   constructor(opts: ChangeTrackerOptions) {
+    this.#opts = opts;
     this.#watcher = opts.watcher;
-    this.#log = opts.log;
-    this.#maxBytes = opts.maxBytes;
-    this.#fallback = opts.fallbackEncoding;
     this.#disk = opts.disk ?? realDisk;
     this.#unsubscribe = opts.watcher.onChange((e) => this.handle(e));
-  }
-
-  get watcher(): FileWatcher {
-    return this.#watcher;
   }
 
   /** The session stored an entry for `path` (Read or its own write): hold the path; queued notices about it are out of date. */
@@ -153,7 +119,6 @@ export class ChangeTracker {
     if (ps.diskHash === undefined && entry) ps.diskHash = entry.hash;
     // The session has just learnt the file from disk (or written it): what we queued is older.
     this.#withdraw(session, hold);
-    hold.noticedHash = undefined;
   }
 
   /** The session's entry for `path` left its store (eviction, delete). */
@@ -165,14 +130,14 @@ export class ChangeTracker {
   }
 
   /** resources/subscribe: `send(uri)` is called whenever the file at `path` changes (any cause). */
-  subscribe(session: Session, path: string, uri: string, send: ResourceUpdatedSender): void {
+  subscribe(session: Session, path: string, uri: string, send: (uri: string) => void): void {
     if (this.#closed || this.#ended.has(session)) return;
     const { ps, hold } = this.#hold(session, path);
     hold.subs.set(uri, send);
     if (ps.diskHash === undefined) {
       // Without a baseline, the first event (even a touch) would look like a change.
       this.#enqueue(path, async () => {
-        const snap = await this.#disk.snapshot(path, this.#maxBytes);
+        const snap = await this.#disk.snapshot(path, this.#opts.maxBytes);
         ps.diskHash ??= snap.exists ? snap.hash : DELETED;
       });
     }
@@ -180,8 +145,8 @@ export class ChangeTracker {
 
   /** resources/unsubscribe: drops the subscription made with exactly this URI (unknown URIs are ignored). */
   unsubscribe(session: Session, uri: string): void {
-    for (const path of [...(this.#sessions.get(session) ?? [])]) {
-      const hold = this.#paths.get(path)?.holders.get(session);
+    for (const [path, ps] of [...this.#paths]) {
+      const hold = ps.holders.get(session);
       if (!hold?.subs.delete(uri)) continue;
       this.#releaseIfIdle(session, path, hold);
     }
@@ -190,16 +155,13 @@ export class ChangeTracker {
   /** Ends a session: every watch reference and subscription it held is released; later holds are ignored. Idempotent. */
   endSession(session: Session): void {
     this.#ended.add(session);
-    const paths = this.#sessions.get(session);
-    if (!paths) return;
-    for (const path of [...paths]) {
-      const hold = this.#paths.get(path)?.holders.get(session);
+    for (const [path, ps] of [...this.#paths]) {
+      const hold = ps.holders.get(session);
       if (!hold) continue;
       hold.state = false;
       hold.subs.clear();
       this.#releaseIfIdle(session, path, hold);
     }
-    this.#sessions.delete(session);
   }
 
   /** The write pipeline committed a write: other holders learn it now, without waiting for the watcher. */
@@ -230,7 +192,7 @@ export class ChangeTracker {
       maxFiles: this.#watcher.maxFiles,
       heldFiles: this.#paths.size,
       unwatchedFiles: this.#watcher.enabled ? this.#unwatched.size : this.#paths.size,
-      sessions: this.#sessions.size,
+      sessions: new Set([...this.#paths.values()].flatMap((ps) => [...ps.holders.keys()])).size,
     };
   }
 
@@ -244,7 +206,6 @@ export class ChangeTracker {
       for (const hold of ps.holders.values()) if (hold.watched) this.#watcher.unwatch(path);
     }
     this.#paths.clear();
-    this.#sessions.clear();
     this.#unwatched.clear();
   }
 
@@ -258,9 +219,6 @@ export class ChangeTracker {
     if (!hold) {
       hold = { state: false, subs: new Map(), watched: false, noticedHash: undefined, pendingNotice: undefined };
       ps.holders.set(session, hold);
-      let mine = this.#sessions.get(session);
-      if (!mine) this.#sessions.set(session, (mine = new Set()));
-      mine.add(path);
     }
     if (!hold.watched && this.#watcher.enabled) this.#watch(path, ps);
     return { ps, hold };
@@ -285,7 +243,6 @@ export class ChangeTracker {
     const ps = this.#paths.get(path);
     if (!ps) return;
     ps.holders.delete(session);
-    this.#sessions.get(session)?.delete(path);
     if (ps.holders.size === 0) {
       this.#paths.delete(path);
       this.#unwatched.delete(path);
@@ -313,36 +270,28 @@ export class ChangeTracker {
   /** Events for one path are handled one after the other, in arrival order; a failure is logged. */
   #enqueue(path: string, job: () => Promise<void>): Promise<void> {
     return this.#queues.run(path, job).catch((err: unknown) => {
-      this.#log.warn(`could not check ${path} for external changes; it is still verified when writing`, err);
+      this.#opts.log.warn(`could not check ${path} for external changes; it is still verified when writing`, err);
     });
   }
 
   async #observe(e: WatchEvent): Promise<void> {
-    if (e.kind === 'unlink') {
-      // Our publish by exchange (renameat2) reaches the watcher as an unlink and an add: the file
-      // there with the identity our write gave it is ours, nothing to read (a 50 MB re-read a write).
-      if (await this.#stillOwn(e.path)) return;
-      // The watcher stat'ed a missing file; make sure it did not come back since.
-      const snap = await this.#disk.snapshot(e.path, this.#maxBytes);
-      return this.#apply(e.path, snap);
-    }
     if (e.kind === 'watched' && (await this.#inSync(e.path))) return;
-    // The event of our own write (already applied by onWrite): an lstat proves it, nothing is read.
+    // The event of our own write (already applied by onWrite), even an exchange (renameat2) reported as unlink and
+    // add: an lstat proves it, nothing is read (a 50 MB re-read a write).
     if (await this.#stillOwn(e.path)) return;
-    const snap = await this.#disk.snapshot(e.path, this.#maxBytes);
-    return this.#apply(e.path, snap);
+    // After an unlink too: the file may have come back since the watcher stat'ed it.
+    return this.#apply(e.path, await this.#disk.snapshot(e.path, this.#opts.maxBytes));
   }
 
   /**
-   * True when the file still has the identity (inode, size, mtime) editguard's last write gave it.
-   * A same-size write into that inode within one tick of the coarse mtime clock would look the same:
-   * no notice then, but the write-time check (DESIGN §4) still catches it. Any other identity ends
-   * the shortcut until editguard writes the file again.
+   * True when the file still has the identity (inode, size, mtime) editguard's last write gave it. A same-size
+   * write into that inode within one tick of the mtime clock would look the same: no notice then, but the
+   * write-time check (DESIGN §4) still catches it. Any other identity ends the shortcut.
    */
   async #stillOwn(path: string): Promise<boolean> {
     const ps = this.#paths.get(path);
     const own = ps?.own;
-    if (!ps || !own || !this.#disk.identity) return false;
+    if (!ps || !own) return false;
     const now = await this.#disk.identity(path);
     if (now && now.dev === own.dev && now.ino === own.ino && now.size === own.size && now.mtimeMs === own.mtimeMs)
       return true;
@@ -351,14 +300,13 @@ export class ChangeTracker {
   }
 
   /**
-   * Cheap check when a watch goes live: size and mtime equal to every holder's entry means
-   * nothing happened between their Read and now (a same-millisecond rewrite slips through here
-   * and is caught at write time, DESIGN §4).
+   * Cheap check when a watch goes live: size and mtime equal to every holder's entry means nothing happened
+   * between their Read and now (a same-millisecond rewrite slips through, caught at write time, DESIGN §4).
    */
   async #inSync(path: string): Promise<boolean> {
     const ps = this.#paths.get(path);
     if (!ps) return true;
-    const st = await this.#disk.stat(path);
+    const st = await this.#disk.identity(path);
     if (!st) return false;
     let any = false;
     for (const [session, hold] of ps.holders) {
@@ -393,7 +341,6 @@ export class ChangeTracker {
       if (entry.hash === snap.hash) {
         // Back to what the session saw (its own write, or a change undone): nothing to say.
         this.#withdraw(session, hold);
-        hold.noticedHash = undefined;
         continue;
       }
       entry.changedOnDisk = true;
@@ -414,7 +361,7 @@ export class ChangeTracker {
   /** LF text of `bytes` for a diff, or null when there is none to show (too large, binary, undecodable). */
   #text(bytes: Buffer | undefined): string | null {
     if (!bytes || isLikelyBinary(bytes)) return null;
-    const decoded = decodeText(bytes, this.#fallback);
+    const decoded = decodeText(bytes, this.#opts.fallbackEncoding);
     return decoded.lossless ? toLineDoc(decoded.text).text : null;
   }
 
@@ -423,7 +370,7 @@ export class ChangeTracker {
       try {
         send(uri);
       } catch (err) {
-        this.#log.debug(`resources/updated for ${path} failed`, err);
+        this.#opts.log.debug(`resources/updated for ${path} failed`, err);
       }
     }
   }
@@ -435,7 +382,9 @@ export class ChangeTracker {
     hold.noticedHash = hash;
   }
 
+  /** Takes back the hold's queued notice; the same bytes may be announced again. */
   #withdraw(session: Session, hold: Hold): void {
+    hold.noticedHash = undefined;
     if (hold.pendingNotice === undefined) return;
     const i = session.notices.indexOf(hold.pendingNotice);
     if (i !== -1) session.notices.splice(i, 1);

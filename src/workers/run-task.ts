@@ -8,10 +8,7 @@ export interface TaskCall {
   input: unknown;
 }
 
-/**
- * A task's outcome. A ToolError travels as `{ code, message, details }` because structured cloning
- * keeps only an Error's message and stack; the pool rebuilds it. Anything else thrown rejects as is.
- */
+/** A task's outcome: a ToolError travels as data (structured cloning keeps only an Error's message and stack). */
 export type TaskOutcome =
   | { ok: true; value: unknown }
   | { ok: false; error: { code: ErrorCode; message: string; details: Record<string, unknown> } };

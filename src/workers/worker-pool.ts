@@ -5,14 +5,11 @@ import { MESSAGES, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { TaskCall, TaskOutcome } from './run-task.js';
 
-export interface WorkerPoolOptions {
+interface WorkerPoolOptions {
   /** Threads at most; more tasks wait in order. */
   size: number;
   log: Logger;
-  /**
-   * Where compiled task modules are found: default the dist/ root. Tests that run the TS sources pass
-   * dist's URL (a worker loads compiled JavaScript only).
-   */
+  /** Where compiled task modules are found (default the dist/ root; a worker loads compiled JavaScript only). */
   base?: URL | undefined;
 }
 
@@ -46,11 +43,9 @@ export class WorkerPool {
   }
 
   /**
-   * Runs export `name` of the compiled module `module` (relative to the base, e.g. 'search/search-task.js',
-   * or an absolute file URL) in a worker with `input` (structured-cloned; `transferList` moves ports and buffers).
+   * Runs export `name` of the compiled `module` (relative to the base, or a file URL) in a worker with `input`.
    * Aborting `signal` terminates that worker — the only way to stop a runaway regular expression.
-   * @throws the task's ToolError (same code, message and details); WorkerCancelled when `signal` aborts;
-   *   ToolError INTERNAL when the worker crashes or the task throws anything else (the cause is logged).
+   * @throws the task's ToolError; WorkerCancelled when `signal` aborts; ToolError INTERNAL for anything else (logged).
    */
   async run<T>(
     module: string,

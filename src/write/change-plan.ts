@@ -10,9 +10,8 @@ import type { WritingTool } from './write-event.js';
 
 export interface PlanContext {
   /**
-   * NOT_READ unless this session read the file (and, with fullView, saw all of it); STALE when
-   * its bytes changed since (a missing file is always fresh). Tools call it at their place in the
-   * seeds' validation order; the decision it returns goes into the plan.
+   * NOT_READ unless this session read the file (with fullView: all of it); STALE when its bytes changed since (a
+   * missing file is always fresh). Tools call it at their place in the seeds' validation order.
    */
   assertFresh(opts?: { fullView?: boolean }): FreshnessDecision;
   /** For tools with a freshness rule of their own (RestoreFile checks against history). */
@@ -61,14 +60,10 @@ export type Plan = NoChangePlan | WritePlan | DeletePlan;
 export const WRITE_STAGES = ['read', 'plan', 'backup', 'write', 'record'] as const;
 export type WriteStage = (typeof WRITE_STAGES)[number];
 
-export interface WriteRequest {
+/** One file's write: a change of one file. */
+export interface WriteRequest extends Pick<ChangeRequest, 'tool' | 'session' | 'dryRun' | 'progress'> {
   target: ResolvedPath;
-  tool: WritingTool;
-  session: Session;
-  dryRun: boolean;
   plan(current: CurrentFile, ctx: PlanContext): Plan | Promise<Plan>;
-  /** Told as each stage starts (MCP progress of a long write); stages that do not happen are skipped. */
-  progress?: ((stage: WriteStage) => void) | undefined;
 }
 
 /** One file of a change as the plan sees it: as found, and its freshness calls. */
@@ -88,6 +83,7 @@ export interface ChangeRequest {
   change?: string | undefined;
   /** Plans every file (in `targets` order) from all of them as found; `output` is the whole answer. */
   plan(files: PlannedFile[]): ChangePlan | Promise<ChangePlan>;
+  /** Told as each stage starts (MCP progress of a long write); stages that do not happen are skipped. */
   progress?: ((stage: WriteStage) => void) | undefined;
 }
 

@@ -15,7 +15,7 @@ import {
   type Ownership,
 } from '../fs/atomic-write.js';
 import type { ConfinedDir } from '../fs/confined-dir.js';
-import { readAllAt } from '../fs/confined-read.js';
+import { readAllAt, readSmallInSync } from '../fs/confined-read.js';
 import { Descriptor } from '../fs/descriptor.js';
 import { isAlreadyExists, isNotFound } from '../fs/errno.js';
 import { AS_ROOT } from '../fs/host.js';
@@ -28,39 +28,31 @@ const { O_RDONLY, O_WRONLY, O_NONBLOCK = 0 } = fs.constants;
 const SETTLE_MS = 5;
 const SETTLE_LOOKS = 4;
 
-export type DiskChange = { kind: 'write'; bytes: Buffer } | { kind: 'delete' };
-
 export interface DiskCommitRequest {
   dir: ConfinedDir;
   name: string;
   /** The path as the client spelled it, for errors. */
   display: string;
   current: CurrentFile;
-  change: DiskChange;
+  /** The new bytes; undefined: the file is deleted. */
+  bytes: Buffer | undefined;
   ops?: AtomicWriteOps | undefined;
   /** Mode and owner of a file this write creates (undefined: the defaults); an existing file keeps its own. */
   keep?: Ownership | undefined;
 }
 
 export interface DiskCommit {
-  /** exchange: renameat2(RENAME_EXCHANGE); rename: where there is none; link: a new file. */
-  method: 'exchange' | 'rename' | 'link' | 'in-place' | 'unlink';
   /** The file's stat after a write (undefined after a delete). */
   stat: fs.Stats | undefined;
   /** The inode that was replaced or deleted, still open: `landed()` tells whether someone wrote to it. */
   replaced: ReplacedInode | undefined;
-  /**
-   * A file someone else had just put in place, taken away by our publish (an exchange or a delete):
-   * its bytes (they must not be lost).
-   */
+  /** The bytes of a file someone had just put in place, taken by our publish (an exchange or a delete). */
   grabbed: Buffer | undefined;
 }
 
 /**
- * The pre-image's inode after the publish, held open (DESIGN §5 "Nothing lost"): an outside writer
- * that opened the file before the rename writes to this inode, not to the new file. `landed()`
- * returns what such a write left there, if anything, and closes it. It owns the descriptor the
- * re-check opened: closed once, by landed() or close(), whichever comes first.
+ * The pre-image's inode after the publish, held open (DESIGN §5 "Nothing lost"): an outside writer that opened
+ * the file before the rename writes to this inode, not to the new file. Owns the descriptor the re-check opened.
  */
 export class ReplacedInode {
   readonly #file: Descriptor;
@@ -73,14 +65,12 @@ export class ReplacedInode {
   }
 
   /**
-   * The inode's bytes when they are no longer the ones verified at the re-check, else undefined.
-   * Closes the inode. @throws Error when already closed (a caller bug, never a read of another file).
+   * The inode's bytes when they are no longer the ones verified at the re-check, else undefined; closes it.
    *
-   * A write found under way is waited for: a writer that opened the file (O_TRUNC) before the publish
-   * may have truncated this inode and not yet written, so while the bytes keep changing between two
-   * looks SETTLE_MS apart (at most SETTLE_LOOKS times) the last look is taken. This costs time only
-   * when an outside write did land here, and narrows the window in which a writer descheduled
-   * between its open and its write would otherwise lose what it wrote (README "History").
+   * A write found under way is waited for: a writer that opened the file (O_TRUNC) before the publish may have
+   * truncated this inode and not yet written, so while the bytes keep changing between two looks SETTLE_MS apart
+   * (at most SETTLE_LOOKS times) the last look is taken. This costs time only when an outside write did land here
+   * (README "History").
    */
   async landed(): Promise<Buffer | undefined> {
     try {
@@ -111,24 +101,23 @@ export class ReplacedInode {
 }
 
 /**
- * Re-check → publish of `temp` (writeTempFor's; undefined for a delete or an in-place write), in one
- * synchronous call: nothing else runs between the two. Owns the temp: removed unless published.
- * @throws ToolError STALE when the file is no longer the one the plan was made from (changed,
- *   created, deleted, or replaced meanwhile); ESWAPPED when a symlink took its place; errno errors.
+ * Re-check → publish of `temp` (writeTempFor's; undefined for a delete or an in-place write), in one synchronous
+ * call: nothing else runs between the two. Owns the temp: removed unless published.
+ * @throws ToolError STALE when the file is no longer the one the plan was made from; ESWAPPED; errno errors.
  */
 export function commitToDisk(req: DiskCommitRequest, temp: string | undefined): DiskCommit {
   const ops = req.ops ?? realOps;
-  const { dir, name, change } = req;
+  const { dir, name, bytes } = req;
   let published = false;
   try {
     const held = recheck(req);
     try {
       // Portable mode works by path: the directory must still be the verified one (a no-op on Linux).
       dir.verify();
-      if (change.kind === 'delete') {
-        if (held === undefined) return { method: 'unlink', stat: undefined, replaced: undefined, grabbed: undefined };
+      if (bytes === undefined) {
+        if (held === undefined) return { stat: undefined, replaced: undefined, grabbed: undefined };
         const grabbed = deleteChecked(req, held, ops);
-        return { method: 'unlink', stat: undefined, replaced: held.inode(), grabbed };
+        return { stat: undefined, replaced: held.inode(), grabbed };
       }
       if (held === undefined) {
         try {
@@ -138,7 +127,7 @@ export function commitToDisk(req: DiskCommitRequest, temp: string | undefined): 
           throw err;
         }
         published = true;
-        return { method: 'link', stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
+        return { stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
       }
       if (temp !== undefined && held.nlink === 1) {
         // The re-check read the whole file; an editor's rename may have landed meanwhile. A last look
@@ -149,52 +138,41 @@ export function commitToDisk(req: DiskCommitRequest, temp: string | undefined): 
         if (taken === 'exchanged') {
           published = true;
           const grabbed = settleTaken(req, held, temp, ops, () => ops.exchangeSync(dir.path(temp), dir.path(name)));
-          return { method: 'exchange', stat: statOf(dir, name), replaced: held.inode(), grabbed };
+          return { stat: statOf(dir, name), replaced: held.inode(), grabbed };
         }
         // No exchange on this system: a plain rename (README "History": the window it leaves).
         if (renameOverSync(dir, temp, name, ops)) {
           published = true;
-          return { method: 'rename', stat: statOf(dir, name), replaced: held.inode(), grabbed: undefined };
+          return { stat: statOf(dir, name), replaced: held.inode(), grabbed: undefined };
         }
       }
-      writeInPlace(req, held, change.bytes, ops);
+      writeInPlace(req, held, bytes, ops);
       // Written in place: the inode is the file now, there is no replaced one to watch.
       held.file.close();
-      return { method: 'in-place', stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
+      return { stat: statOf(dir, name), replaced: undefined, grabbed: undefined };
     } catch (err) {
       // Whoever got the descriptor (a ReplacedInode not returned after all) shares this one flag.
       held?.file.closeAfterError();
       throw err;
     }
   } finally {
-    if (temp !== undefined && !published) removeQuietly(dir, temp, ops);
+    if (temp !== undefined && !published) removeQuietly(dir, temp);
   }
 }
 
 /**
- * The temp file a write publishes by rename, written and synced (undefined: a delete, or a file with
- * several hard links, written in place). Runs beside the history backup: nothing is published until
- * commitToDisk. @throws errno errors (nothing left behind).
+ * The temp file a write publishes, written and synced beside the history backup (undefined: a delete, or a file
+ * with several hard links, written in place). @throws errno errors (nothing left behind).
  */
 export async function writeTempFor(req: DiskCommitRequest): Promise<string | undefined> {
-  const { current, change } = req;
+  const { current, bytes } = req;
   // Several hard links: a rename would split them, so the file is written in place (no temp).
   const inPlace = current.exists && current.stat.nlink > 1;
-  if (change.kind !== 'write' || inPlace) return undefined;
-  return writeTemp(
-    req.dir,
-    req.name,
-    change.bytes,
-    current.exists ? current.stat : req.keep,
-    req.ops ?? realOps,
-    AS_ROOT,
-  );
+  if (bytes === undefined || inPlace) return undefined;
+  return writeTemp(req.dir, req.name, bytes, current.exists ? current.stat : req.keep, req.ops ?? realOps, AS_ROOT);
 }
 
-/**
- * The file as found at the re-check: its descriptor (read-only) and identity. The descriptor
- * has one owner at a time: commitToDisk until it hands it to the ReplacedInode it returns.
- */
+/** The file as found at the re-check: its descriptor, owned by commitToDisk until inode() hands it on. */
 interface Held {
   file: Descriptor;
   stat: fs.BigIntStats;
@@ -204,9 +182,8 @@ interface Held {
 }
 
 /**
- * The second line of defence: the bytes at `name` now must be the bytes the plan was made from
- * (or there must still be no file). Opened without following a symlink, inside the verified
- * directory. Returns the held file, or undefined when it (rightly) does not exist.
+ * The second line of defence: the bytes at `name` now must be the bytes the plan was made from (or there must
+ * still be no file). Returns the held file, or undefined when it (rightly) does not exist.
  */
 function recheck(req: DiskCommitRequest): Held | undefined {
   const { dir, name, current } = req;
@@ -244,9 +221,8 @@ function assertStillHeld(req: DiskCommitRequest, held: Held, ops: AtomicWriteOps
 }
 
 /**
- * Swaps the temp and `name`: ours is published, and the temp's name now holds what was there.
- * 'unsupported' (nothing changed) where the system has no exchange or the target needs the rename
- * path. @throws STALE when `name` is gone; other errno errors.
+ * Swaps the temp and `name`: ours is published, the temp's name holds what was there. 'unsupported' (nothing
+ * changed) where there is no exchange or the target needs the rename path. @throws STALE when `name` is gone.
  */
 function exchangeOver(req: DiskCommitRequest, temp: string, ops: AtomicWriteOps): 'exchanged' | 'unsupported' {
   try {
@@ -260,10 +236,9 @@ function exchangeOver(req: DiskCommitRequest, temp: string, ops: AtomicWriteOps)
 }
 
 /**
- * What a publish or a delete took from `name`, now under the private name `aside`, goes: the inode
- * re-checked, as almost always, or a file an editor renamed in since the last look, whose bytes are
- * returned for history. A symlink (or other non-file) is removed unread, as a rename over it would
- * have; a directory is put back (`putBack`) and the call is STALE.
+ * What a publish or a delete took from `name`, now under the private name `aside`, goes: the inode re-checked, or
+ * a file an editor renamed in since the last look, whose bytes are returned for history. A symlink is removed
+ * unread, as a rename over it would have; a directory is put back (`putBack`) and the call is STALE.
  */
 function settleTaken(
   req: DiskCommitRequest,
@@ -288,25 +263,14 @@ function settleTaken(
       return undefined;
     }
     // An exchange back leaves our temp under the private name; a rename back leaves nothing.
-    removeQuietly(dir, aside, ops);
+    removeQuietly(dir, aside);
     throw stale(req);
   }
   const theirs = st.isFile() && (st.ino !== held.stat.ino || st.dev !== held.stat.dev);
   try {
-    return theirs ? readTaken(dir, aside) : undefined;
+    return theirs ? readSmallInSync(dir, aside, Infinity)?.bytes : undefined;
   } finally {
-    removeQuietly(dir, aside, ops);
-  }
-}
-
-/** The bytes of the regular file under `aside` (opened without following a symlink). */
-function readTaken(dir: ConfinedDir, aside: string): Buffer | undefined {
-  const file = new Descriptor(dir.openFile(aside, O_RDONLY | O_NONBLOCK));
-  try {
-    const now = fs.fstatSync(file.fd, { bigint: true });
-    return now.isFile() ? readAllAt(file.fd, Number(now.size)) : undefined;
-  } finally {
-    file.close();
+    removeQuietly(dir, aside);
   }
 }
 
@@ -325,11 +289,7 @@ function writeInPlace(req: DiskCommitRequest, held: Held, bytes: Buffer, ops: At
   file.close();
 }
 
-/**
- * Deletes `name` by first renaming it to a private name — atomically taking whatever is there —
- * then unlinking that (settleTaken: an editor's file taken so is returned for history, a directory
- * renamed back).
- */
+/** Deletes `name` by renaming it to a private name — atomically taking whatever is there — then settleTaken. */
 function deleteChecked(req: DiskCommitRequest, held: Held, ops: AtomicWriteOps): Buffer | undefined {
   const { dir, name } = req;
   const grab = tempNameFor(name);

@@ -21,11 +21,6 @@ interface FileView {
   doc(): LineDoc;
 }
 
-/** No file at the path: a write creates it. */
-export interface MissingFile extends FileView {
-  readonly exists: false;
-}
-
 /** A regular file, with the stat, bytes and hash read together. */
 export interface PresentFile extends FileView {
   readonly exists: true;
@@ -34,21 +29,17 @@ export interface PresentFile extends FileView {
   readonly hash: string;
 }
 
-/** The file a plan is made from: missing, or present with stat, bytes and hash read together. */
-export type CurrentFile = MissingFile | PresentFile;
+/** The file a plan is made from: missing (a write creates it), or present. */
+export type CurrentFile = (FileView & { readonly exists: false }) | PresentFile;
 
-export interface LoadOptions {
+interface LoadOptions {
   maxEditBytes: number;
-  /** Bytes that are not UTF-8 decode as this encoding (and become editable) when configured. */
   fallbackEncoding?: 'latin1' | undefined;
 }
 
 /**
- * Stats, reads and hashes the file at `target` once, through `dir` (its verified directory; undefined
- * when the directory does not exist) and one descriptor opened without following a symlink in its
- * place (DESIGN §5).
- * @throws ToolError IS_DIRECTORY, INVALID_PATH (not a regular file), TOO_LARGE (over maxEditBytes);
- *   ESWAPPED (a symlink took the file's place); errno errors other than ENOENT as they come.
+ * Stats, reads and hashes the file at `target` once, through `dir` (its verified directory; undefined when missing).
+ * @throws ToolError IS_DIRECTORY, INVALID_PATH, TOO_LARGE; ESWAPPED (a symlink took the file's place); errno errors.
  */
 export function loadCurrentFile(
   target: ResolvedPath,

@@ -8,28 +8,16 @@ import type { CurrentFile } from './current-file.js';
 const STALE_DIFF_LINES = 40;
 
 /**
- * Proof that a plan decided how the freshness rule applies to its write: checked (assertFresh) or
- * waived (a rule of the tool's own). A write or delete plan must carry one, and the pipeline
- * accepts only those its own PlanContext made for that run.
+ * Proof that a plan decided how the freshness rule applies to its write: checked (assertFresh) or waived (a rule
+ * of the tool's own). A write or delete plan carries one; the pipeline accepts only those its PlanContext made.
  */
 export class FreshnessDecision {
-  readonly #how: 'checked' | 'waived';
-
-  constructor(how: 'checked' | 'waived') {
-    this.#how = how;
-  }
-
-  get how(): 'checked' | 'waived' {
-    return this.#how;
-  }
+  constructor(readonly how: 'checked' | 'waived') {}
 }
 
 export type Freshness = { kind: 'fresh' } | { kind: 'not-read' } | { kind: 'stale'; mtimeChanged: boolean };
 
-/**
- * Verdict for a file that exists now. mtime only tells whether something probably happened;
- * the hash decides, so an mtime-only touch is fresh and a same-millisecond rewrite is stale.
- */
+/** Verdict for a file that exists now: the hash decides (an mtime-only touch is fresh); mtime only hints. */
 export function judgeFreshness(entry: FileState | undefined, currentHash: string, currentMtimeMs: number): Freshness {
   if (!entry) return { kind: 'not-read' };
   if (entry.hash === currentHash) return { kind: 'fresh' };

@@ -9,25 +9,21 @@ import { imageAt, revertFile, type RevertOptions } from './revert-file.js';
 import type { TransactionJournals } from './transaction-journal.js';
 import path from 'node:path';
 
-export interface RecoveryOptions extends RevertOptions {
+interface RecoveryOptions extends RevertOptions {
   journals: TransactionJournals;
   fileLock?: ((realPath: string, display: string) => Promise<Release>) | undefined;
   log: Logger;
 }
 
-/** What a recovery did: changes rolled back, files put back, files left alone because someone changed them since. */
-export interface RecoveryReport {
-  changes: number;
-  reverted: number;
-  changed: string[];
-}
-
 /**
- * Rolls back every change whose journal is in the state dir. A journal torn before it was complete means nothing
- * was published: it only goes. A file that cannot be put back keeps its journal for the next start.
+ * Rolls back every change whose journal is in the state dir; resolves the changes rolled back, files put back, and
+ * files left alone because someone changed them since. A torn journal means nothing was published: it only goes. A
+ * file that cannot be put back keeps its journal for the next start.
  */
-export async function recoverTransactions(opts: RecoveryOptions): Promise<RecoveryReport> {
-  const report: RecoveryReport = { changes: 0, reverted: 0, changed: [] };
+export async function recoverTransactions(
+  opts: RecoveryOptions,
+): Promise<{ changes: number; reverted: number; changed: string[] }> {
+  const report = { changes: 0, reverted: 0, changed: [] as string[] };
   for (const found of await opts.journals.pending()) {
     const paths = [...new Set((found.files ?? []).map((f) => f.path))].sort();
     const releases: Release[] = [];

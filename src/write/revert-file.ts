@@ -4,7 +4,6 @@
 import path from 'node:path';
 import { digest } from '../fs/digest.js';
 import { ConfinedDir } from '../fs/confined-dir.js';
-import { isGone } from '../fs/errno.js';
 import type { AtomicWriteOps } from '../fs/atomic-write.js';
 import { commitToDisk, writeTempFor } from './commit-to-disk.js';
 import { loadCurrentFile } from './current-file.js';
@@ -15,9 +14,8 @@ export interface RevertOptions {
 }
 
 /**
- * Puts `realPath` back to `before` (undefined: the file did not exist, so it is removed) when it still holds what
- * the change wrote (`after`'s hash; null: the change deleted it). 'reverted' when it did so, 'unchanged' when the
- * file already is its pre-image, 'changed' when someone else has written it since (left alone).
+ * Puts `realPath` back to `before` (undefined: removes it) when it still holds what the change wrote (`after`'s
+ * hash; null: the change deleted it); 'changed' when someone else has written it since (left alone).
  * @throws errno errors and STALE as commitToDisk (the file changed under the put-back).
  */
 export async function revertFile(
@@ -27,20 +25,14 @@ export async function revertFile(
   opts: RevertOptions,
 ): Promise<'reverted' | 'unchanged' | 'changed'> {
   const target = { input: realPath, absPath: realPath, realPath, exists: true };
-  let dir: ConfinedDir | undefined;
+  let dir = ConfinedDir.openIfExists(path.dirname(realPath));
   try {
-    try {
-      dir = ConfinedDir.open(path.dirname(realPath));
-    } catch (err) {
-      if (!isGone(err)) throw err;
-    }
     const current = loadCurrentFile(target, undefined, { maxEditBytes: opts.maxEditBytes }, dir);
     const now = current.exists ? current.hash : null;
     if (now === (before?.hash ?? null)) return 'unchanged';
     if (now !== after) return 'changed';
     dir ??= ConfinedDir.openCreating(path.dirname(realPath));
-    const change = before ? { kind: 'write' as const, bytes: before.bytes } : { kind: 'delete' as const };
-    const req = { dir, name: path.basename(realPath), display: realPath, current, change, ops: opts.ops };
+    const req = { dir, name: path.basename(realPath), display: realPath, current, bytes: before?.bytes, ops: opts.ops };
     const disk = commitToDisk(req, await writeTempFor(req));
     disk.replaced?.close();
     await dir.fsync();

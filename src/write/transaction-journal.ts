@@ -6,19 +6,19 @@ import path from 'node:path';
 import { fsyncDir } from '../fs/fsync-dir.js';
 import { writeNewFile } from '../fs/write-new-file.js';
 
-/** One file of a journalled change: its real path, its bytes before (null: it did not exist) and after. */
-export interface JournalFile {
+/**
+ * One file of a journalled change: its real path, its pre-image (where its bytes are in the images file; null: no
+ * file), its post-image's hash (null: deleted) and the temp the publish renames into place (removed by recovery).
+ */
+interface JournalFile {
   path: string;
-  /** The pre-image: its hash, and where its bytes are in the journal's images file. */
   before: { hash: string; offset: number; size: number } | null;
-  /** The post-image's hash; null: the change deletes the file. */
   after: string | null;
-  /** The temp beside the file that the publish renames into place, if any (removed by recovery). */
   temp?: string | undefined;
 }
 
 /** A journal found in the state dir: complete (files listed) or torn before it was (no files: nothing published). */
-export interface PendingJournal {
+interface PendingJournal {
   change: string;
   files: JournalFile[] | undefined;
   /** The pre-images of `files`, one after another. */
@@ -39,18 +39,10 @@ export class TransactionJournals {
     this.#durable = durability !== 'relaxed';
   }
 
-  /**
-   * Writes the journal of `change` (pre-images first, then the list that makes it complete) and makes it durable.
-   * Resolves the function that removes it once every file is published (or put back).
-   */
+  /** Writes the journal of `change` (pre-images first, then the list that completes it); resolves its removal. */
   async begin(
     change: string,
-    files: Array<{
-      path: string;
-      before: { bytes: Buffer; hash: string } | undefined;
-      after: string | null;
-      temp?: string | undefined;
-    }>,
+    files: Array<Omit<JournalFile, 'before'> & { before: { bytes: Buffer; hash: string } | undefined }>,
   ): Promise<() => Promise<void>> {
     const dir = path.join(this.#dir, change);
     await fs.mkdir(dir, { recursive: true });
@@ -75,12 +67,7 @@ export class TransactionJournals {
 
   /** The journals left in the state dir (by a crash, or by a change still being written by a live process). */
   async pending(): Promise<PendingJournal[]> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.#dir);
-    } catch {
-      return [];
-    }
+    const names = await fs.readdir(this.#dir).catch(() => [] as string[]);
     const found: PendingJournal[] = [];
     for (const change of names) {
       const dir = path.join(this.#dir, change);

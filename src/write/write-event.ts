@@ -16,10 +16,7 @@ export interface WriteEvent {
   time: number;
   /** The change this write is one file of (a transaction of several files); undefined: a change of its own. */
   change?: string | undefined;
-  /**
-   * The file's identity right after a write (set once it is on disk): the watcher's next event for
-   * the path is ours — no re-read — while the file still has exactly this identity.
-   */
+  /** The file's identity right after the write: the watcher's next event is ours while it still has this one. */
   written?: FileIdentity | undefined;
 }
 
@@ -32,18 +29,15 @@ export interface FileIdentity {
 }
 
 /**
- * Pre-image backup before the critical section; the record after the write succeeded.
- * `backup` also receives the event the write will have if it succeeds (post-image included), so
- * a recorder can make the post-image durable and log its intent before the file changes; the
- * same object is then passed to `commit`.
+ * Pre-image backup before the critical section; the record after the write succeeded. `backup` also receives the
+ * event (post-image included), so a recorder can log its intent before the file changes; `commit` gets the same one.
  */
 export interface WriteRecorder {
   backup(path: string, before: { bytes: Buffer; hash: string } | undefined, pending: WriteEvent): Promise<void>;
   commit(event: WriteEvent): Promise<void>;
   /**
-   * After `commit`: someone else wrote `outside` to the file between editguard's final re-check and
-   * its write (it landed on the replaced inode, or was renamed in just before a delete). It must be
-   * kept as a version of its own, "changed outside editguard", before the committed one.
+   * After `commit`: someone else wrote `outside` between editguard's final re-check and its write (on the replaced
+   * inode, or renamed in just before a delete): kept as a version "changed outside editguard" before the committed one.
    */
   overwritten?(event: WriteEvent, outside: { bytes: Buffer; hash: string }): Promise<void>;
 }

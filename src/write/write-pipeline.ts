@@ -1,9 +1,8 @@
 // The one write path (DESIGN §1, §5), top to bottom in #run(), for one file or a change of several: locks (this
-// process, then every process of the state dir; in path order) → load through the verified directories → plan
-// (tool logic, stale checks) → permission → history's backups beside the temps written and synced → a journal when
-// several files change → re-check + publish of each in one synchronous call (a failure puts back those already
-// published) → state update → directory fsyncs → journal removed → history records → replaced inodes checked for
-// an outside write.
+// process, then every process of the state dir; in path order) → load through the verified directories → plan →
+// permission → history's backups beside the temps written and synced → a journal when several files change →
+// re-check + publish of each in one synchronous call (a failure puts back those already published) → state update →
+// directory fsyncs → journal removed → history records → replaced inodes checked for an outside write.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +11,6 @@ import { realOps, removeQuietly, type AtomicWriteOps } from '../fs/atomic-write.
 import { ConfinedDir } from '../fs/confined-dir.js';
 import { digest } from '../fs/digest.js';
 import type { Release } from '../fs/dir-lock.js';
-import { isGone } from '../fs/errno.js';
 import { PathLock } from '../fs/path-lock.js';
 import type { Logger } from '../log.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -28,18 +26,7 @@ import { revertFile } from './revert-file.js';
 import type { TransactionJournals } from './transaction-journal.js';
 import type { WriteEvent, WriteRecorder } from './write-event.js';
 
-export type {
-  ChangePlan,
-  ChangeRequest,
-  DeletePlan,
-  NoChangePlan,
-  Plan,
-  PlanContext,
-  PlannedFile,
-  WritePlan,
-  WriteRequest,
-  WriteStage,
-} from './change-plan.js';
+export type { Plan, PlanContext, WritePlan, WriteRequest, WriteStage } from './change-plan.js';
 export { WRITE_STAGES } from './change-plan.js';
 
 export interface WritePipelineOptions {
@@ -53,10 +40,7 @@ export interface WritePipelineOptions {
   ops?: AtomicWriteOps;
   /** "full" (default): the file is fdatasync'd and its directory fsync'd; "relaxed": both left to the OS. */
   durability?: 'full' | 'relaxed';
-  /**
-   * Serialises writes to one file across every process sharing the state dir (DESIGN §5): resolves
-   * with the release once this process holds the file's lock. @throws ToolError when it cannot.
-   */
+  /** The file's lock across every process sharing the state dir (DESIGN §5). @throws ToolError when it cannot. */
   fileLock?: ((realPath: string, display: string) => Promise<Release>) | undefined;
   /** Where a change to several files is journalled before its first publish (undefined: no crash recovery). */
   journals?: TransactionJournals | undefined;
@@ -90,32 +74,23 @@ export class WritePipeline {
   }
 
   /** One file's write: a change of one file (see runChange). */
-  run(req: WriteRequest): Promise<ToolOutput> {
+  run({ target, plan, ...rest }: WriteRequest): Promise<ToolOutput> {
     return this.runChange({
-      targets: [req.target],
-      tool: req.tool,
-      session: req.session,
-      dryRun: req.dryRun,
-      progress: req.progress,
+      ...rest,
+      targets: [target],
       plan: async ([file]) => {
-        const plan = await req.plan(file!.current, file!.ctx);
-        return { plans: [plan], output: plan.output };
+        const one = await plan(file!.current, file!.ctx);
+        return { plans: [one], output: one.output };
       },
     });
   }
 
   /**
-   * Runs one change under its files' locks — this process's, then (unless a dry run) the state dir's shared by
-   * every process, both taken in the order of the real paths so that two changes never wait on each other: loads
-   * every file through its verified directory, lets the plan decide (its freshness decisions included), then —
-   * unless it is a dry run or nothing changes — checks write permission, backs up and writes the temps, journals a
-   * change of several files, re-checks and publishes each in one synchronous section (a failure puts back the files
-   * already published), updates the session and tells history; an outside write caught on a replaced inode goes to
-   * history too and the result says so.
+   * Runs one change under its files' locks — this process's, then (unless a dry run) the state dir's — both taken
+   * in the order of the real paths, so that two changes never wait on each other.
    * @throws ToolError IS_DIRECTORY, INVALID_PATH, TOO_LARGE, STALE (changed between plan and write),
-   *   PERMISSION_DENIED (not writable for the server's user, or no write bit), PATH_DENIED (a
-   *   directory or the file swapped mid-call), HISTORY_UNAVAILABLE and IO_ERROR (from the recorder and
-   *   the lock), DISK_FULL, READ_ONLY_FS and the other codes fsError maps, and whatever the plan throws.
+   *   PERMISSION_DENIED, PATH_DENIED (a directory or the file swapped mid-call), HISTORY_UNAVAILABLE and IO_ERROR
+   *   (recorder, lock), DISK_FULL, READ_ONLY_FS and the other codes fsError maps, and whatever the plan throws.
    */
   async runChange(req: ChangeRequest): Promise<ToolOutput> {
     const ordered = [...req.targets].sort((a, b) => (a.realPath < b.realPath ? -1 : a.realPath > b.realPath ? 1 : 0));
@@ -150,9 +125,10 @@ export class WritePipeline {
     try {
       req.progress?.('read');
       const files = req.targets.map((target) => {
-        const dir = dirOf(dirs, target.realPath);
+        const parent = path.dirname(target.realPath);
+        if (!dirs.has(parent)) dirs.set(parent, ConfinedDir.openIfExists(parent));
         const current = atFile(target, () =>
-          loadCurrentFile(target, req.session.files.get(target.realPath), this.#opts, dir),
+          loadCurrentFile(target, req.session.files.get(target.realPath), this.#opts, dirs.get(parent)),
         );
         return { target, current, ...planContext(current, target.input) };
       });
@@ -172,14 +148,12 @@ export class WritePipeline {
         const dir = dirs.get(parent) ?? ConfinedDir.openCreating(parent);
         dirs.set(parent, dir);
         const event = writeEvent(req, target.realPath, plan, current, time);
-        const change =
-          plan.change === 'write' ? { kind: 'write' as const, bytes: plan.bytes } : { kind: 'delete' as const };
-        const keep = plan.change === 'write' ? plan.keep : undefined;
+        const [bytes, keep] = plan.change === 'write' ? [plan.bytes, plan.keep] : [];
         steps.push({
           target,
           plan,
           event,
-          commit: { dir, name, display: target.input, current, change, ops: this.#opts.ops, keep },
+          commit: { dir, name, display: target.input, current, bytes, ops: this.#opts.ops, keep },
         });
       }
       if (steps.length === 0) return output;
@@ -214,9 +188,8 @@ export class WritePipeline {
   }
 
   /**
-   * History's backups and the temps, side by side: the backups' fsyncs and the temps' run on the thread pool
-   * together, and nothing is published before all are done. When any fails, every temp is removed and the first
-   * error thrown; a backup whose write did not happen stays an unconfirmed intent.
+   * History's backups and the temps, side by side (their fsyncs run on the thread pool together). When any fails,
+   * every temp is removed and the first error thrown; a backup whose write did not happen stays an unconfirmed intent.
    */
   async #backupsBesideTemps(steps: FileStep[]): Promise<void> {
     const done = await Promise.all(
@@ -315,35 +288,31 @@ export class WritePipeline {
 
   /**
    * Checked after the history commit, so a writer that opened an old inode has had time to land. Oldest first: a
-   * write into the inode we replaced, then a file renamed in that our publish took; each goes to history.
+   * write into the inode we replaced, then a file renamed in that our publish took; each goes to history as a
+   * version of its own (DESIGN §5 "Nothing lost").
    */
   async #outsideWrites(steps: FileStep[], output: ToolOutput): Promise<ToolOutput> {
     let out = output;
-    for (const s of steps) {
-      const outside = [await s.disk?.replaced?.landed(), s.disk?.grabbed].filter((b) => b !== undefined);
+    for (const { disk, event, target } of steps) {
+      const outside = [await disk?.replaced?.landed(), disk?.grabbed].filter((b) => b !== undefined);
       if (outside.length === 0) continue;
-      for (const bytes of outside) await this.#keepOutsideWrite(s.event, bytes);
-      out = withOutsideWriteNote(out, s.target.input, this.#opts.recorder !== undefined);
+      for (const bytes of outside) {
+        await this.#opts.recorder?.overwritten?.(event, { bytes, hash: digest(bytes) }).catch((err: unknown) => {
+          this.#opts.log.warn(
+            `history could not keep an outside write to ${event.path} that ${event.tool} replaced`,
+            err,
+          );
+        });
+      }
+      out = withOutsideWriteNote(out, target.input, this.#opts.recorder !== undefined);
     }
     return out;
   }
 
   #removeTemps(steps: FileStep[]): void {
     for (const s of steps) {
-      if (s.temp !== undefined) removeQuietly(s.commit.dir, s.temp, s.commit.ops);
+      if (s.temp !== undefined) removeQuietly(s.commit.dir, s.temp);
       s.temp = undefined;
-    }
-  }
-
-  /** An outside write our write replaced: into history as a version of its own (DESIGN §5 "Nothing lost"). */
-  async #keepOutsideWrite(event: WriteEvent, bytes: Buffer): Promise<void> {
-    try {
-      await this.#opts.recorder?.overwritten?.(event, { bytes, hash: digest(bytes) });
-    } catch (err) {
-      this.#opts.log.warn(
-        `history could not keep an outside write to ${event.path} that editguard's ${event.tool} replaced`,
-        err,
-      );
     }
   }
 
@@ -369,13 +338,6 @@ function atFile<T>(target: ResolvedPath, step: () => T): T {
   } catch (err) {
     throw fsError(err, target.input) ?? err;
   }
-}
-
-/** The verified directory of `realPath`, opened once per change (undefined while it does not exist). */
-function dirOf(dirs: Map<string, ConfinedDir | undefined>, realPath: string): ConfinedDir | undefined {
-  const parent = path.dirname(realPath);
-  if (!dirs.has(parent)) dirs.set(parent, openDirIfExists(parent));
-  return dirs.get(parent);
 }
 
 /** What the session now knows of a file it wrote: all of it, unless a ranged view stays partial. */
@@ -413,16 +375,6 @@ function writeEvent(
     time,
     change: req.change,
   };
-}
-
-/** The verified directory `dir`, or undefined when it does not exist (yet). */
-function openDirIfExists(dir: string): ConfinedDir | undefined {
-  try {
-    return ConfinedDir.open(dir);
-  } catch (err) {
-    if (isGone(err)) return undefined;
-    throw err;
-  }
 }
 
 /** The result of a write that replaced an outside write, saying where that one went. */

@@ -1,8 +1,9 @@
 // FileWatcher references and cap, through the hand-driven ManualWatcher (the chokidar one shares the same base).
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempPathFor } from '../../../src/fs/atomic-write.js';
-import { DisabledWatcher, ManualWatcher, type WatchEvent } from '../../../src/fs/watcher.js';
+import { tempNameFor } from '../../../src/fs/atomic-write.js';
+import { DisabledWatcher, type WatchEvent } from '../../../src/fs/watcher.js';
+import { ManualWatcher } from '../../helpers/manual-watcher.js';
 import { createLogger } from '../../../src/log.js';
 
 function logged() {
@@ -44,7 +45,7 @@ describe('ManualWatcher', () => {
 
   it("ignores editguard's own temp files", () => {
     const w = new ManualWatcher({ log: logged().log });
-    expect(w.watch(tempPathFor(path.join('/r', 'a.txt')))).toBe(false);
+    expect(w.watch(path.join('/r', tempNameFor('a.txt')))).toBe(false);
     expect(w.count).toBe(0);
   });
 
