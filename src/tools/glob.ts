@@ -5,7 +5,8 @@ import { splitGlobPattern } from '../search/glob-filter.js';
 import type { GlobResult } from '../search/search-job.js';
 import { resolveTargets } from '../search/search-targets.js';
 import type { ToolOutput } from '../tool-output.js';
-import { runSearch, type SearchCallContext } from './search-call.js';
+import type { ToolCallExtra } from './progress.js';
+import { runSearch } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
 import { defineTool, semanticBoolean } from './strict-input.js';
@@ -43,7 +44,7 @@ export const GlobOutput = z.strictObject({
 const TRUNCATED = '(Results are truncated. Consider using a more specific path or pattern.)';
 
 /** Lists matching files, newest first, capped at config.search.globLimit. */
-export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
+export async function glob(input: GlobInput, deps: ToolDeps, ctx?: ToolCallExtra): Promise<ToolOutput> {
   const started = performance.now();
   const policy = deps.session.policy;
   const bases = await resolveTargets(input.path, policy, { tool: 'Glob', directoriesOnly: true });
@@ -55,32 +56,26 @@ export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallCon
     const dir = split.dir === split.base ? split.base : await existingDir(split.dir, deps);
     if (dir !== undefined) dirs.add(dir);
   }
-  const globText = splits[0]!.glob;
-  const result = await runSearch(
-    deps.workers,
-    {
-      kind: 'glob',
-      dirs: [...dirs],
-      glob: globText,
-      limit: deps.config.search.globLimit,
-      includeIgnored: input.include_ignored ?? false,
-      rules: policy.walkRules(),
-    },
-    ctx,
-  );
-  if (result === 'cancelled') return { text: 'Glob was cancelled.', structured: { cancelled: true } };
-  const { files, total } = result as GlobResult;
-  const truncated = total > files.length;
-  const text = files.length === 0 ? 'No files found' : [...files, ...(truncated ? [TRUNCATED] : [])].join('\n');
-  return {
-    text,
-    structured: {
-      filenames: files,
-      numFiles: files.length,
-      truncated,
-      durationMs: Math.round(performance.now() - started),
-    },
+  const job = {
+    kind: 'glob' as const,
+    dirs: [...dirs],
+    glob: splits[0]!.glob,
+    limit: deps.config.search.globLimit,
+    includeIgnored: input.include_ignored ?? false,
+    rules: policy.walkRules(),
   };
+  return runSearch('Glob', deps.workers, job, ctx, ({ files, total }: GlobResult) => {
+    const truncated = total > files.length;
+    return {
+      text: files.length === 0 ? 'No files found' : [...files, ...(truncated ? [TRUNCATED] : [])].join('\n'),
+      structured: {
+        filenames: files,
+        numFiles: files.length,
+        truncated,
+        durationMs: Math.round(performance.now() - started),
+      },
+    };
+  });
 }
 
 /** The real path of a pattern's directory prefix when it exists and the policy allows it; PATH_DENIED propagates. */
@@ -97,5 +92,5 @@ export const GLOB_TOOL = defineTool({
   input: GlobInput,
   output: [GlobOutput, CancelledOutput],
   annotations: { readOnlyHint: true, openWorldHint: false },
-  run: (input, deps, extra) => glob(input, deps, extra),
+  run: glob,
 });

@@ -7,7 +7,8 @@ import { formatGrepText } from '../search/grep-text.js';
 import type { GrepMode, GrepResult } from '../search/search-job.js';
 import { resolveTargets } from '../search/search-targets.js';
 import type { ToolOutput } from '../tool-output.js';
-import { runSearch, type SearchCallContext } from './search-call.js';
+import type { ToolCallExtra } from './progress.js';
+import { runSearch } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
 import { defineTool, semanticBoolean, semanticNumber } from './strict-input.js';
@@ -105,7 +106,7 @@ export const GrepOutput = z.strictObject({
 });
 
 /** Searches file contents; the page and its footer follow Claude Code's Grep. */
-export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
+export async function grep(input: GrepInput, deps: ToolDeps, ctx?: ToolCallExtra): Promise<ToolOutput> {
   const started = performance.now();
   const cfg = deps.config.search;
   const mode: GrepMode = input.output_mode ?? 'files_with_matches';
@@ -120,31 +121,25 @@ export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallCon
   const context = mode === 'content' ? (input['-C'] ?? 0) : 0;
   const headLimit = input.head_limit ?? cfg.headLimit;
   const offset = input.offset ?? 0;
-  const result = await runSearch(
-    deps.workers,
-    {
-      kind: 'grep',
-      targets,
-      pattern,
-      globs: input.glob === undefined ? [] : splitGlobs(input.glob),
-      typeGlobs,
-      mode,
-      before: mode === 'content' ? (input['-B'] ?? context) : 0,
-      after: mode === 'content' ? (input['-A'] ?? context) : 0,
-      lineNumbers: input['-n'] ?? true,
-      headLimit,
-      offset,
-      maxFileBytes: cfg.maxFileBytes,
-      maxLineChars: cfg.maxLineChars,
-      budgetBytes: cfg.outputBudgetBytes,
-      includeIgnored: input.include_ignored ?? false,
-      rules: policy.walkRules(),
-    },
-    ctx,
-  );
-  if (result === 'cancelled') return { text: 'Grep was cancelled.', structured: { cancelled: true } };
-  const r = result as GrepResult;
-  return {
+  const job = {
+    kind: 'grep' as const,
+    targets,
+    pattern,
+    globs: input.glob === undefined ? [] : splitGlobs(input.glob),
+    typeGlobs,
+    mode,
+    before: mode === 'content' ? (input['-B'] ?? context) : 0,
+    after: mode === 'content' ? (input['-A'] ?? context) : 0,
+    lineNumbers: input['-n'] ?? true,
+    headLimit,
+    offset,
+    maxFileBytes: cfg.maxFileBytes,
+    maxLineChars: cfg.maxLineChars,
+    budgetBytes: cfg.outputBudgetBytes,
+    includeIgnored: input.include_ignored ?? false,
+    rules: policy.walkRules(),
+  };
+  return runSearch('Grep', deps.workers, job, ctx, (r: GrepResult) => ({
     text: formatGrepText(r, { headLimit, maxFileBytes: cfg.maxFileBytes }),
     structured: {
       mode,
@@ -161,7 +156,7 @@ export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallCon
       skipped: r.skipped,
       durationMs: Math.round(performance.now() - started),
     },
-  };
+  }));
 }
 
 /** "path:N" → "path" (the count is after the last colon; paths may hold colons). */
@@ -176,5 +171,5 @@ export const GREP_TOOL = defineTool({
   input: GrepInput,
   output: [GrepOutput, CancelledOutput],
   annotations: { readOnlyHint: true, openWorldHint: false },
-  run: (input, deps, extra) => grep(input, deps, extra),
+  run: grep,
 });

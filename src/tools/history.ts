@@ -9,14 +9,13 @@ import { ToolError } from '../errors.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH } from './output-schema.js';
-import type { ProgressContext } from './progress.js';
+import type { ToolCallExtra } from './progress.js';
 import type { FileToolDeps } from './tool-deps.js';
 import { parseToolInput, defineTool, semanticBoolean, semanticNumber } from './strict-input.js';
 
 export const FileHistoryInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file whose recorded versions to list'),
 });
-export type FileHistoryInput = z.input<typeof FileHistoryInput>;
 
 export const RestoreFileInput = z.strictObject({
   file_path: z.string().optional().describe('The absolute path of the file to restore (with version)'),
@@ -108,15 +107,6 @@ export const RestoreChangeOutput = z.strictObject({
   ...OUTSIDE_WRITE,
 });
 
-/** FileHistory as a plain function: strict input → the history engine. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
-export function fileHistory(
-  raw: FileHistoryInput,
-  deps: FileToolDeps,
-  history: HistoryStore | undefined,
-): Promise<ToolOutput> {
-  return fileHistoryView(parseToolInput(FileHistoryInput, raw), deps, history);
-}
-
 /**
  * RestoreFile as a plain function: through the one write pipeline (tool 'RestoreFile').
  * @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND (unknown file or version, or a
@@ -126,7 +116,7 @@ export async function restoreFile(
   raw: RestoreFileInput,
   deps: FileToolDeps,
   history: HistoryStore | undefined,
-  ctx?: ProgressContext,
+  ctx?: ToolCallExtra,
 ): Promise<ToolOutput> {
   const parsed = parseToolInput(RestoreFileInput, raw);
   const store = requireStore(history);
@@ -168,7 +158,7 @@ export const FILE_HISTORY_TOOL = defineTool({
   input: FileHistoryInput,
   output: [FileHistoryOutput],
   annotations: { readOnlyHint: true, openWorldHint: false },
-  run: (input, deps) => fileHistory(input, deps, deps.history),
+  run: (input, deps) => fileHistoryView(input, deps, deps.history),
 });
 
 export const RESTORE_FILE_TOOL = defineTool({

@@ -1,13 +1,13 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
 import { z } from 'zod';
 import { checkEditList, planMultiEdit } from '../edit/multi-edit-plan.js';
-import { digestTexts } from '../fs/digest.js';
-import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { normalizeEditSpec } from '../text/apply.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
+import { retryKey } from './edit.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
-import type { ProgressContext } from './progress.js';
-import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
+import type { ToolCallExtra } from './progress.js';
+import { defineTool, semanticBoolean } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 
 /**
@@ -35,7 +35,6 @@ export const MultiEditInput = z.strictObject({
     .default(false)
     .describe('Validate and return the patch without writing (default false)'),
 });
-export type MultiEditInput = z.input<typeof MultiEditInput>;
 
 export const MULTI_EDIT_DESCRIPTION = `Makes several exact string replacements in one text file, all or nothing, in one write. Prefer it to a series of Edit calls on the same file.
 
@@ -73,18 +72,14 @@ export const MultiEditOutput = z.strictObject({
 });
 
 /** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
-export async function multiEdit(raw: MultiEditInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
-  return runMultiEdit(parseToolInput(MultiEditInput, raw), deps, ctx);
-}
-
-async function runMultiEdit(
+export async function multiEdit(
   input: z.output<typeof MultiEditInput>,
   deps: ToolDeps,
-  ctx?: ProgressContext,
+  ctx?: ToolCallExtra,
 ): Promise<ToolOutput> {
   const specs = input.edits.map((e) => normalizeEditSpec({ ...e }, input.file_path));
   checkEditList(specs);
-  const key = await inputKey(specs);
+  const key = await retryKey('MultiEdit', specs);
   return authorizedWrite(
     deps,
     'MultiEdit',
@@ -95,10 +90,6 @@ async function runMultiEdit(
   );
 }
 
-/** The retry rule's key: a digest of every edit's inputs. */
-const inputKey = (specs: readonly EditSpec[]) =>
-  digestTexts(['MultiEdit', ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
-
 export const MULTI_EDIT_TOOL = defineTool({
   name: 'MultiEdit',
   title: 'Edit file (several replacements, all or nothing)',
@@ -106,5 +97,5 @@ export const MULTI_EDIT_TOOL = defineTool({
   input: MultiEditInput,
   output: [MultiEditOutput],
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  run: (input, deps, extra) => runMultiEdit(input, deps, extra),
+  run: multiEdit,
 });

@@ -10,18 +10,10 @@ export type ToolResultDecorator = (result: CallToolResult) => CallToolResult;
 
 /** Turns a ToolError (or anything else) into an isError result; never leaks a stack (it goes to `log`). */
 export function errorResult(err: unknown, log: Logger): CallToolResult {
-  const { message, structured } = boundedError(asToolError(err, log));
-  return {
-    isError: true,
-    content: [{ type: 'text', text: message }],
-    structuredContent: { error: structured },
-  };
-}
-
-export function asToolError(err: unknown, log: Logger): ToolError {
-  if (err instanceof ToolError) return err;
-  log.error('internal error', err);
-  return new ToolError('INTERNAL', MESSAGES.INTERNAL);
+  if (!(err instanceof ToolError)) log.error('internal error', err);
+  const known = err instanceof ToolError ? err : new ToolError('INTERNAL', MESSAGES.INTERNAL);
+  const { message, structured } = boundedError(known);
+  return { isError: true, content: [{ type: 'text', text: message }], structuredContent: { error: structured } };
 }
 
 /** Who is calling, for the log: the tool's wire name and the session. */

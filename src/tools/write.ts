@@ -6,7 +6,7 @@ import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
-import type { ProgressContext } from './progress.js';
+import type { ToolCallExtra } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
 import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
 
@@ -44,7 +44,7 @@ export const WriteOutput = z.strictObject({
  * Write as a plain function: size check → policy → the one write pipeline.
  * @throws ToolError TOO_LARGE, PATH_DENIED, NOT_READ, STALE, BINARY_FILE, ENCODING_UNSUPPORTED (DESIGN §3).
  */
-export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
+export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ToolCallExtra): Promise<ToolOutput> {
   const input = parseToolInput(WriteInput, raw);
   // Every character is one to three bytes: only content near the limit needs counting.
   const max = deps.config.maxEditBytes;
@@ -77,5 +77,5 @@ export const WRITE_TOOL = defineTool({
   input: WriteInput,
   output: [WriteOutput],
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  run: (input, deps, extra) => write(input, deps, extra),
+  run: write,
 });
