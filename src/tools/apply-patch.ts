@@ -10,15 +10,13 @@ import type { ToolOutput } from '../tool-output.js';
 import { OUTSIDE_WRITE, PatchHunk, TEXT_FACTS } from './output-schema.js';
 import { writeProgress, type ToolCallExtra } from './progress.js';
 import type { FileToolDeps } from './tool-deps.js';
-import { defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, flag } from './strict-input.js';
 
 export const ApplyPatchInput = z.strictObject({
   patch: z
     .string()
     .describe("The patch: Codex's apply_patch format ('*** Begin Patch' … '*** End Patch') or a unified diff"),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Check the whole patch and return what it would change, without writing (default false)'),
+  dry_run: flag('Check the whole patch and return what it would change, without writing (default false)'),
 });
 
 export const APPLY_PATCH_DESCRIPTION = `Applies a patch that changes one or more files, as one change: every file is written, or none is.

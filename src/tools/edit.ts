@@ -9,18 +9,14 @@ import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ToolCallExtra } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
+import { parseToolInput, defineTool, flag } from './strict-input.js';
 
 export const EditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with (must be different from old_string)'),
-  replace_all: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Replace all occurrences of old_string (default false)'),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Validate and return the patch without writing (default false)'),
+  replace_all: flag('Replace all occurrences of old_string (default false)'),
+  dry_run: flag('Validate and return the patch without writing (default false)'),
 });
 export type EditInput = z.input<typeof EditInput>;
 

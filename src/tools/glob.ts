@@ -9,7 +9,7 @@ import type { ToolCallExtra } from './progress.js';
 import { runSearch } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, optionalFlag } from './strict-input.js';
 
 export const GlobInput = z.strictObject({
   pattern: z.string().min(1).describe('The glob pattern to match files against (e.g. "**/*.ts", "src/**/*.{js,jsx}")'),
@@ -19,11 +19,9 @@ export const GlobInput = z.strictObject({
     .describe(
       'The directory to search in. If not specified, every allowed root is searched. IMPORTANT: Omit this field to use the default. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.',
     ),
-  include_ignored: semanticBoolean(z.boolean())
-    .optional()
-    .describe(
-      'Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.',
-    ),
+  include_ignored: optionalFlag(
+    'Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.',
+  ),
 });
 export type GlobInput = z.infer<typeof GlobInput>;
 

@@ -11,7 +11,7 @@ import type { ToolCallExtra } from './progress.js';
 import { runSearch } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { defineTool, semanticBoolean, semanticNumber } from './strict-input.js';
+import { defineTool, semanticNumber, optionalFlag } from './strict-input.js';
 
 const count = semanticNumber(z.number().int().min(0));
 
@@ -47,17 +47,13 @@ export const GrepInput = z.strictObject({
     .describe(
       'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.',
     ),
-  '-n': semanticBoolean(z.boolean())
-    .optional()
-    .describe(
-      'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.',
-    ),
-  '-i': semanticBoolean(z.boolean()).optional().describe('Case insensitive search (rg -i)'),
-  multiline: semanticBoolean(z.boolean())
-    .optional()
-    .describe(
-      'Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.',
-    ),
+  '-n': optionalFlag(
+    'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.',
+  ),
+  '-i': optionalFlag('Case insensitive search (rg -i)'),
+  multiline: optionalFlag(
+    'Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.',
+  ),
   head_limit: count
     .optional()
     .describe(
@@ -68,9 +64,9 @@ export const GrepInput = z.strictObject({
     .describe(
       'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.',
     ),
-  include_ignored: semanticBoolean(z.boolean())
-    .optional()
-    .describe('Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+  include_ignored: optionalFlag(
+    'Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.',
+  ),
 });
 export type GrepInput = z.infer<typeof GrepInput>;
 

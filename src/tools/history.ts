@@ -11,7 +11,7 @@ import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH } from './output-schema.js';
 import type { ToolCallExtra } from './progress.js';
 import type { FileToolDeps } from './tool-deps.js';
-import { parseToolInput, defineTool, semanticBoolean, semanticNumber } from './strict-input.js';
+import { parseToolInput, defineTool, semanticNumber, flag } from './strict-input.js';
 
 export const FileHistoryInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file whose recorded versions to list'),
@@ -28,12 +28,8 @@ export const RestoreFileInput = z.strictObject({
     .describe(
       "Instead of file_path and version: a change id (ApplyPatch's change_id, or a version's change in FileHistory) to undo on every file it wrote",
     ),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Return the diff the restore would make without writing (default false)'),
-  force: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Restore even though the file changed outside editguard since its last recorded version (default false)'),
+  dry_run: flag('Return the diff the restore would make without writing (default false)'),
+  force: flag('Restore even though the file changed outside editguard since its last recorded version (default false)'),
 });
 export type RestoreFileInput = z.input<typeof RestoreFileInput>;
 

@@ -9,7 +9,7 @@ import type { ToolCallExtra } from './progress.js';
 import { runSearch } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, optionalFlag } from './strict-input.js';
 
 export const LsInput = z.strictObject({
   path: z
@@ -22,9 +22,9 @@ export const LsInput = z.strictObject({
     .array(z.string())
     .optional()
     .describe('List of glob patterns to ignore (a pattern without "/" matches entry names)'),
-  include_ignored: semanticBoolean(z.boolean())
-    .optional()
-    .describe('Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+  include_ignored: optionalFlag(
+    'Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.',
+  ),
 });
 export type LsInput = z.infer<typeof LsInput>;
 

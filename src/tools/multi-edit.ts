@@ -7,7 +7,7 @@ import { authorizedWrite } from './authorized-write.js';
 import { retryKey } from './edit.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ToolCallExtra } from './progress.js';
-import { defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, flag } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 
 /**
@@ -19,9 +19,7 @@ export const MAX_EDITS = 100;
 const EditItem = z.strictObject({
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with'),
-  replace_all: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Replace all occurrences of old_string (default false)'),
+  replace_all: flag('Replace all occurrences of old_string (default false)'),
 });
 
 export const MultiEditInput = z.strictObject({
@@ -31,9 +29,7 @@ export const MultiEditInput = z.strictObject({
     .min(1)
     .max(MAX_EDITS)
     .describe(`Edits to apply in order; each one sees the result of the previous ones (at most ${MAX_EDITS})`),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Validate and return the patch without writing (default false)'),
+  dry_run: flag('Validate and return the patch without writing (default false)'),
 });
 
 export const MULTI_EDIT_DESCRIPTION = `Makes several exact string replacements in one text file, all or nothing, in one write. Prefer it to a series of Edit calls on the same file.

@@ -10,7 +10,7 @@ import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ToolCallExtra } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, flag } from './strict-input.js';
 
 export const NotebookEditInput = z.strictObject({
   notebook_path: z.string().describe('The absolute path to the Jupyter notebook file to edit (.ipynb)'),
@@ -29,7 +29,7 @@ export const NotebookEditInput = z.strictObject({
     .enum(['replace', 'insert', 'delete'])
     .optional()
     .describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
-  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and report without writing (default false)'),
+  dry_run: flag('Validate and report without writing (default false)'),
 });
 
 export const NOTEBOOK_EDIT_DESCRIPTION = `Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). Use it instead of Edit or Write for notebooks.

@@ -25,6 +25,12 @@ export function semanticBoolean<T extends z.ZodType>(inner: T) {
   return z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), inner);
 }
 
+/** A boolean parameter, false unless given (semanticBoolean). */
+export const flag = (description: string) => semanticBoolean(z.boolean()).default(false).describe(description);
+
+/** A boolean parameter whose absence means the default its description states (semanticBoolean). */
+export const optionalFlag = (description: string) => semanticBoolean(z.boolean()).optional().describe(description);
+
 const NUMERIC = /^-?\d+(?:\.\d+)?$/;
 
 /** Claude Code's semanticNumber: a decimal numeric string ("10", "-1.5") is accepted for a number parameter. */
@@ -83,7 +89,7 @@ function describeIssue(input: StrictInput, issue: z.core.$ZodIssue): IssueView {
   const at = showPath(issue.path);
   switch (issue.code) {
     case 'unrecognized_keys': {
-      const valid = Object.keys(objectAt(input, issue.path)?.shape ?? {});
+      const valid = namesAt(input, issue.path);
       const key = issue.keys[0] ?? '';
       const name = at ? `${at}.${key}` : key;
       const suggestion = nearestName(key, valid);
@@ -138,27 +144,12 @@ function describeIssue(input: StrictInput, issue: z.core.$ZodIssue): IssueView {
   }
 }
 
-/** The strict object schema at `path` (through arrays, optionals, defaults and preprocessing). */
-function objectAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodObject | undefined {
-  let node: z.ZodType | undefined = schema;
-  for (const seg of path) {
-    node = unwrap(node);
-    if (node instanceof z.ZodObject && typeof seg === 'string') node = node.shape[seg] as z.ZodType | undefined;
-    else if (node instanceof z.ZodArray && typeof seg === 'number') node = node.element as z.ZodType;
-    else return undefined;
-  }
-  node = unwrap(node);
-  return node instanceof z.ZodObject ? node : undefined;
-}
-
-function unwrap(node: z.ZodType | undefined): z.ZodType | undefined {
-  for (let i = 0; i < 10 && node; i++) {
-    if (node instanceof z.ZodOptional || node instanceof z.ZodDefault || node instanceof z.ZodNullable)
-      node = node.unwrap() as z.ZodType;
-    else if (node instanceof z.ZodPipe) node = node.out as z.ZodType;
-    else break;
-  }
-  return node;
+/** The parameter names valid at `path`, read from the published JSON Schema (through arrays, optionals and coercions). */
+function namesAt(input: StrictInput, path: readonly PropertyKey[]): string[] {
+  type Node = { properties?: Record<string, Node>; items?: Node };
+  let node: Node | undefined = publishedJsonSchema(input);
+  for (const seg of path) node = typeof seg === 'number' ? node?.items : node?.properties?.[String(seg)];
+  return Object.keys(node?.properties ?? {});
 }
 
 const normalizeName = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');

@@ -8,16 +8,14 @@ import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
 import type { ToolCallExtra } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
+import { parseToolInput, defineTool, flag } from './strict-input.js';
 
 export const WriteInput = z.strictObject({
   file_path: z
     .string()
     .describe('The absolute path to the file to write (relative paths resolve against the first root)'),
   content: z.string().describe('The content to write to the file'),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Validate and return the patch without writing (default false)'),
+  dry_run: flag('Validate and return the patch without writing (default false)'),
 });
 export type WriteInput = z.input<typeof WriteInput>;
 
