@@ -42,13 +42,16 @@ export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<To
   const got = await readWhole(target, display, input, deps);
   if ('output' in got) return got.output;
   const { stat, bytes } = got;
+  const req = {
+    display,
+    realPath: target.realPath,
+    bytes,
+    mtimeMs: stat.mtimeMs,
+    offset: input.offset,
+    limit: input.limit,
+  };
   // Notebooks render by cell (offset/limit count cells); a malformed one falls through to text with a note.
-  const notebook = isNotebookPath(target.realPath)
-    ? readNotebook(
-        { display, realPath: target.realPath, bytes, mtimeMs: stat.mtimeMs, offset: input.offset, limit: input.limit },
-        deps,
-      )
-    : undefined;
+  const notebook = isNotebookPath(target.realPath) ? readNotebook(req, deps) : undefined;
   if (notebook && 'output' in notebook) return notebook.output;
   const image = sniffImageMime(bytes);
   if (image) return readImage(display, bytes, image, deps.config);
@@ -59,19 +62,7 @@ export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<To
       size: bytes.length,
     });
   }
-  const notices = notebook && 'notice' in notebook ? [notebook.notice] : [];
-  return readText(
-    {
-      display,
-      realPath: target.realPath,
-      bytes,
-      mtimeMs: stat.mtimeMs,
-      offset: input.offset,
-      limit: input.limit,
-      notices,
-    },
-    deps,
-  );
+  return readText({ ...req, notices: notebook && 'notice' in notebook ? [notebook.notice] : [] }, deps);
 }
 
 /** Bytes sniffed before a big file is streamed (the binary heuristic looks at as many). */

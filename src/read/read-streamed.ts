@@ -57,12 +57,8 @@ export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Pr
       const lines = streamedLines(req.file, index, deps.config.read.maxLineChars);
       return await renderTextRead(
         {
-          display: req.display,
-          realPath: req.realPath,
+          ...req,
           mtimeMs: stat.mtimeMs,
-          offset: req.offset,
-          limit: req.limit,
-          notices: req.notices,
           described: {
             encoding: index.encoding === 'latin1' ? 'latin1' : 'utf-8',
             bom: index.bodyStart > 0,
