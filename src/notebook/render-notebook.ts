@@ -5,14 +5,7 @@
 // narrower Read could still show is reported as not seen, so the caller records a partial view.
 import { formatBytes } from '../text/format-bytes.js';
 import type { LineRange } from '../text/line-ranges.js';
-import {
-  cellName,
-  isObject,
-  sourceText,
-  type JsonValue,
-  type NotebookCell,
-  type ParsedNotebook,
-} from './parse-notebook.js';
+import { cellName, isObject, sourceText, type NotebookCell, type ParsedNotebook } from './parse-notebook.js';
 
 export type RenderBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 
@@ -50,13 +43,13 @@ export function stripAnsi(s: string): string {
 }
 
 const bytes = (s: string) => Buffer.byteLength(s);
-const joinText = (v: JsonValue | undefined): string =>
+const joinText = (v: unknown): string =>
   Array.isArray(v) ? v.filter((x) => typeof x === 'string').join('') : typeof v === 'string' ? v : '';
 
 type Piece = { kind: 'text'; text: string } | { kind: 'image'; data: string; mimeType: string; size: number };
 
 /** What one output shows: text lines and images, in order. */
-function outputPieces(output: JsonValue): Piece[] {
+function outputPieces(output: unknown): Piece[] {
   if (!isObject(output)) return [];
   switch (output.output_type) {
     case 'stream':
@@ -191,7 +184,7 @@ function attachmentsLine(cell: NotebookCell): string {
 
 /** The line that says outputs k… of a cell (its 1-based number n) were left out, and how to see them. */
 function elidedNote(
-  outputs: readonly JsonValue[],
+  outputs: readonly unknown[],
   k: number,
   cellBudget: number,
   singleCell: boolean,
