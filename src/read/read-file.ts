@@ -17,19 +17,15 @@ import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
 import { isPdf, readImage, readPdf } from './read-media.js';
 import { readNotebook } from './read-notebook.js';
-import type { ReadDeps } from './read-record.js';
+import type { ReadDeps, ReadTarget } from './read-record.js';
 import { readStreamed } from './read-streamed.js';
 import { readText } from './read-text.js';
 
-/** What Read was asked, as validated. */
-export interface ReadFileInput {
+/** What Read was asked, as validated: offset 0 also means the first line (notebooks: cell); pages are refused for a PDF. */
+export type ReadFileInput = Partial<Pick<ReadTarget, 'offset' | 'limit'>> & {
   file_path: string;
-  /** 1-based first line (notebooks: cell); 0 also means the first. */
-  offset?: number | undefined;
-  limit?: number | undefined;
-  /** PDF page range: refused (a PDF comes back whole). */
   pages?: string | undefined;
-}
+};
 
 /**
  * Reads a file and records the view in the session (partial for ranged or truncated reads):

@@ -16,20 +16,13 @@ export function errorResult(err: unknown, log: Logger): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }], structuredContent: { error: structured } };
 }
 
-/** Who is calling, for the log: the tool's wire name and the session. */
-export interface ToolCall {
-  tool: string;
-  log: Logger;
-  session: Session;
-}
-
 /**
  * Runs a tool body and adapts the outcome to an MCP result; an unexpected error becomes INTERNAL,
- * logged with the tool and the session that hit it.
+ * logged with the tool (its wire name) and the session that hit it.
  */
 export async function toToolResult(
   body: () => Promise<ToolOutput>,
-  call: ToolCall,
+  call: { tool: string; log: Logger; session: Session },
   decorate?: ToolResultDecorator,
 ): Promise<CallToolResult> {
   let result: CallToolResult;
