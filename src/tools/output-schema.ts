@@ -82,20 +82,13 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<
  * shape as alternatives (anyOf). The SDK's client validates every result against it, errors included.
  */
 export function publishedOutputSchema(variants: OutputVariants): Record<string, unknown> {
-  return { type: 'object', ...(withoutSafeIntegerBounds(jsonSchemaOf(outputUnion(variants), 'output')) as object) };
-}
-
-/** zod bounds every integer by ±(2^53 − 1); said on every count, it is a third of the schema and tells no one anything. */
-function withoutSafeIntegerBounds(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
-  if (node === null || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER))
-      continue;
-    out[k] = withoutSafeIntegerBounds(v);
-  }
-  return out;
+  // zod bounds every integer by ±(2^53 − 1); said on every count, it is a third of the schema and tells no one anything.
+  const unbounded = (k: string, v: unknown) =>
+    (k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)
+      ? undefined
+      : v;
+  const json = JSON.parse(JSON.stringify(jsonSchemaOf(outputUnion(variants), 'output'), unbounded)) as object;
+  return { type: 'object', ...json };
 }
 
 // Built once per tool schema, not once per session: generating the JSON Schemas of every tool took
