@@ -122,14 +122,11 @@ export function parseNotebook(text: string): ParsedNotebook {
   });
 
   const metadata = isObject(value.metadata) ? value.metadata : {};
-  const kernelspec = isObject(metadata.kernelspec) ? metadata.kernelspec : {};
-  const languageInfo = isObject(metadata.language_info) ? metadata.language_info : {};
-  const language =
-    typeof kernelspec.language === 'string'
-      ? kernelspec.language
-      : typeof languageInfo.name === 'string'
-        ? languageInfo.name
-        : 'python';
+  const stringAt = (o: JsonValue | undefined, key: string) => {
+    const v = isObject(o) ? o[key] : undefined;
+    return typeof v === 'string' ? v : undefined;
+  };
+  const language = stringAt(metadata.kernelspec, 'language') ?? stringAt(metadata.language_info, 'name') ?? 'python';
   // Spans and format cost a scan of every cell: only an edit needs them, so a Read of a huge notebook never pays.
   let shape: { layout: NotebookLayout; format: JsonFormat } | undefined;
   const measure = () => {

@@ -14,6 +14,10 @@ import { CancelledOutput } from './output-schema.js';
 import { defineTool, semanticNumber, optionalFlag } from './strict-input.js';
 
 const count = semanticNumber(z.number().int().min(0));
+const contextLines = (flag: string, where: string) =>
+  count
+    .optional()
+    .describe(`Number of lines to show ${where} (rg ${flag}). Requires output_mode: "content", ignored otherwise.`);
 
 export const GrepInput = z.strictObject({
   pattern: z
@@ -36,17 +40,9 @@ export const GrepInput = z.strictObject({
     .describe(
       'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
     ),
-  '-B': count
-    .optional()
-    .describe('Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'),
-  '-A': count
-    .optional()
-    .describe('Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'),
-  '-C': count
-    .optional()
-    .describe(
-      'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.',
-    ),
+  '-B': contextLines('-B', 'before each match'),
+  '-A': contextLines('-A', 'after each match'),
+  '-C': contextLines('-C', 'before and after each match'),
   '-n': optionalFlag(
     'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.',
   ),
