@@ -75,6 +75,21 @@ export function locateCell(nb: ParsedNotebook, cellId: string, mode: EditMode): 
   );
 }
 
+/** @throws ToolError INVALID_INPUT without a cell_id when not inserting, or without a cell_type for insert. */
+export function checkEditRequest(req: Pick<NotebookEditRequest, 'cellId' | 'cellType' | 'mode'>): void {
+  if (req.mode === 'insert' && req.cellType === undefined)
+    throw new ToolError(
+      'INVALID_INPUT',
+      'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".',
+    );
+  if (req.mode !== 'insert' && req.cellId === undefined) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).',
+    );
+  }
+}
+
 /**
  * Applies one NotebookEdit to the parsed notebook. `newId` makes candidate cell ids (nbformat ≥ 4.5
  * only; retried until unique). Throws CELL_NOT_FOUND, INVALID_INPUT (no cell_id when not inserting,
@@ -82,27 +97,16 @@ export function locateCell(nb: ParsedNotebook, cellId: string, mode: EditMode): 
  */
 export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId: () => string): NotebookEditResult {
   const { cells, layout, text } = nb;
+  checkEditRequest(req);
   let mode = req.mode;
-  let index: number;
-  if (req.cellId === undefined) {
-    if (mode !== 'insert')
-      throw new ToolError(
-        'INVALID_INPUT',
-        'Cell ID must be specified when not inserting a new cell. Pass cell_id (an id shown by Read, or cell-N).',
-      );
-    index = 0;
-  } else {
+  let index = 0;
+  if (req.cellId !== undefined) {
     const at = locateCell(nb, req.cellId, mode);
     if (at.append) mode = 'insert';
     index = mode === 'insert' && !at.append ? at.index + 1 : at.index;
   }
-  const cellType =
-    req.cellType ?? (mode === 'insert' ? (req.mode === 'replace' ? 'code' : undefined) : cells[index]!.cell_type);
-  if (cellType === undefined)
-    throw new ToolError(
-      'INVALID_INPUT',
-      'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".',
-    );
+  // An insert without a cell_type is a replace appending a cell (checkEditRequest refused the others).
+  const cellType = req.cellType ?? (mode === 'insert' ? 'code' : cells[index]!.cell_type);
 
   const notes: string[] = [];
   const splices: Splice[] = [];

@@ -81,7 +81,10 @@ const invalid = (why: string, details: Record<string, unknown> = {}) =>
     details,
   );
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** nbformat's multiline string: a string, or a list of strings (joined). */
+export const isMultiline = (v: unknown): v is string | string[] =>
+  typeof v === 'string' || (Array.isArray(v) && v.every((l) => typeof l === 'string'));
 
 /** Whether cells may carry ids (nbformat ≥ 4.5). */
 export const hasCellIds = (nb: Pick<ParsedNotebook, 'nbformat' | 'nbformatMinor'>) =>
@@ -114,21 +117,16 @@ export function parseNotebook(text: string): ParsedNotebook {
   cells.forEach((cell, i) => {
     if (!isObject(cell) || typeof cell.cell_type !== 'string')
       throw invalid(`cell ${i} is not an object with a cell_type.`, { cell_index: i });
-    const src = cell.source;
-    if (!(typeof src === 'string' || (Array.isArray(src) && src.every((l) => typeof l === 'string')))) {
+    if (!isMultiline(cell.source))
       throw invalid(`cell ${i} has no source string or list of strings.`, { cell_index: i });
-    }
   });
 
   const metadata = isObject(value.metadata) ? value.metadata : {};
-  const kernelspec = isObject(metadata.kernelspec) ? metadata.kernelspec : {};
-  const languageInfo = isObject(metadata.language_info) ? metadata.language_info : {};
-  const language =
-    typeof kernelspec.language === 'string'
-      ? kernelspec.language
-      : typeof languageInfo.name === 'string'
-        ? languageInfo.name
-        : 'python';
+  const stringAt = (o: JsonValue | undefined, key: string) => {
+    const v = isObject(o) ? o[key] : undefined;
+    return typeof v === 'string' ? v : undefined;
+  };
+  const language = stringAt(metadata.kernelspec, 'language') ?? stringAt(metadata.language_info, 'name') ?? 'python';
   // Spans and format cost a scan of every cell: only an edit needs them, so a Read of a huge notebook never pays.
   let shape: { layout: NotebookLayout; format: JsonFormat } | undefined;
   const measure = () => {

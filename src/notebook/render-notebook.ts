@@ -5,7 +5,7 @@
 // narrower Read could still show is reported as not seen, so the caller records a partial view.
 import { formatBytes } from '../text/format-bytes.js';
 import type { LineRange } from '../text/line-ranges.js';
-import { cellName, sourceText, type JsonValue, type NotebookCell, type ParsedNotebook } from './parse-notebook.js';
+import { cellName, isObject, sourceText, type NotebookCell, type ParsedNotebook } from './parse-notebook.js';
 
 export type RenderBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 
@@ -43,14 +43,14 @@ export function stripAnsi(s: string): string {
 }
 
 const bytes = (s: string) => Buffer.byteLength(s);
-const joinText = (v: JsonValue | undefined): string =>
+const joinText = (v: unknown): string =>
   Array.isArray(v) ? v.filter((x) => typeof x === 'string').join('') : typeof v === 'string' ? v : '';
 
 type Piece = { kind: 'text'; text: string } | { kind: 'image'; data: string; mimeType: string; size: number };
 
 /** What one output shows: text lines and images, in order. */
-function outputPieces(output: JsonValue): Piece[] {
-  if (typeof output !== 'object' || output === null || Array.isArray(output)) return [];
+function outputPieces(output: unknown): Piece[] {
+  if (!isObject(output)) return [];
   switch (output.output_type) {
     case 'stream':
       return [{ kind: 'text', text: stripAnsi(joinText(output.text)).replace(/\n$/, '') }];
@@ -67,8 +67,7 @@ function outputPieces(output: JsonValue): Piece[] {
     }
     case 'execute_result':
     case 'display_data': {
-      const data =
-        typeof output.data === 'object' && output.data !== null && !Array.isArray(output.data) ? output.data : {};
+      const data = isObject(output.data) ? output.data : {};
       const pieces: Piece[] = [];
       for (const mimeType of IMAGE_TYPES) {
         const b64 = joinText(data[mimeType]).replace(/\s+/g, '');
@@ -103,7 +102,12 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
     if (text !== '') blocks.push({ type: 'text', text });
     text = '';
   };
-  const seenCells: number[] = [];
+  const seen: Array<[number, number]> = [];
+  const markSeen = (n: number) => {
+    const prev = seen[seen.length - 1];
+    if (prev && prev[1] === n - 1) prev[1] = n;
+    else seen.push([n, n]);
+  };
   const elided: RenderedNotebook['elided'] = [];
   let budget = opts.totalBytes;
   const singleCell = opts.limit === 1;
@@ -127,7 +131,7 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
 
     const outputs = Array.isArray(cell.outputs) ? cell.outputs : [];
     if (outputs.length === 0) {
-      seenCells.push(n);
+      markSeen(n);
       continue;
     }
     const cellBudget = Math.max(0, singleCell ? budget : Math.min(opts.cellOutputBytes, budget));
@@ -158,45 +162,29 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): Rendere
     }
     text += `\n</outputs id="${name}">`;
     budget -= used;
-    if (complete) seenCells.push(n);
+    if (complete) markSeen(n);
     else elided.push({ index, name });
   }
   const truncated = last < total;
   if (truncated && last >= first)
     text += `\n… showing cells ${first}–${last} of ${total}. Call Read with offset=${last + 1} to continue.`;
   flush();
-  return { blocks, first, last, total, seen: toRanges(seenCells), elided, truncated };
+  return { blocks, first, last, total, seen, elided, truncated };
 }
 
 /** "[attachments: …]" on its own line for a cell with attachments, else ''. */
 function attachmentsLine(cell: NotebookCell): string {
   const attachments = cell.attachments;
-  if (
-    typeof attachments !== 'object' ||
-    attachments === null ||
-    Array.isArray(attachments) ||
-    Object.keys(attachments).length === 0
-  )
-    return '';
+  if (!isObject(attachments) || Object.keys(attachments).length === 0) return '';
   const list = Object.entries(attachments).map(
     ([file, v]) => `${file} (${typeof v === 'object' && v !== null ? Object.keys(v).join(', ') : '?'})`,
   );
   return `\n[attachments: ${list.join('; ')}]`;
 }
 
-function toRanges(ns: readonly number[]): LineRange[] {
-  const out: Array<[number, number]> = [];
-  for (const n of ns) {
-    const lastRange = out[out.length - 1];
-    if (lastRange && lastRange[1] === n - 1) lastRange[1] = n;
-    else out.push([n, n]);
-  }
-  return out;
-}
-
 /** The line that says outputs k… of a cell (its 1-based number n) were left out, and how to see them. */
 function elidedNote(
-  outputs: readonly JsonValue[],
+  outputs: readonly unknown[],
   k: number,
   cellBudget: number,
   singleCell: boolean,

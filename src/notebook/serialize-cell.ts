@@ -3,6 +3,7 @@
 // Pure. Jupyter writes json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n";
 // with the detected unit, separators and ascii mode this reproduces that byte for byte, and for
 // files written otherwise it matches their indentation and key order.
+import { isDeepStrictEqual } from 'node:util';
 import type { MemberSpan } from './json-layout.js';
 import type { JsonFormat, JsonValue } from './parse-notebook.js';
 
@@ -42,20 +43,6 @@ function scalar(value: string | number | boolean | null, format: JsonFormat): st
     : s;
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every(
-    (k) =>
-      Object.prototype.hasOwnProperty.call(b, k) &&
-      deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-  );
-}
-
 /** The original cell a regenerated one replaces: its value, text and member spans. */
 export interface OriginalCell {
   value: Record<string, JsonValue>;
@@ -86,7 +73,7 @@ export function serializeCell(
     const v = cell[k]!;
     const member = original && [...original.members].reverse().find((m) => m.key === k);
     const raw =
-      member && original && deepEqual(original.value[k], v)
+      member && original && isDeepStrictEqual(original.value[k], v)
         ? original.text.slice(member.value.start, member.value.end)
         : stringifyJson(v, format, inner);
     return scalar(k, format) + format.keySep + raw;

@@ -1,13 +1,9 @@
 // nbformat 4 well-formedness: the structural rules of the nbformat v4 JSON schema that an edit can break.
-import type { JsonValue } from './parse-notebook.js';
+import { isMultiline, isObject } from './parse-notebook.js';
 
 const CELL_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 const CELL_TYPES = new Set(['code', 'markdown', 'raw']);
 
-type Obj = { [k: string]: JsonValue };
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isMultiline = (v: unknown) =>
-  typeof v === 'string' || (Array.isArray(v) && v.every((l) => typeof l === 'string'));
 const isCount = (v: unknown) => v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0);
 
 /** Problems with the notebook's top level (empty when well-formed). */

@@ -17,19 +17,15 @@ import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
 import { isPdf, readImage, readPdf } from './read-media.js';
 import { readNotebook } from './read-notebook.js';
-import type { ReadDeps } from './read-record.js';
+import type { ReadDeps, ReadTarget } from './read-record.js';
 import { readStreamed } from './read-streamed.js';
 import { readText } from './read-text.js';
 
-/** What Read was asked, as validated. */
-export interface ReadFileInput {
+/** What Read was asked, as validated: offset 0 also means the first line (notebooks: cell); pages are refused for a PDF. */
+export type ReadFileInput = Partial<Pick<ReadTarget, 'offset' | 'limit'>> & {
   file_path: string;
-  /** 1-based first line (notebooks: cell); 0 also means the first. */
-  offset?: number | undefined;
-  limit?: number | undefined;
-  /** PDF page range: refused (a PDF comes back whole). */
   pages?: string | undefined;
-}
+};
 
 /**
  * Reads a file and records the view in the session (partial for ranged or truncated reads):
@@ -42,13 +38,16 @@ export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<To
   const got = await readWhole(target, display, input, deps);
   if ('output' in got) return got.output;
   const { stat, bytes } = got;
+  const req = {
+    display,
+    realPath: target.realPath,
+    bytes,
+    mtimeMs: stat.mtimeMs,
+    offset: input.offset,
+    limit: input.limit,
+  };
   // Notebooks render by cell (offset/limit count cells); a malformed one falls through to text with a note.
-  const notebook = isNotebookPath(target.realPath)
-    ? readNotebook(
-        { display, realPath: target.realPath, bytes, mtimeMs: stat.mtimeMs, offset: input.offset, limit: input.limit },
-        deps,
-      )
-    : undefined;
+  const notebook = isNotebookPath(target.realPath) ? readNotebook(req, deps) : undefined;
   if (notebook && 'output' in notebook) return notebook.output;
   const image = sniffImageMime(bytes);
   if (image) return readImage(display, bytes, image, deps.config);
@@ -59,19 +58,7 @@ export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<To
       size: bytes.length,
     });
   }
-  const notices = notebook && 'notice' in notebook ? [notebook.notice] : [];
-  return readText(
-    {
-      display,
-      realPath: target.realPath,
-      bytes,
-      mtimeMs: stat.mtimeMs,
-      offset: input.offset,
-      limit: input.limit,
-      notices,
-    },
-    deps,
-  );
+  return readText({ ...req, notices: notebook && 'notice' in notebook ? [notebook.notice] : [] }, deps);
 }
 
 /** Bytes sniffed before a big file is streamed (the binary heuristic looks at as many). */

@@ -9,15 +9,17 @@ const PDF_MAGIC = Buffer.from('%PDF-');
 
 export const isPdf = (bytes: Buffer): boolean => bytes.subarray(0, 5).equals(PDF_MAGIC);
 
+/** @throws ToolError TOO_LARGE when `bytes` are over `limit`. */
+function checkSize(what: 'Image' | 'PDF', bytes: Buffer, limit: number): void {
+  if (bytes.length > limit) {
+    const message = `${what} is too large to return (${formatBytes(bytes.length)}; limit ${formatBytes(limit)}).`;
+    throw new ToolError('TOO_LARGE', message, { size: bytes.length });
+  }
+}
+
 /** An image as an image content block. @throws ToolError TOO_LARGE over read.maxImageBytes. */
 export function readImage(display: string, bytes: Buffer, mimeType: string, config: Config): ToolOutput {
-  if (bytes.length > config.read.maxImageBytes) {
-    throw new ToolError(
-      'TOO_LARGE',
-      `Image is too large to return (${formatBytes(bytes.length)}; limit ${formatBytes(config.read.maxImageBytes)}).`,
-      { size: bytes.length },
-    );
-  }
+  checkSize('Image', bytes, config.read.maxImageBytes);
   return {
     text: `Image ${display} (${mimeType}, ${formatBytes(bytes.length)})`,
     structured: { file_path: display, type: 'image', mime_type: mimeType, size: bytes.length },
@@ -42,13 +44,7 @@ export function readPdf(
       'Reading PDF page ranges needs a PDF tool, and none is available in this server. Call Read without "pages" to get the whole PDF.',
     );
   }
-  if (bytes.length > config.read.maxPdfBytes) {
-    throw new ToolError(
-      'TOO_LARGE',
-      `PDF is too large to return (${formatBytes(bytes.length)}; limit ${formatBytes(config.read.maxPdfBytes)}).`,
-      { size: bytes.length },
-    );
-  }
+  checkSize('PDF', bytes, config.read.maxPdfBytes);
   return {
     text: `PDF ${display} (${formatBytes(bytes.length)}) attached as an embedded resource.`,
     structured: { file_path: display, type: 'pdf', size: bytes.length },

@@ -9,18 +9,15 @@ import { formatBytes } from '../text/format-bytes.js';
 import { toLineDoc } from '../text/line-endings.js';
 import type { LineRange } from '../text/line-ranges.js';
 import type { ToolOutput } from '../tool-output.js';
-import { recordRead, type ReadRequest, type ReadView, type ReadDeps } from './read-record.js';
-
-/** For notebooks offset and limit count cells: offset 1 is the first cell. */
-export type NotebookReadRequest = ReadRequest;
+import { recordRead, type ReadRequest, type ReadDeps } from './read-record.js';
 
 /**
- * Renders a notebook for Read and records the view. The state entry counts cells where a text
- * read counts lines: a cell is seen once its source and every output a Read can show were shown,
- * and seen cells of the same bytes add up across reads. Returns `{ notice }` instead when the file
- * is not a well-formed notebook, so Read can show it as text.
+ * Renders a notebook for Read and records the view; for notebooks offset and limit count cells (offset 1
+ * is the first). The state entry counts cells where a text read counts lines: a cell is seen once its
+ * source and every output a Read can show were shown, and seen cells of the same bytes add up across
+ * reads. Returns `{ notice }` instead when the file is not a well-formed notebook, so Read can show it as text.
  */
-export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output: ToolOutput } | { notice: string } {
+export function readNotebook(req: ReadRequest, deps: ReadDeps): { output: ToolOutput } | { notice: string } {
   const { config } = deps;
   if (req.bytes.length > MAX_NOTEBOOK_BYTES) {
     return {
@@ -38,8 +35,6 @@ export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output
       notice: `Note: ${req.display} is not a well-formed nbformat 4 notebook, so it is shown as plain text. ${err.message}`,
     };
   }
-  const facts = describeText(decoded, doc);
-  const hash = digest(req.bytes);
   const total = nb.cells.length;
   const base = {
     file_path: req.display,
@@ -48,10 +43,32 @@ export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output
     nbformat_minor: nb.nbformatMinor,
     language: nb.language,
     cell_count: total,
-    ...facts,
+    ...describeText(decoded, doc),
   };
+  const record = (shown: readonly LineRange[]) =>
+    recordRead(deps.session, req, {
+      text: doc.text,
+      hash: digest(req.bytes),
+      size: req.bytes.length,
+      total,
+      shown,
+      ranged: req.offset !== undefined || req.limit !== undefined,
+    });
   const start = Math.max(1, req.offset ?? 1);
-  if (total === 0 || start > total) return { output: nothingToShow(req, deps, { doc, hash, start, base }) };
+  const none = { num_cells: 0, truncated: false, elided_cells: [] };
+  // An empty notebook is recorded as read whole; an offset past the end records nothing.
+  if (total === 0) {
+    const structured = { ...base, start_cell: 1, ...none, partial: record([]).isPartialView };
+    return { output: { text: 'Warning: the notebook exists but has no cells.', structured } };
+  }
+  if (start > total) {
+    return {
+      output: {
+        text: `Warning: the notebook is shorter than the provided offset (${start}). It has ${total} cells; for notebooks offset and limit count cells.`,
+        structured: { ...base, start_cell: start, ...none },
+      },
+    };
+  }
   const rendered = renderNotebook(nb, {
     offset: start,
     limit: req.limit,
@@ -59,7 +76,7 @@ export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output
     totalBytes: config.read.outputBudgetBytes,
     maxImageBytes: config.read.maxImageBytes,
   });
-  const entry = recordRead(deps.session, req.realPath, viewOf(req, doc.text, hash, total, rendered.seen));
+  const entry = record(rendered.seen);
   const [first, ...rest] = rendered.blocks;
   return {
     output: {
@@ -73,60 +90,7 @@ export function readNotebook(req: NotebookReadRequest, deps: ReadDeps): { output
         elided_cells: rendered.elided.map((e) => e.name),
         partial: entry.isPartialView,
       },
-      extra: (first?.type === 'text' ? rest : rendered.blocks).map((b) =>
-        b.type === 'text'
-          ? { type: 'text' as const, text: b.text }
-          : { type: 'image' as const, data: b.data, mimeType: b.mimeType },
-      ),
+      extra: first?.type === 'text' ? rest : rendered.blocks,
     },
-  };
-}
-
-/** The answer when no cell is in range: an empty notebook (recorded as read whole), or an offset past the end. */
-function nothingToShow(
-  req: NotebookReadRequest,
-  deps: ReadDeps,
-  p: { doc: { text: string }; hash: string; start: number; base: Record<string, unknown> & { cell_count: number } },
-): ToolOutput {
-  const { doc, hash, start, base } = p;
-  const total = base.cell_count;
-  if (total === 0) {
-    const entry = recordRead(deps.session, req.realPath, viewOf(req, doc.text, hash, 0, []));
-    return {
-      text: 'Warning: the notebook exists but has no cells.',
-      structured: {
-        ...base,
-        start_cell: 1,
-        num_cells: 0,
-        truncated: false,
-        elided_cells: [],
-        partial: entry.isPartialView,
-      },
-    };
-  }
-  return {
-    text: `Warning: the notebook is shorter than the provided offset (${start}). It has ${total} cells; for notebooks offset and limit count cells.`,
-    structured: { ...base, start_cell: start, num_cells: 0, truncated: false, elided_cells: [] },
-  };
-}
-
-function viewOf(
-  req: NotebookReadRequest,
-  text: string,
-  hash: string,
-  total: number,
-  shown: readonly LineRange[],
-): ReadView {
-  const ranged = req.offset !== undefined || req.limit !== undefined;
-  return {
-    text,
-    hash,
-    mtimeMs: req.mtimeMs,
-    size: req.bytes.length,
-    total,
-    shown,
-    ranged,
-    offset: req.offset,
-    limit: req.limit,
   };
 }

@@ -13,15 +13,18 @@ export interface ReadDeps {
   lineIndexes?: LineIndexCache | undefined;
 }
 
-/** The file as Read found it, handed to the reader for its kind. */
-export interface ReadRequest {
-  display: string;
+/** Which file a Read saw, when, and what it asked for: 1-based first line (notebooks: cell) and count. */
+export interface ReadTarget {
   realPath: string;
-  bytes: Buffer;
   mtimeMs: number;
-  /** 1-based first line (notebooks: cell) asked for. */
   offset: number | undefined;
   limit: number | undefined;
+}
+
+/** The file as Read found it, handed to the reader for its kind. */
+export interface ReadRequest extends ReadTarget {
+  display: string;
+  bytes: Buffer;
 }
 
 /** One Read's view: LF text, its identity and size, and which lines (notebooks: cells) it showed. */
@@ -29,37 +32,34 @@ export interface ReadView {
   /** Undefined for a file streamed in ranges (never held whole). */
   text: string | undefined;
   hash: string;
-  mtimeMs: number;
   size: number;
   /** Lines (notebooks: cells) in the file. */
   total: number;
   shown: readonly LineRange[];
   /** offset or limit was given: they are remembered with the entry. */
   ranged: boolean;
-  offset: number | undefined;
-  limit: number | undefined;
 }
 
 /**
  * Remembers what the session saw; ranges of the same bytes accumulate towards a full view. After a
  * fresh look, repeating the last Edit is deliberate, not a retry (see the already-applied rule).
  */
-export function recordRead(session: Session, realPath: string, view: ReadView): FileState {
-  const prev = session.files.get(realPath);
+export function recordRead(session: Session, target: ReadTarget, view: ReadView): FileState {
+  const prev = session.files.get(target.realPath);
   let seen: LineRange[] = prev !== undefined && prev.hash === view.hash ? [...prev.seen] : [];
   for (const r of view.shown) seen = mergeRanges(seen, r);
   const entry: FileState = {
     content: view.text,
-    timestamp: Math.floor(view.mtimeMs),
-    offset: view.ranged ? view.offset : undefined,
-    limit: view.ranged ? view.limit : undefined,
+    timestamp: Math.floor(target.mtimeMs),
+    offset: view.ranged ? target.offset : undefined,
+    limit: view.ranged ? target.limit : undefined,
     isPartialView: !coversAll(seen, view.total),
     size: view.size,
     hash: view.hash,
     seen,
     totalLines: view.total,
   };
-  session.files.set(realPath, entry);
-  session.lastEdits.delete(realPath);
+  session.files.set(target.realPath, entry);
+  session.lastEdits.delete(target.realPath);
   return entry;
 }

@@ -1,7 +1,6 @@
 // Read of a text file too big to hold whole: scanned once at constant memory through the confined
 // descriptor (a sparse line index, cached per file version), then only the lines shown are read.
 import { createHash } from 'node:crypto';
-import type fs from 'node:fs';
 import { ToolError } from '../errors.js';
 import { largeFileMark, type ConfinedFile } from '../fs/confined-read.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -9,23 +8,18 @@ import type { FileIdentity, ScannedFile } from '../text/line-index-cache.js';
 import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { ReadDeps } from './read-record.js';
-import { numberedBody, renderTextRead, truncatedBody } from './read-text.js';
+import { numberedBody, renderTextRead, truncatedBody, type TextReadRequest } from './read-text.js';
 
 /** Bytes read at a time while showing lines; a longer line is streamed on its own. */
 const WINDOW = 64 * 1024;
 /** Bytes read at a time through one very long line. */
 const LONG_CHUNK = 1024 * 1024;
 
-export interface StreamedReadRequest {
-  display: string;
-  realPath: string;
+export interface StreamedReadRequest extends Omit<TextReadRequest, 'bytes' | 'mtimeMs'> {
   /** Open, a regular file; the caller closes it. */
   file: ConfinedFile;
   /** Its first bytes (the sniffed head), at least 3 or the whole file. */
   head: Uint8Array;
-  offset: number | undefined;
-  limit: number | undefined;
-  notices: string[];
   /**
    * Hash the bytes (the file can be edited: the session records its digest) or not (over
    * maxEditBytes: recorded by size, mtime and inode, as the change tracker compares it).
@@ -42,7 +36,8 @@ class ChangedWhileReading extends Error {}
  */
 export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Promise<ToolOutput> {
   const stat = req.file.stat;
-  const id = identityOf(stat);
+  const { dev, ino, size, mtimeMs, ctimeMs } = stat;
+  const id: FileIdentity = { dev, ino, size, mtimeMs, ctimeMs };
   const cache = deps.lineIndexes;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -57,12 +52,8 @@ export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Pr
       const lines = streamedLines(req.file, index, deps.config.read.maxLineChars);
       return await renderTextRead(
         {
-          display: req.display,
-          realPath: req.realPath,
+          ...req,
           mtimeMs: stat.mtimeMs,
-          offset: req.offset,
-          limit: req.limit,
-          notices: req.notices,
           described: {
             encoding: index.encoding === 'latin1' ? 'latin1' : 'utf-8',
             bom: index.bodyStart > 0,
@@ -89,10 +80,6 @@ export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Pr
       }
     }
   }
-}
-
-function identityOf(stat: fs.Stats): FileIdentity {
-  return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
 }
 
 /**

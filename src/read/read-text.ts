@@ -73,9 +73,8 @@ export async function renderTextRead(t: TextLines, deps: ReadDeps): Promise<Tool
   const { display, total } = t;
   const start = Math.max(1, t.offset ?? 1);
   const base = { file_path: display, ...t.described, total_lines: total };
-  const view = { ...t.view, mtimeMs: t.mtimeMs, total, offset: t.offset, limit: t.limit };
   const record = (shown: LineRange[], ranged: boolean) =>
-    recordRead(deps.session, t.realPath, { ...view, shown, ranged });
+    recordRead(deps.session, t, { ...t.view, total, shown, ranged });
   const notices = [...t.notices];
   if (!t.lossless) {
     notices.push(

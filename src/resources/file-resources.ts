@@ -87,7 +87,7 @@ async function readResource(deps: ToolDeps, uri: string): Promise<ReadResourceRe
 export function registerFileResources(server: McpServer, deps: ToolDeps, changes: ChangeTracker): void {
   const list = async (): Promise<{ resources: Resource[] }> => {
     const resources: Resource[] = [];
-    for (const file of deps.session.files.keys().sort()) {
+    for (const file of [...deps.session.files.keys()].sort()) {
       const allowed = await deps.session.policy.authorizeRead(file).then(
         (t) => t.realPath === file,
         () => false,

@@ -34,16 +34,14 @@ export interface FileStateStoreOptions {
 /**
  * Per-session record keyed by absolute real path. Bounded by entry count and content size; an
  * evicted entry means "not read". A file too big for the content budget keeps its hash, not its text.
+ * `peek` looks at an entry without refreshing its recency (the watcher looks at entries, it does not use them).
  */
-export class FileStateStore {
-  readonly #cache: LRUCache<string, FileState>;
+export class FileStateStore extends LRUCache<string, FileState> {
   readonly #maxContent: number;
   readonly #onSet: ((path: string) => void) | undefined;
 
   constructor(opts: FileStateStoreOptions) {
-    this.#onSet = opts.onSet;
-    this.#maxContent = Math.floor(opts.maxBytes / 4);
-    this.#cache = new LRUCache<string, FileState>({
+    super({
       max: opts.maxEntries,
       maxSize: opts.maxBytes,
       sizeCalculation: (e) => 1 + (e.content?.length ?? 0),
@@ -51,40 +49,15 @@ export class FileStateStore {
         if (reason !== 'set') opts.onRemove?.(key);
       },
     });
+    this.#maxContent = Math.floor(opts.maxBytes / 4);
+    this.#onSet = opts.onSet;
   }
 
-  get(path: string): FileState | undefined {
-    return this.#cache.get(path);
-  }
-
-  set(path: string, state: FileState): void {
+  override set(path: string, state: FileState | undefined): this {
+    if (state === undefined) return super.set(path, state);
     const content = state.content !== undefined && state.content.length > this.#maxContent ? undefined : state.content;
-    this.#cache.set(path, { ...state, content });
-    if (this.#onSet && this.#cache.has(path)) this.#onSet(path);
-  }
-
-  /** The entry without refreshing its recency: the watcher looks at entries, it does not use them. */
-  peek(path: string): FileState | undefined {
-    return this.#cache.peek(path);
-  }
-
-  delete(path: string): void {
-    this.#cache.delete(path);
-  }
-
-  has(path: string): boolean {
-    return this.#cache.has(path);
-  }
-
-  keys(): string[] {
-    return [...this.#cache.keys()];
-  }
-
-  get size(): number {
-    return this.#cache.size;
-  }
-
-  clear(): void {
-    this.#cache.clear();
+    super.set(path, { ...state, content });
+    if (this.#onSet && this.has(path)) this.#onSet(path);
+    return this;
   }
 }

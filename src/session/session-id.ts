@@ -11,12 +11,6 @@ export function newSessionId(instance: string): string {
   return `${instance}.${randomUUID()}`;
 }
 
-/** The instance a session id names, or undefined for an id without one (written before instance ids). */
-export function instanceOfSession(id: string): string | undefined {
-  const dot = id.indexOf('.');
-  return dot > 0 ? id.slice(0, dot) : undefined;
-}
-
 /** The id as logs and history listings show it: the instance and the first 8 characters of the random part. */
 export function shortSessionId(id: string): string {
   const dot = id.indexOf('.');

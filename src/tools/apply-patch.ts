@@ -8,19 +8,16 @@ import type { ResolvedPath } from '../policy/path-policy.js';
 import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
 import { OUTSIDE_WRITE, PatchHunk, TEXT_FACTS } from './output-schema.js';
-import { writeProgress, type ProgressContext } from './progress.js';
+import { writeProgress, type ToolCallExtra } from './progress.js';
 import type { FileToolDeps } from './tool-deps.js';
-import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, flag } from './strict-input.js';
 
 export const ApplyPatchInput = z.strictObject({
   patch: z
     .string()
     .describe("The patch: Codex's apply_patch format ('*** Begin Patch' … '*** End Patch') or a unified diff"),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Check the whole patch and return what it would change, without writing (default false)'),
+  dry_run: flag('Check the whole patch and return what it would change, without writing (default false)'),
 });
-export type ApplyPatchInput = z.input<typeof ApplyPatchInput>;
 
 export const APPLY_PATCH_DESCRIPTION = `Applies a patch that changes one or more files, as one change: every file is written, or none is.
 
@@ -66,8 +63,11 @@ export const ApplyPatchOutput = z.strictObject({
  * @throws ToolError INVALID_INPUT (parse errors, naming the patch line), TOO_LARGE, PATH_DENIED, and what the plan
  *   and the pipeline throw (DESIGN §3).
  */
-export async function applyPatch(raw: ApplyPatchInput, deps: FileToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
-  const input = parseToolInput(ApplyPatchInput, raw);
+export async function applyPatch(
+  input: z.output<typeof ApplyPatchInput>,
+  deps: FileToolDeps,
+  ctx?: ToolCallExtra,
+): Promise<ToolOutput> {
   const max = deps.config.maxEditBytes;
   if (input.patch.length > max) {
     throw new ToolError(
@@ -85,9 +85,7 @@ export async function applyPatch(raw: ApplyPatchInput, deps: FileToolDeps, ctx?:
       throw new ToolError(
         'INVALID_INPUT',
         `${p} and ${before} are the same file: put all changes to it in one operation.`,
-        {
-          path: p,
-        },
+        { path: p },
       );
     }
     byReal.set(target.realPath, p);
@@ -123,5 +121,5 @@ export const APPLY_PATCH_TOOL = defineTool({
   input: ApplyPatchInput,
   output: [ApplyPatchOutput],
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  run: (input, deps, extra) => applyPatch(input, deps, extra),
+  run: applyPatch,
 });

@@ -2,7 +2,7 @@
 import type { ToolOutput } from '../tool-output.js';
 import type { WriteEvent } from '../write/write-event.js';
 import type { WriteRequest } from '../write/write-pipeline.js';
-import { writeProgress, type ProgressContext } from './progress.js';
+import { writeProgress, type ToolCallExtra } from './progress.js';
 import type { FileToolDeps } from './tool-deps.js';
 
 /**
@@ -17,7 +17,7 @@ export async function authorizedWrite(
   filePath: string,
   dryRun: boolean,
   plan: WriteRequest['plan'],
-  ctx?: ProgressContext,
+  ctx?: ToolCallExtra,
 ): Promise<ToolOutput> {
   const target = await deps.session.policy.authorizeWrite(filePath, deps.session.confirm);
   return deps.writes.run({

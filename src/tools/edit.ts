@@ -7,20 +7,16 @@ import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
-import type { ProgressContext } from './progress.js';
+import type { ToolCallExtra } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
+import { parseToolInput, defineTool, flag } from './strict-input.js';
 
 export const EditInput = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with (must be different from old_string)'),
-  replace_all: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Replace all occurrences of old_string (default false)'),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Validate and return the patch without writing (default false)'),
+  replace_all: flag('Replace all occurrences of old_string (default false)'),
+  dry_run: flag('Validate and return the patch without writing (default false)'),
 });
 export type EditInput = z.input<typeof EditInput>;
 
@@ -48,19 +44,19 @@ export const EditOutput = z.strictObject({
   ...OUTSIDE_WRITE,
 });
 
-/** The retry rule's key: a digest of the inputs (an old_string may be 50 MB; the session keeps 64 hex digits). */
-const inputKey = (spec: EditSpec) =>
-  digestTexts(['Edit', spec.old_string, spec.new_string, String(spec.replace_all ?? false)]);
+/** The retry rule's key: a digest of every edit's inputs (an old_string may be 50 MB; the session keeps 64 hex digits). */
+export const retryKey = (tool: 'Edit' | 'MultiEdit', specs: readonly EditSpec[]) =>
+  digestTexts([tool, ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
 
 /** Edit as a plain function: policy → the one write pipeline. Throws ToolError (DESIGN §3 codes). */
-export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
+export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ToolCallExtra): Promise<ToolOutput> {
   const input = parseToolInput(EditInput, raw);
   const spec = normalizeEditSpec(
     { old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all },
     input.file_path,
   );
   if (spec.old_string === spec.new_string) throw new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE);
-  const key = await inputKey(spec);
+  const key = await retryKey('Edit', [spec]);
   return authorizedWrite(
     deps,
     'Edit',
@@ -78,5 +74,5 @@ export const EDIT_TOOL = defineTool({
   input: EditInput,
   output: [EditOutput],
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  run: (input, deps, extra) => edit(input, deps, extra),
+  run: edit,
 });

@@ -5,10 +5,11 @@ import { splitGlobPattern } from '../search/glob-filter.js';
 import type { GlobResult } from '../search/search-job.js';
 import { resolveTargets } from '../search/search-targets.js';
 import type { ToolOutput } from '../tool-output.js';
-import { runSearch, type SearchCallContext } from './search-call.js';
+import type { ToolCallExtra } from './progress.js';
+import { runSearch } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, optionalFlag } from './strict-input.js';
 
 export const GlobInput = z.strictObject({
   pattern: z.string().min(1).describe('The glob pattern to match files against (e.g. "**/*.ts", "src/**/*.{js,jsx}")'),
@@ -18,11 +19,9 @@ export const GlobInput = z.strictObject({
     .describe(
       'The directory to search in. If not specified, every allowed root is searched. IMPORTANT: Omit this field to use the default. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.',
     ),
-  include_ignored: semanticBoolean(z.boolean())
-    .optional()
-    .describe(
-      'Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.',
-    ),
+  include_ignored: optionalFlag(
+    'Also match files that .gitignore, .ignore or .git/info/exclude ignore, and files in .git/. Default false.',
+  ),
 });
 export type GlobInput = z.infer<typeof GlobInput>;
 
@@ -43,7 +42,7 @@ export const GlobOutput = z.strictObject({
 const TRUNCATED = '(Results are truncated. Consider using a more specific path or pattern.)';
 
 /** Lists matching files, newest first, capped at config.search.globLimit. */
-export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
+export async function glob(input: GlobInput, deps: ToolDeps, ctx?: ToolCallExtra): Promise<ToolOutput> {
   const started = performance.now();
   const policy = deps.session.policy;
   const bases = await resolveTargets(input.path, policy, { tool: 'Glob', directoriesOnly: true });
@@ -55,32 +54,26 @@ export async function glob(input: GlobInput, deps: ToolDeps, ctx?: SearchCallCon
     const dir = split.dir === split.base ? split.base : await existingDir(split.dir, deps);
     if (dir !== undefined) dirs.add(dir);
   }
-  const globText = splits[0]!.glob;
-  const result = await runSearch(
-    deps.workers,
-    {
-      kind: 'glob',
-      dirs: [...dirs],
-      glob: globText,
-      limit: deps.config.search.globLimit,
-      includeIgnored: input.include_ignored ?? false,
-      rules: policy.walkRules(),
-    },
-    ctx,
-  );
-  if (result === 'cancelled') return { text: 'Glob was cancelled.', structured: { cancelled: true } };
-  const { files, total } = result as GlobResult;
-  const truncated = total > files.length;
-  const text = files.length === 0 ? 'No files found' : [...files, ...(truncated ? [TRUNCATED] : [])].join('\n');
-  return {
-    text,
-    structured: {
-      filenames: files,
-      numFiles: files.length,
-      truncated,
-      durationMs: Math.round(performance.now() - started),
-    },
+  const job = {
+    kind: 'glob' as const,
+    dirs: [...dirs],
+    glob: splits[0]!.glob,
+    limit: deps.config.search.globLimit,
+    includeIgnored: input.include_ignored ?? false,
+    rules: policy.walkRules(),
   };
+  return runSearch('Glob', deps.workers, job, ctx, ({ files, total }: GlobResult) => {
+    const truncated = total > files.length;
+    return {
+      text: files.length === 0 ? 'No files found' : [...files, ...(truncated ? [TRUNCATED] : [])].join('\n'),
+      structured: {
+        filenames: files,
+        numFiles: files.length,
+        truncated,
+        durationMs: Math.round(performance.now() - started),
+      },
+    };
+  });
 }
 
 /** The real path of a pattern's directory prefix when it exists and the policy allows it; PATH_DENIED propagates. */
@@ -97,5 +90,5 @@ export const GLOB_TOOL = defineTool({
   input: GlobInput,
   output: [GlobOutput, CancelledOutput],
   annotations: { readOnlyHint: true, openWorldHint: false },
-  run: (input, deps, extra) => glob(input, deps, extra),
+  run: glob,
 });

@@ -7,12 +7,17 @@ import { formatGrepText } from '../search/grep-text.js';
 import type { GrepMode, GrepResult } from '../search/search-job.js';
 import { resolveTargets } from '../search/search-targets.js';
 import type { ToolOutput } from '../tool-output.js';
-import { runSearch, type SearchCallContext } from './search-call.js';
+import type { ToolCallExtra } from './progress.js';
+import { runSearch } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { defineTool, semanticBoolean, semanticNumber } from './strict-input.js';
+import { defineTool, semanticNumber, optionalFlag } from './strict-input.js';
 
 const count = semanticNumber(z.number().int().min(0));
+const contextLines = (flag: string, where: string) =>
+  count
+    .optional()
+    .describe(`Number of lines to show ${where} (rg ${flag}). Requires output_mode: "content", ignored otherwise.`);
 
 export const GrepInput = z.strictObject({
   pattern: z
@@ -35,28 +40,16 @@ export const GrepInput = z.strictObject({
     .describe(
       'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
     ),
-  '-B': count
-    .optional()
-    .describe('Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'),
-  '-A': count
-    .optional()
-    .describe('Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'),
-  '-C': count
-    .optional()
-    .describe(
-      'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.',
-    ),
-  '-n': semanticBoolean(z.boolean())
-    .optional()
-    .describe(
-      'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.',
-    ),
-  '-i': semanticBoolean(z.boolean()).optional().describe('Case insensitive search (rg -i)'),
-  multiline: semanticBoolean(z.boolean())
-    .optional()
-    .describe(
-      'Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.',
-    ),
+  '-B': contextLines('-B', 'before each match'),
+  '-A': contextLines('-A', 'after each match'),
+  '-C': contextLines('-C', 'before and after each match'),
+  '-n': optionalFlag(
+    'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.',
+  ),
+  '-i': optionalFlag('Case insensitive search (rg -i)'),
+  multiline: optionalFlag(
+    'Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.',
+  ),
   head_limit: count
     .optional()
     .describe(
@@ -67,9 +60,9 @@ export const GrepInput = z.strictObject({
     .describe(
       'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.',
     ),
-  include_ignored: semanticBoolean(z.boolean())
-    .optional()
-    .describe('Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+  include_ignored: optionalFlag(
+    'Also search files that .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.',
+  ),
 });
 export type GrepInput = z.infer<typeof GrepInput>;
 
@@ -105,7 +98,7 @@ export const GrepOutput = z.strictObject({
 });
 
 /** Searches file contents; the page and its footer follow Claude Code's Grep. */
-export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
+export async function grep(input: GrepInput, deps: ToolDeps, ctx?: ToolCallExtra): Promise<ToolOutput> {
   const started = performance.now();
   const cfg = deps.config.search;
   const mode: GrepMode = input.output_mode ?? 'files_with_matches';
@@ -120,31 +113,25 @@ export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallCon
   const context = mode === 'content' ? (input['-C'] ?? 0) : 0;
   const headLimit = input.head_limit ?? cfg.headLimit;
   const offset = input.offset ?? 0;
-  const result = await runSearch(
-    deps.workers,
-    {
-      kind: 'grep',
-      targets,
-      pattern,
-      globs: input.glob === undefined ? [] : splitGlobs(input.glob),
-      typeGlobs,
-      mode,
-      before: mode === 'content' ? (input['-B'] ?? context) : 0,
-      after: mode === 'content' ? (input['-A'] ?? context) : 0,
-      lineNumbers: input['-n'] ?? true,
-      headLimit,
-      offset,
-      maxFileBytes: cfg.maxFileBytes,
-      maxLineChars: cfg.maxLineChars,
-      budgetBytes: cfg.outputBudgetBytes,
-      includeIgnored: input.include_ignored ?? false,
-      rules: policy.walkRules(),
-    },
-    ctx,
-  );
-  if (result === 'cancelled') return { text: 'Grep was cancelled.', structured: { cancelled: true } };
-  const r = result as GrepResult;
-  return {
+  const job = {
+    kind: 'grep' as const,
+    targets,
+    pattern,
+    globs: input.glob === undefined ? [] : splitGlobs(input.glob),
+    typeGlobs,
+    mode,
+    before: mode === 'content' ? (input['-B'] ?? context) : 0,
+    after: mode === 'content' ? (input['-A'] ?? context) : 0,
+    lineNumbers: input['-n'] ?? true,
+    headLimit,
+    offset,
+    maxFileBytes: cfg.maxFileBytes,
+    maxLineChars: cfg.maxLineChars,
+    budgetBytes: cfg.outputBudgetBytes,
+    includeIgnored: input.include_ignored ?? false,
+    rules: policy.walkRules(),
+  };
+  return runSearch('Grep', deps.workers, job, ctx, (r: GrepResult) => ({
     text: formatGrepText(r, { headLimit, maxFileBytes: cfg.maxFileBytes }),
     structured: {
       mode,
@@ -161,7 +148,7 @@ export async function grep(input: GrepInput, deps: ToolDeps, ctx?: SearchCallCon
       skipped: r.skipped,
       durationMs: Math.round(performance.now() - started),
     },
-  };
+  }));
 }
 
 /** "path:N" → "path" (the count is after the last colon; paths may hold colons). */
@@ -176,5 +163,5 @@ export const GREP_TOOL = defineTool({
   input: GrepInput,
   output: [GrepOutput, CancelledOutput],
   annotations: { readOnlyHint: true, openWorldHint: false },
-  run: (input, deps, extra) => grep(input, deps, extra),
+  run: grep,
 });

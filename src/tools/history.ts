@@ -9,14 +9,13 @@ import { ToolError } from '../errors.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH } from './output-schema.js';
-import type { ProgressContext } from './progress.js';
+import type { ToolCallExtra } from './progress.js';
 import type { FileToolDeps } from './tool-deps.js';
-import { parseToolInput, defineTool, semanticBoolean, semanticNumber } from './strict-input.js';
+import { parseToolInput, defineTool, semanticNumber, flag } from './strict-input.js';
 
 export const FileHistoryInput = z.strictObject({
   file_path: z.string().describe('The absolute path of the file whose recorded versions to list'),
 });
-export type FileHistoryInput = z.input<typeof FileHistoryInput>;
 
 export const RestoreFileInput = z.strictObject({
   file_path: z.string().optional().describe('The absolute path of the file to restore (with version)'),
@@ -29,12 +28,8 @@ export const RestoreFileInput = z.strictObject({
     .describe(
       "Instead of file_path and version: a change id (ApplyPatch's change_id, or a version's change in FileHistory) to undo on every file it wrote",
     ),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Return the diff the restore would make without writing (default false)'),
-  force: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Restore even though the file changed outside editguard since its last recorded version (default false)'),
+  dry_run: flag('Return the diff the restore would make without writing (default false)'),
+  force: flag('Restore even though the file changed outside editguard since its last recorded version (default false)'),
 });
 export type RestoreFileInput = z.input<typeof RestoreFileInput>;
 
@@ -108,15 +103,6 @@ export const RestoreChangeOutput = z.strictObject({
   ...OUTSIDE_WRITE,
 });
 
-/** FileHistory as a plain function: strict input → the history engine. @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND. */
-export function fileHistory(
-  raw: FileHistoryInput,
-  deps: FileToolDeps,
-  history: HistoryStore | undefined,
-): Promise<ToolOutput> {
-  return fileHistoryView(parseToolInput(FileHistoryInput, raw), deps, history);
-}
-
 /**
  * RestoreFile as a plain function: through the one write pipeline (tool 'RestoreFile').
  * @throws ToolError PATH_DENIED, INVALID_PATH, HISTORY_NOT_FOUND (unknown file or version, or a
@@ -126,7 +112,7 @@ export async function restoreFile(
   raw: RestoreFileInput,
   deps: FileToolDeps,
   history: HistoryStore | undefined,
-  ctx?: ProgressContext,
+  ctx?: ToolCallExtra,
 ): Promise<ToolOutput> {
   const parsed = parseToolInput(RestoreFileInput, raw);
   const store = requireStore(history);
@@ -168,7 +154,7 @@ export const FILE_HISTORY_TOOL = defineTool({
   input: FileHistoryInput,
   output: [FileHistoryOutput],
   annotations: { readOnlyHint: true, openWorldHint: false },
-  run: (input, deps) => fileHistory(input, deps, deps.history),
+  run: (input, deps) => fileHistoryView(input, deps, deps.history),
 });
 
 export const RESTORE_FILE_TOOL = defineTool({

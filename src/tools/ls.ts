@@ -5,10 +5,11 @@ import { lsTruncatedNote, renderLsTree } from '../search/ls-tree.js';
 import type { LsResult } from '../search/search-job.js';
 import { resolveTargets } from '../search/search-targets.js';
 import type { ToolOutput } from '../tool-output.js';
-import { runSearch, type SearchCallContext } from './search-call.js';
+import type { ToolCallExtra } from './progress.js';
+import { runSearch } from './search-call.js';
 import type { ToolDeps } from './tool-deps.js';
 import { CancelledOutput } from './output-schema.js';
-import { defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, optionalFlag } from './strict-input.js';
 
 export const LsInput = z.strictObject({
   path: z
@@ -21,9 +22,9 @@ export const LsInput = z.strictObject({
     .array(z.string())
     .optional()
     .describe('List of glob patterns to ignore (a pattern without "/" matches entry names)'),
-  include_ignored: semanticBoolean(z.boolean())
-    .optional()
-    .describe('Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.'),
+  include_ignored: optionalFlag(
+    'Also list what .gitignore, .ignore or .git/info/exclude ignore, and .git/. Default false.',
+  ),
 });
 export type LsInput = z.infer<typeof LsInput>;
 
@@ -39,39 +40,34 @@ export const LsOutput = z.strictObject({
 });
 
 /** Lists one directory, or every root when `path` is omitted. */
-export async function ls(input: LsInput, deps: ToolDeps, ctx?: SearchCallContext): Promise<ToolOutput> {
+export async function ls(input: LsInput, deps: ToolDeps, ctx?: ToolCallExtra): Promise<ToolOutput> {
   const policy = deps.session.policy;
   const targets = await resolveTargets(input.path, policy, { tool: 'LS', directoriesOnly: true });
   const limit = deps.config.search.lsLimit;
-  const result = await runSearch(
-    deps.workers,
-    {
-      kind: 'ls',
-      dirs: targets.map((t) => t.path),
-      ignore: input.ignore ?? [],
-      limit,
-      includeIgnored: input.include_ignored ?? false,
-      rules: policy.walkRules(),
-    },
-    ctx,
-  );
-  if (result === 'cancelled') return { text: 'LS was cancelled.', structured: { cancelled: true } };
-  const { trees, total, truncated } = result as LsResult;
-  const lines = trees.flatMap(renderLsTree);
-  const head =
-    input.path === undefined
-      ? [`Allowed roots (every file tool works only inside these): ${policy.roots.join(', ')}`, '']
-      : [];
-  const note = truncated ? [lsTruncatedNote(limit), ''] : [];
-  return {
-    text: [...head, ...note, ...lines].join('\n'),
-    structured: {
-      ...(input.path === undefined ? { roots: [...policy.roots] } : { path: targets[0]!.path }),
-      entries: trees.flatMap((t) => t.entries.map((e) => ({ path: path.join(t.dir, e.rel), type: e.type }))),
-      numEntries: total,
-      truncated,
-    },
+  const job = {
+    kind: 'ls' as const,
+    dirs: targets.map((t) => t.path),
+    ignore: input.ignore ?? [],
+    limit,
+    includeIgnored: input.include_ignored ?? false,
+    rules: policy.walkRules(),
   };
+  return runSearch('LS', deps.workers, job, ctx, ({ trees, total, truncated }: LsResult) => {
+    const head =
+      input.path === undefined
+        ? [`Allowed roots (every file tool works only inside these): ${policy.roots.join(', ')}`, '']
+        : [];
+    const note = truncated ? [lsTruncatedNote(limit), ''] : [];
+    return {
+      text: [...head, ...note, ...trees.flatMap(renderLsTree)].join('\n'),
+      structured: {
+        ...(input.path === undefined ? { roots: [...policy.roots] } : { path: targets[0]!.path }),
+        entries: trees.flatMap((t) => t.entries.map((e) => ({ path: path.join(t.dir, e.rel), type: e.type }))),
+        numEntries: total,
+        truncated,
+      },
+    };
+  });
 }
 
 export const LS_TOOL = defineTool({
@@ -81,5 +77,5 @@ export const LS_TOOL = defineTool({
   input: LsInput,
   output: [LsOutput, CancelledOutput],
   annotations: { readOnlyHint: true, openWorldHint: false },
-  run: (input, deps, extra) => ls(input, deps, extra),
+  run: ls,
 });

@@ -1,13 +1,13 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
 import { z } from 'zod';
 import { checkEditList, planMultiEdit } from '../edit/multi-edit-plan.js';
-import { digestTexts } from '../fs/digest.js';
-import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
+import { normalizeEditSpec } from '../text/apply.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
+import { retryKey } from './edit.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
-import type { ProgressContext } from './progress.js';
-import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
+import type { ToolCallExtra } from './progress.js';
+import { defineTool, flag } from './strict-input.js';
 import type { ToolDeps } from './tool-deps.js';
 
 /**
@@ -19,9 +19,7 @@ export const MAX_EDITS = 100;
 const EditItem = z.strictObject({
   old_string: z.string().describe('The text to replace'),
   new_string: z.string().describe('The text to replace it with'),
-  replace_all: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Replace all occurrences of old_string (default false)'),
+  replace_all: flag('Replace all occurrences of old_string (default false)'),
 });
 
 export const MultiEditInput = z.strictObject({
@@ -31,11 +29,8 @@ export const MultiEditInput = z.strictObject({
     .min(1)
     .max(MAX_EDITS)
     .describe(`Edits to apply in order; each one sees the result of the previous ones (at most ${MAX_EDITS})`),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Validate and return the patch without writing (default false)'),
+  dry_run: flag('Validate and return the patch without writing (default false)'),
 });
-export type MultiEditInput = z.input<typeof MultiEditInput>;
 
 export const MULTI_EDIT_DESCRIPTION = `Makes several exact string replacements in one text file, all or nothing, in one write. Prefer it to a series of Edit calls on the same file.
 
@@ -73,18 +68,14 @@ export const MultiEditOutput = z.strictObject({
 });
 
 /** MultiEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
-export async function multiEdit(raw: MultiEditInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
-  return runMultiEdit(parseToolInput(MultiEditInput, raw), deps, ctx);
-}
-
-async function runMultiEdit(
+export async function multiEdit(
   input: z.output<typeof MultiEditInput>,
   deps: ToolDeps,
-  ctx?: ProgressContext,
+  ctx?: ToolCallExtra,
 ): Promise<ToolOutput> {
   const specs = input.edits.map((e) => normalizeEditSpec({ ...e }, input.file_path));
   checkEditList(specs);
-  const key = await inputKey(specs);
+  const key = await retryKey('MultiEdit', specs);
   return authorizedWrite(
     deps,
     'MultiEdit',
@@ -95,10 +86,6 @@ async function runMultiEdit(
   );
 }
 
-/** The retry rule's key: a digest of every edit's inputs. */
-const inputKey = (specs: readonly EditSpec[]) =>
-  digestTexts(['MultiEdit', ...specs.flatMap((s) => [s.old_string, s.new_string, String(s.replace_all ?? false)])]);
-
 export const MULTI_EDIT_TOOL = defineTool({
   name: 'MultiEdit',
   title: 'Edit file (several replacements, all or nothing)',
@@ -106,5 +93,5 @@ export const MULTI_EDIT_TOOL = defineTool({
   input: MultiEditInput,
   output: [MultiEditOutput],
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  run: (input, deps, extra) => runMultiEdit(input, deps, extra),
+  run: multiEdit,
 });

@@ -3,14 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { planNotebookEdit } from '../edit/notebook-edit-plan.js';
 import { ToolError } from '../errors.js';
-import type { EditMode } from '../notebook/edit-notebook.js';
+import { checkEditRequest, type EditMode } from '../notebook/edit-notebook.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
-import type { ProgressContext } from './progress.js';
+import type { ToolCallExtra } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
+import { defineTool, flag } from './strict-input.js';
 
 export const NotebookEditInput = z.strictObject({
   notebook_path: z.string().describe('The absolute path to the Jupyter notebook file to edit (.ipynb)'),
@@ -29,9 +29,8 @@ export const NotebookEditInput = z.strictObject({
     .enum(['replace', 'insert', 'delete'])
     .optional()
     .describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
-  dry_run: semanticBoolean(z.boolean()).default(false).describe('Validate and report without writing (default false)'),
+  dry_run: flag('Validate and report without writing (default false)'),
 });
-export type NotebookEditInput = z.input<typeof NotebookEditInput>;
 
 export const NOTEBOOK_EDIT_DESCRIPTION = `Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). Use it instead of Edit or Write for notebooks.
 
@@ -66,16 +65,14 @@ export const NotebookEditOutput = z.strictObject({
 });
 
 /** A cell id as Jupyter makes them (uuid4().hex[:8]). */
-export const randomCellId = (): string => randomBytes(4).toString('hex');
+const randomCellId = (): string => randomBytes(4).toString('hex');
 
 /** NotebookEdit as a plain function: input checks → policy → the one write pipeline. Throws ToolError (DESIGN §3). */
 export async function notebookEdit(
-  raw: NotebookEditInput,
+  input: z.output<typeof NotebookEditInput>,
   deps: ToolDeps,
-  newId: () => string = randomCellId,
-  ctx?: ProgressContext,
+  ctx?: ToolCallExtra,
 ): Promise<ToolOutput> {
-  const input = parseToolInput(NotebookEditInput, raw);
   if (!isNotebookPath(input.notebook_path)) {
     throw new ToolError(
       'INVALID_INPUT',
@@ -84,23 +81,13 @@ export async function notebookEdit(
     );
   }
   const mode: EditMode = input.edit_mode ?? 'replace';
-  if (mode === 'insert' && input.cell_type === undefined)
-    throw new ToolError(
-      'INVALID_INPUT',
-      'Cell type is required when using edit_mode=insert. Pass cell_type "code" or "markdown".',
-    );
-  if (mode !== 'insert' && input.cell_id === undefined) {
-    throw new ToolError(
-      'INVALID_INPUT',
-      'Cell ID must be specified when not inserting a new cell. Pass cell_id: an id shown by Read, or cell-N (0-based).',
-    );
-  }
+  checkEditRequest({ mode, cellId: input.cell_id, cellType: input.cell_type });
   return authorizedWrite(
     deps,
     'NotebookEdit',
     input.notebook_path,
     input.dry_run,
-    (current, plan) => planNotebookEdit(current, plan, input, mode, deps, newId),
+    (current, plan) => planNotebookEdit(current, plan, input, mode, deps, randomCellId),
     ctx,
   );
 }
@@ -112,5 +99,5 @@ export const NOTEBOOK_EDIT_TOOL = defineTool({
   input: NotebookEditInput,
   output: [NotebookEditOutput],
   annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  run: (input, deps, extra) => notebookEdit(input, deps, randomCellId, extra),
+  run: notebookEdit,
 });

@@ -70,41 +70,40 @@ export function outputUnion(variants: OutputVariants) {
   return z.union([first!, ...rest, ErrorOutput]);
 }
 
+/** A zod schema as the JSON Schema clients see: draft 7, without `$schema`. */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, target: 'draft-7' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
 /**
  * The outputSchema clients see: `type: object` (MCP requires it) with the successes and the error
  * shape as alternatives (anyOf). The SDK's client validates every result against it, errors included.
  */
 export function publishedOutputSchema(variants: OutputVariants): Record<string, unknown> {
-  const json = withoutSafeIntegerBounds(
-    z.toJSONSchema(outputUnion(variants), { io: 'output', target: 'draft-7' }),
-  ) as Record<string, unknown>;
-  delete json.$schema;
+  // zod bounds every integer by ±(2^53 − 1); said on every count, it is a third of the schema and tells no one anything.
+  const unbounded = (k: string, v: unknown) =>
+    (k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)
+      ? undefined
+      : v;
+  const json = JSON.parse(JSON.stringify(jsonSchemaOf(outputUnion(variants), 'output'), unbounded)) as object;
   return { type: 'object', ...json };
 }
 
-/** zod bounds every integer by ±(2^53 − 1); said on every count, it is a third of the schema and tells no one anything. */
-function withoutSafeIntegerBounds(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
-  if (node === null || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER))
-      continue;
-    out[k] = withoutSafeIntegerBounds(v);
-  }
-  return out;
-}
+// Built once per tool schema, not once per session: generating the JSON Schemas of every tool took
+// ~100 ms of a loaded machine at each new HTTP session, holding up every other session meanwhile.
+const wireSchemas = new WeakMap<object, z.ZodObject>();
 
 /**
- * The schema handed to the SDK: it publishes `publishedOutputSchema(variants)` and accepts any object.
- * The SDK's own server-side check runs after a write is committed and would turn a done write into an
- * error without structuredContent; the schema is enforced where it matters, by clients and the e2e tests.
+ * A schema handed to the SDK: it publishes `json()` (zod metadata is merged into the generated JSON
+ * Schema) but accepts any object. Inputs so reach our own parse, and a refusal is an INVALID_INPUT naming
+ * the parameter, not the SDK's generic -32602 text; outputs skip the SDK's server-side check, which runs
+ * after a write is committed and would turn a done write into an error without structuredContent (the
+ * output schema is enforced where it matters, by clients and the e2e tests).
  */
-export function wireOutputSchema(variants: OutputVariants) {
-  let wire = wireSchemas.get(variants);
-  if (!wire) wireSchemas.set(variants, (wire = z.looseObject({}).meta(publishedOutputSchema(variants))));
+export function wireSchema(key: object, json: () => Record<string, unknown>): z.ZodObject {
+  let wire = wireSchemas.get(key);
+  if (!wire) wireSchemas.set(key, (wire = z.looseObject({}).meta(json())));
   return wire;
 }
-
-// Built once per tool, not once per session (see strict-input.ts wireSchema).
-const wireSchemas = new WeakMap<OutputVariants, z.ZodObject>();

@@ -3,17 +3,19 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { WRITE_STAGES, type WriteStage } from '../write/write-pipeline.js';
 
-/** The parts of an MCP request that progress uses (the tool callback's `extra`). */
-export type ProgressContext = Pick<
+/** What a tool call uses of its MCP request (the SDK's `extra`): cancellation, progress token, notifications. */
+export type ToolCallExtra = Pick<
   RequestHandlerExtra<ServerRequest, ServerNotification>,
-  '_meta' | 'sendNotification'
+  'signal' | '_meta' | 'sendNotification'
 >;
 
-/** Sends one progress notification; a value not above the last one sent is dropped (MCP: progress increases). */
-export type SendProgress = (progress: number, message: string, total?: number) => void;
-
-/** A sender for this request, or undefined when the client sent no progress token (then nothing is sent). */
-export function progressSender(ctx: ProgressContext | undefined): SendProgress | undefined {
+/**
+ * A progress sender for this request, or undefined when the client sent no progress token; a value
+ * not above the last one sent is dropped (MCP: progress increases).
+ */
+export function progressSender(
+  ctx: ToolCallExtra | undefined,
+): ((progress: number, message: string, total?: number) => void) | undefined {
   const token = ctx?._meta?.progressToken;
   if (ctx === undefined || token === undefined) return undefined;
   let last = -Infinity;
@@ -44,7 +46,7 @@ const STAGE_TEXT: Record<WriteStage, string> = {
  * (progress 1…5 of 5; a dry run stops at 2 of 2). Undefined without a progress token.
  */
 export function writeProgress(
-  ctx: ProgressContext | undefined,
+  ctx: ToolCallExtra | undefined,
   tool: string,
   display: string,
   dryRun: boolean,

@@ -82,9 +82,8 @@ export const READ_OUTPUTS: OutputVariants = [
 ];
 
 /** Read as a plain function: strict input → the read engine. Throws ToolError (DESIGN §3 codes). */
-export async function read(raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> {
-  return readFile(parseToolInput(ReadInput, raw), deps);
-}
+export const read = (raw: ReadInput, deps: ToolDeps): Promise<ToolOutput> =>
+  readFile(parseToolInput(ReadInput, raw), deps);
 
 export const READ_TOOL = defineTool({
   name: 'Read',
@@ -93,5 +92,5 @@ export const READ_TOOL = defineTool({
   input: ReadInput,
   output: READ_OUTPUTS,
   annotations: { readOnlyHint: true, openWorldHint: false },
-  run: (input, deps) => read(input, deps),
+  run: (input, deps) => readFile(input, deps),
 });

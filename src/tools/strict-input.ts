@@ -1,17 +1,12 @@
 // Strict tool inputs (DESIGN §3): one zod object per tool, published with additionalProperties: false and parsed here, so an unknown or mistyped argument is refused before anything happens.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type {
-  CallToolResult,
-  ServerNotification,
-  ServerRequest,
-  ToolAnnotations,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { ToolOutput } from '../tool-output.js';
+import { jsonSchemaOf, publishedOutputSchema, wireSchema, type OutputVariants } from './output-schema.js';
+import type { ToolCallExtra } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { wireOutputSchema, type OutputVariants } from './output-schema.js';
 import { toToolResult, type ToolResultDecorator } from './tool-result.js';
 
 /** A tool's input: a strict zod object (nested objects strict too). */
@@ -30,6 +25,12 @@ export function semanticBoolean<T extends z.ZodType>(inner: T) {
   return z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), inner);
 }
 
+/** A boolean parameter, false unless given (semanticBoolean). */
+export const flag = (description: string) => semanticBoolean(z.boolean()).default(false).describe(description);
+
+/** A boolean parameter whose absence means the default its description states (semanticBoolean). */
+export const optionalFlag = (description: string) => semanticBoolean(z.boolean()).optional().describe(description);
+
 const NUMERIC = /^-?\d+(?:\.\d+)?$/;
 
 /** Claude Code's semanticNumber: a decimal numeric string ("10", "-1.5") is accepted for a number parameter. */
@@ -39,25 +40,8 @@ export function semanticNumber<T extends z.ZodType>(inner: T) {
 
 /** The JSON Schema clients see: the strict object's input side, additionalProperties false at every level. */
 export function publishedJsonSchema(input: StrictInput): Record<string, unknown> {
-  const json = z.toJSONSchema(input, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
+  return jsonSchemaOf(input, 'input');
 }
-
-/**
- * The schema handed to the SDK. It publishes `publishedJsonSchema(input)` (zod metadata is merged
- * into the generated JSON Schema) but accepts any object, so arguments reach our own parse and a
- * refusal is an INVALID_INPUT tool error naming the parameter, not the SDK's generic -32602 text.
- */
-export function wireSchema(input: StrictInput) {
-  let wire = wireSchemas.get(input);
-  if (!wire) wireSchemas.set(input, (wire = z.looseObject({}).meta(publishedJsonSchema(input))));
-  return wire;
-}
-
-// Built once per tool schema, not once per session: generating the JSON Schemas of every tool took
-// ~100 ms of a loaded machine at each new HTTP session, holding up every other session meanwhile.
-const wireSchemas = new WeakMap<StrictInput, z.ZodObject>();
 
 /**
  * Parses a tool's raw arguments. @throws ToolError INVALID_INPUT naming the first bad parameters
@@ -105,7 +89,7 @@ function describeIssue(input: StrictInput, issue: z.core.$ZodIssue): IssueView {
   const at = showPath(issue.path);
   switch (issue.code) {
     case 'unrecognized_keys': {
-      const valid = Object.keys(objectAt(input, issue.path)?.shape ?? {});
+      const valid = namesAt(input, issue.path);
       const key = issue.keys[0] ?? '';
       const name = at ? `${at}.${key}` : key;
       const suggestion = nearestName(key, valid);
@@ -160,27 +144,12 @@ function describeIssue(input: StrictInput, issue: z.core.$ZodIssue): IssueView {
   }
 }
 
-/** The strict object schema at `path` (through arrays, optionals, defaults and preprocessing). */
-function objectAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodObject | undefined {
-  let node: z.ZodType | undefined = schema;
-  for (const seg of path) {
-    node = unwrap(node);
-    if (node instanceof z.ZodObject && typeof seg === 'string') node = node.shape[seg] as z.ZodType | undefined;
-    else if (node instanceof z.ZodArray && typeof seg === 'number') node = node.element as z.ZodType;
-    else return undefined;
-  }
-  node = unwrap(node);
-  return node instanceof z.ZodObject ? node : undefined;
-}
-
-function unwrap(node: z.ZodType | undefined): z.ZodType | undefined {
-  for (let i = 0; i < 10 && node; i++) {
-    if (node instanceof z.ZodOptional || node instanceof z.ZodDefault || node instanceof z.ZodNullable)
-      node = node.unwrap() as z.ZodType;
-    else if (node instanceof z.ZodPipe) node = node.out as z.ZodType;
-    else break;
-  }
-  return node;
+/** The parameter names valid at `path`, read from the published JSON Schema (through arrays, optionals and coercions). */
+function namesAt(input: StrictInput, path: readonly PropertyKey[]): string[] {
+  type Node = { properties?: Record<string, Node>; items?: Node };
+  let node: Node | undefined = publishedJsonSchema(input);
+  for (const seg of path) node = typeof seg === 'number' ? node?.items : node?.properties?.[String(seg)];
+  return Object.keys(node?.properties ?? {});
 }
 
 const normalizeName = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -249,10 +218,9 @@ function clip(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
 }
 
-/** What the SDK hands a tool call besides its arguments: cancellation signal, progress token, notifications. */
-export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-export interface StrictToolSpec<S extends StrictInput> {
+/** One tool as the server registers it: wire name, metadata, schemas, and the function that answers. */
+export interface ToolDefinition<S extends StrictInput> {
+  name: string;
   /** A short human name clients show (MCP `title`). */
   title: string;
   description: string;
@@ -260,13 +228,6 @@ export interface StrictToolSpec<S extends StrictInput> {
   /** structuredContent on success: one object, or one per kind of answer; the error shape is added (output-schema.ts). */
   output: OutputVariants;
   annotations: ToolAnnotations;
-  /** Parses the raw arguments (default: parseToolInput); a tool with very long inputs parses in slices. */
-  parse?: ((raw: unknown) => Promise<z.output<S>>) | undefined;
-}
-
-/** One tool as the server registers it: wire name, metadata, schemas, and the function that answers. */
-export interface ToolDefinition<S extends StrictInput> extends StrictToolSpec<S> {
-  name: string;
   run(input: z.output<S>, deps: ToolDeps, extra: ToolCallExtra): Promise<ToolOutput>;
 }
 
@@ -276,35 +237,28 @@ export interface Tool {
   register(server: McpServer, deps: ToolDeps, decorate?: ToolResultDecorator): void;
 }
 
-/** A tool from its definition, typed by its input schema (so `run` sees the parsed input's type). */
-export function defineTool<S extends StrictInput>(tool: ToolDefinition<S>): Tool {
-  return { name: tool.name, register: (server, deps, decorate) => registerStrictTool(server, tool, deps, decorate) };
-}
-
 /**
- * Registers a tool whose arguments are parsed strictly before `run` sees them; the refusal (and any
- * ToolError `run` throws) becomes an isError result, decorated with the session's notices.
+ * A tool from its definition, typed by its input schema (so `run` sees the parsed input's type). Its
+ * arguments are parsed strictly before `run` sees them; the refusal (and any ToolError `run` throws)
+ * becomes an isError result, decorated with the session's notices.
  */
-function registerStrictTool<S extends StrictInput>(
-  server: McpServer,
-  tool: ToolDefinition<S>,
-  deps: ToolDeps,
-  decorate?: ToolResultDecorator,
-): void {
-  server.registerTool(
-    tool.name,
-    {
-      title: tool.title,
-      description: tool.description,
-      inputSchema: wireSchema(tool.input),
-      outputSchema: wireOutputSchema(tool.output),
-      annotations: { title: tool.title, ...tool.annotations },
-    },
-    (raw: unknown, extra: ToolCallExtra): Promise<CallToolResult> =>
-      toToolResult(
-        async () => tool.run(tool.parse ? await tool.parse(raw) : parseToolInput(tool.input, raw), deps, extra),
-        { tool: tool.name, log: deps.log, session: deps.session },
-        decorate,
-      ),
-  );
+export function defineTool<S extends StrictInput>(tool: ToolDefinition<S>): Tool {
+  const register = (server: McpServer, deps: ToolDeps, decorate?: ToolResultDecorator) =>
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: wireSchema(tool.input, () => publishedJsonSchema(tool.input)),
+        outputSchema: wireSchema(tool.output, () => publishedOutputSchema(tool.output)),
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      (raw: unknown, extra: ToolCallExtra) =>
+        toToolResult(
+          async () => tool.run(parseToolInput(tool.input, raw), deps, extra),
+          { tool: tool.name, log: deps.log, session: deps.session },
+          decorate,
+        ),
+    );
+  return { name: tool.name, register };
 }

@@ -10,34 +10,19 @@ export type ToolResultDecorator = (result: CallToolResult) => CallToolResult;
 
 /** Turns a ToolError (or anything else) into an isError result; never leaks a stack (it goes to `log`). */
 export function errorResult(err: unknown, log: Logger): CallToolResult {
-  const { message, structured } = boundedError(asToolError(err, log));
-  return {
-    isError: true,
-    content: [{ type: 'text', text: message }],
-    structuredContent: { error: structured },
-  };
-}
-
-export function asToolError(err: unknown, log: Logger): ToolError {
-  if (err instanceof ToolError) return err;
-  log.error('internal error', err);
-  return new ToolError('INTERNAL', MESSAGES.INTERNAL);
-}
-
-/** Who is calling, for the log: the tool's wire name and the session. */
-export interface ToolCall {
-  tool: string;
-  log: Logger;
-  session: Session;
+  if (!(err instanceof ToolError)) log.error('internal error', err);
+  const known = err instanceof ToolError ? err : new ToolError('INTERNAL', MESSAGES.INTERNAL);
+  const { message, structured } = boundedError(known);
+  return { isError: true, content: [{ type: 'text', text: message }], structuredContent: { error: structured } };
 }
 
 /**
  * Runs a tool body and adapts the outcome to an MCP result; an unexpected error becomes INTERNAL,
- * logged with the tool and the session that hit it.
+ * logged with the tool (its wire name) and the session that hit it.
  */
 export async function toToolResult(
   body: () => Promise<ToolOutput>,
-  call: ToolCall,
+  call: { tool: string; log: Logger; session: Session },
   decorate?: ToolResultDecorator,
 ): Promise<CallToolResult> {
   let result: CallToolResult;

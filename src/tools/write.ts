@@ -6,18 +6,16 @@ import { formatBytes } from '../text/format-bytes.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
 import { OUTSIDE_WRITE, PATCH, TEXT_FACTS } from './output-schema.js';
-import type { ProgressContext } from './progress.js';
+import type { ToolCallExtra } from './progress.js';
 import type { ToolDeps } from './tool-deps.js';
-import { parseToolInput, defineTool, semanticBoolean } from './strict-input.js';
+import { parseToolInput, defineTool, flag } from './strict-input.js';
 
 export const WriteInput = z.strictObject({
   file_path: z
     .string()
     .describe('The absolute path to the file to write (relative paths resolve against the first root)'),
   content: z.string().describe('The content to write to the file'),
-  dry_run: semanticBoolean(z.boolean())
-    .default(false)
-    .describe('Validate and return the patch without writing (default false)'),
+  dry_run: flag('Validate and return the patch without writing (default false)'),
 });
 export type WriteInput = z.input<typeof WriteInput>;
 
@@ -44,7 +42,7 @@ export const WriteOutput = z.strictObject({
  * Write as a plain function: size check → policy → the one write pipeline.
  * @throws ToolError TOO_LARGE, PATH_DENIED, NOT_READ, STALE, BINARY_FILE, ENCODING_UNSUPPORTED (DESIGN §3).
  */
-export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ProgressContext): Promise<ToolOutput> {
+export async function write(raw: WriteInput, deps: ToolDeps, ctx?: ToolCallExtra): Promise<ToolOutput> {
   const input = parseToolInput(WriteInput, raw);
   // Every character is one to three bytes: only content near the limit needs counting.
   const max = deps.config.maxEditBytes;
@@ -77,5 +75,5 @@ export const WRITE_TOOL = defineTool({
   input: WriteInput,
   output: [WriteOutput],
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  run: (input, deps, extra) => write(input, deps, extra),
+  run: write,
 });

@@ -22,7 +22,7 @@ describe('FileStateStore', () => {
     s.set('/b', entry('b'));
     s.get('/a');
     s.set('/c', entry('c'));
-    expect(s.keys().sort()).toEqual(['/a', '/c']);
+    expect([...s.keys()].sort()).toEqual(['/a', '/c']);
     expect(removed).toEqual(['/b']);
   });
 
