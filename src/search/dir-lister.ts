@@ -4,7 +4,8 @@ import path from 'node:path';
 import { ConfinedDir, confinementMode, SWAPPED } from '../fs/confined-dir.js';
 import { errnoCode } from '../fs/errno.js';
 import { isWithin } from '../policy/paths.js';
-import type { EntryPolicy } from './entry-policy.js';
+import type { WalkRules } from '../policy/path-policy.js';
+import { EntryPolicy } from './entry-policy.js';
 import { IGNORE_FILES, ignoredIn, ignoreLevel, stackInside, type IgnoreStack } from './ignore-rules.js';
 
 /** A directory the walk holds open while its entries are handled. */
@@ -46,16 +47,17 @@ export interface ListingStats {
 export class DirLister {
   readonly stats: ListingStats = { directories: 0, entries: 0, unreadable: 0, swapped: 0 };
   private readonly portable = confinementMode() === 'portable';
-  /** Absolute paths of the symlinks listed so far. */
-  readonly symlinks = new Set<string>();
   private readonly stacks = new Map<string, IgnoreStack>();
+  private readonly policy: EntryPolicy;
 
   constructor(
-    private readonly policy: EntryPolicy,
+    rules: WalkRules,
     private readonly includeIgnored: boolean,
     /** Called once per directory listed (progress reports; a worker's only chance to speak mid-walk). */
     private readonly onDirectory: (stats: ListingStats) => void = () => {},
-  ) {}
+  ) {
+    this.policy = new EntryPolicy(rules);
+  }
 
   /**
    * Prepares a walk of `base` (a real, authorized directory): the ignore files of its ancestors
@@ -77,11 +79,7 @@ export class DirLister {
         if (d === root) break;
       }
       for (const ancestor of chain) {
-        const level = this.readLevel(
-          withSep(ancestor),
-          IGNORE_FILES.map((name) => readSmallFile(path.join(ancestor, name))),
-          hasGitDir(ancestor),
-        );
+        const level = levelAt(withSep(ancestor), (name) => path.join(ancestor, name), true, hasGitDir(ancestor));
         if (level) stack = [...stack, level];
       }
       stack = stackInside(stack, base);
@@ -165,7 +163,6 @@ export class DirLister {
       const abs = key + entry.name;
       if (this.policy.excludes(abs, isDirectory)) continue;
       if (isDirectory) this.stacks.set(abs + path.sep, stack.length > 0 ? stackInside(stack, abs) : stack);
-      else if (isSymlink) this.symlinks.add(abs);
       kept.push(entry);
     }
     this.stats.entries += kept.length;
@@ -182,18 +179,18 @@ export class DirLister {
       // Only regular files: a symlinked ignore file could point outside the roots.
       if (entry.isFile() && (IGNORE_FILES as readonly string[]).includes(entry.name)) hasIgnoreFile = true;
     }
-    const texts = hasIgnoreFile ? IGNORE_FILES.map((name) => readSmallFile(dir.handle.path(name))) : [];
-    const exclude = gitDir ? readSmallFile(dir.handle.path(EXCLUDE_FILE), dir.handle.path('.git')) : undefined;
-    return ignoreLevel(dir.abs, [...texts, exclude]);
-  }
-
-  private readLevel(dir: string, texts: Array<string | undefined>, gitDir: boolean) {
-    const exclude = gitDir ? readSmallFile(path.join(dir, EXCLUDE_FILE), path.join(dir, '.git')) : undefined;
-    return ignoreLevel(dir, [...texts, exclude]);
+    return levelAt(dir.abs, (name) => dir.handle.path(name), hasIgnoreFile, gitDir);
   }
 }
 
-function withSep(dir: string): string {
+/** The ignore level of the directory `abs` whose files `at(name)` names: its ignore files (when `files`), then .git/info/exclude. */
+function levelAt(abs: string, at: (name: string) => string, files: boolean, gitDir: boolean) {
+  const texts = files ? IGNORE_FILES.map((name) => readSmallFile(at(name))) : [];
+  const exclude = gitDir ? readSmallFile(at(EXCLUDE_FILE), at('.git')) : undefined;
+  return ignoreLevel(abs, [...texts, exclude]);
+}
+
+export function withSep(dir: string): string {
   return dir.endsWith(path.sep) ? dir : dir + path.sep;
 }
 

@@ -1,7 +1,6 @@
 // Glob in a worker: walk, match relative paths, keep the newest `limit`.
 import fs from 'node:fs';
 import { DirLister } from './dir-lister.js';
-import { EntryPolicy } from './entry-policy.js';
 import { walkMatcher } from './glob-filter.js';
 import { NewestFirst } from './newest-first.js';
 import type { GlobJob, GlobResult, JobHooks } from './search-job.js';
@@ -9,7 +8,6 @@ import { walkFiles } from './walk.js';
 
 /** Files and symlinks under `job.dirs` whose relative path matches `job.glob`, newest first. */
 export function runGlobJob(job: GlobJob, hooks: JobHooks): GlobResult {
-  const policy = new EntryPolicy(job.rules);
   const matches = walkMatcher(job.glob);
   const newest = new NewestFirst(job.limit);
   // Nested or repeated dirs list some files twice; one dir (the common case) needs no set.
@@ -19,7 +17,7 @@ export function runGlobJob(job: GlobJob, hooks: JobHooks): GlobResult {
   let dirs = 0;
   let swapped = 0;
   for (const dir of job.dirs) {
-    const lister = new DirLister(policy, job.includeIgnored, (s) =>
+    const lister = new DirLister(job.rules, job.includeIgnored, (s) =>
       hooks.progress({ directories: dirs + s.directories, files: files + s.entries, searched: 0 }),
     );
     walkFiles(dir, lister, (d, entries) => {

@@ -1,8 +1,7 @@
 // LS in a worker: breadth first under each directory, directories first, up to the entry cap.
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { DirLister } from './dir-lister.js';
-import { EntryPolicy } from './entry-policy.js';
+import { DirLister, withSep } from './dir-lister.js';
 import { globMatcher, toPosix } from './glob-filter.js';
 import type { JobHooks, LsEntryType, LsJob, LsResult, LsTree } from './search-job.js';
 
@@ -12,7 +11,6 @@ import type { JobHooks, LsEntryType, LsJob, LsResult, LsTree } from './search-jo
  * listed directory; an ignored directory is not entered.
  */
 export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
-  const policy = new EntryPolicy(job.rules);
   const ignored = job.ignore.map((g) => ({
     anchored: g.includes('/'),
     test: globMatcher(g.startsWith('/') ? g.slice(1) : g),
@@ -25,7 +23,7 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
     const tree: LsTree = { dir, entries: [] };
     trees.push(tree);
     if (truncated) continue;
-    const lister = new DirLister(policy, job.includeIgnored, (s) =>
+    const lister = new DirLister(job.rules, job.includeIgnored, (s) =>
       hooks.progress({ directories: s.directories, files: total, searched: 0 }),
     );
     lister.seed(dir);
@@ -62,7 +60,7 @@ function listConfined(lister: DirLister, dir: string): Dirent[] {
   const handle = lister.open(dir, undefined, path.basename(dir));
   if (handle === undefined) return [];
   try {
-    const walked = { handle, abs: dir.endsWith(path.sep) ? dir : dir + path.sep, rel: '' };
+    const walked = { handle, abs: withSep(dir), rel: '' };
     const entries = lister.list(walked);
     return lister.stillThere(walked) ? entries : [];
   } finally {

@@ -1,5 +1,5 @@
 // LS's text: Claude Code's indented tree ("- /abs/dir/", "  - name/", "  - name"), directories first.
-import path from 'node:path';
+import { withSep } from './dir-lister.js';
 import type { LsEntryType, LsTree } from './search-job.js';
 
 interface Node {
@@ -47,8 +47,4 @@ function label(n: Node): string {
   // Shown, never followed: where it points may be outside the roots.
   if (n.type === 'symlink') return `${n.name} (symlink)`;
   return n.name;
-}
-
-function withSep(dir: string): string {
-  return dir.endsWith(path.sep) ? dir : dir + path.sep;
 }

@@ -1,4 +1,4 @@
-// A search as plain data in and out (it runs in the worker pool; run-search-job.ts runs it).
+// A search as plain data in and out (it runs in the worker pool; search-task.ts runs it).
 import type { WalkRules } from '../policy/path-policy.js';
 import type { GrepPattern } from './grep-pattern.js';
 

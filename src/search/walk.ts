@@ -3,10 +3,7 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { ConfinedDir } from '../fs/confined-dir.js';
-import type { DirLister, WalkedDir } from './dir-lister.js';
-
-/** Called once per directory with the files and symlinks the lister kept there (never followed). */
-export type VisitFiles = (dir: WalkedDir, files: readonly Dirent[]) => void;
+import { withSep, type DirLister, type WalkedDir } from './dir-lister.js';
 
 interface Frame {
   dir: WalkedDir;
@@ -15,8 +12,8 @@ interface Frame {
 }
 
 /**
- * Walks `base` (a real, authorized directory) depth first, handing each directory's kept files to
- * `visit`. Every subdirectory is opened through its parent's descriptor with O_DIRECTORY|O_NOFOLLOW
+ * Walks `base` (a real, authorized directory) depth first, handing each directory's kept files and
+ * symlinks (never followed) to `visit`. Every subdirectory is opened through its parent's descriptor with O_DIRECTORY|O_NOFOLLOW
  * (ConfinedDir.child) and listed through its own, so another process swapping a directory for a
  * symlink mid-walk makes that one entry fail to open (counted in `lister.stats.swapped`) instead of
  * steering the walk outside. Open descriptors: one per level of the current path. In portable mode
@@ -26,7 +23,11 @@ interface Frame {
  * Synchronous, in a search worker: faster than libuv's pool for many small directories, and that
  * pool, which the whole process shares, stays free for other sessions' Reads.
  */
-export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): void {
+export function walkFiles(
+  base: string,
+  lister: DirLister,
+  visit: (dir: WalkedDir, files: readonly Dirent[]) => void,
+): void {
   lister.seed(base);
   const start = lister.open(base, undefined, '');
   if (start === undefined) return;
@@ -69,8 +70,4 @@ export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): v
     for (const frame of stack) frame.dir.handle.close();
     current?.close();
   }
-}
-
-function withSep(dir: string): string {
-  return dir.endsWith(path.sep) ? dir : dir + path.sep;
 }
