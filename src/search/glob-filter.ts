@@ -45,22 +45,6 @@ export function globMatcher(glob: string): (rel: string) => boolean {
 }
 
 /**
- * globMatcher() for a walk, which has each entry as (its directory's relative path, its name): a
- * glob `**\/NAME` (NAME without "/", the usual Glob query) is tested against the name alone —
- * the same answer (a globstar matches any run of directories) without joining every path and
- * running the regex over it. @throws ToolError INVALID_INPUT as globMatcher.
- */
-export function walkMatcher(glob: string): (dirRel: string, name: string) => boolean {
-  const name = glob.startsWith('**/') ? glob.slice(3) : undefined;
-  if (name !== undefined && name !== '' && !name.includes('/') && !name.startsWith('**')) {
-    const test = globMatcher(name);
-    return (_dirRel, entry) => test(entry);
-  }
-  const test = globMatcher(glob);
-  return (dirRel, entry) => test(dirRel + entry);
-}
-
-/**
  * Grep's `glob` split as Claude Code does: on whitespace, and on commas outside braces
  * (`*.{ts,tsx}` stays one glob).
  */

@@ -1,18 +1,17 @@
-// Glob in a worker: walk, match relative paths, keep the newest `limit`.
+// Glob in a worker: walk, match relative paths, the newest `limit` first.
 import fs from 'node:fs';
 import { DirLister } from './dir-lister.js';
-import { walkMatcher } from './glob-filter.js';
-import { NewestFirst } from './newest-first.js';
+import { globMatcher } from './glob-filter.js';
+import { newestFirst } from './newest-first.js';
 import type { GlobJob, GlobResult, JobHooks } from './search-job.js';
 import { walkFiles } from './walk.js';
 
 /** Files and symlinks under `job.dirs` whose relative path matches `job.glob`, newest first. */
 export function runGlobJob(job: GlobJob, hooks: JobHooks): GlobResult {
-  const matches = walkMatcher(job.glob);
-  const newest = new NewestFirst(job.limit);
+  const matches = globMatcher(job.glob);
+  const found: Array<[string, number]> = [];
   // Nested or repeated dirs list some files twice; one dir (the common case) needs no set.
   const seen = job.dirs.length > 1 ? new Set<string>() : undefined;
-  let total = 0;
   let files = 0;
   let dirs = 0;
   let swapped = 0;
@@ -22,37 +21,35 @@ export function runGlobJob(job: GlobJob, hooks: JobHooks): GlobResult {
     );
     walkFiles(dir, lister, (d, entries) => {
       for (const entry of entries) {
-        if (!matches(d.rel, entry.name)) continue;
+        if (!matches(d.rel + entry.name)) continue;
         const file = d.abs + entry.name;
         if (seen !== undefined) {
           if (seen.has(file)) continue;
           seen.add(file);
         }
-        if (offerWithMtime(file, newest)) total++;
+        const mtimeMs = mtimeOf(file);
+        if (mtimeMs !== undefined) found.push([file, mtimeMs]);
       }
     });
     files += lister.stats.entries;
     dirs += lister.stats.directories;
     swapped += lister.stats.swapped;
   }
-  return { kind: 'glob', files: newest.paths(), total, swapped };
+  found.sort(newestFirst);
+  return { kind: 'glob', files: found.slice(0, job.limit).map(([file]) => file), total: found.length, swapped };
 }
 
 /**
- * Offers `file` to `newest` with its own modification time (lstat: a symlink is listed with its own
- * time, never followed). Synchronous: faster than libuv's pool here, and it leaves that pool to the
- * other sessions. By path: at worst a swapped parent makes this the time of a file elsewhere, which
- * only orders the list; the names come from the confined listing. A file that vanished or cannot be
- * statted since it was listed is not a match.
+ * `file`'s own modification time (lstat: a symlink is listed with its own time, never followed), or
+ * undefined when it vanished or cannot be statted since it was listed (then it is not a match).
+ * Synchronous: faster than libuv's pool here, and it leaves that pool to the other sessions. By path:
+ * at worst a swapped parent makes this the time of a file elsewhere, which only orders the list; the
+ * names come from the confined listing.
  */
-function offerWithMtime(file: string, newest: NewestFirst): boolean {
-  let stat: fs.Stats | undefined;
+function mtimeOf(file: string): number | undefined {
   try {
-    stat = fs.lstatSync(file, { throwIfNoEntry: false });
+    return fs.lstatSync(file, { throwIfNoEntry: false })?.mtimeMs;
   } catch {
-    stat = undefined;
+    return undefined;
   }
-  if (stat === undefined) return false;
-  newest.offer(file, stat.mtimeMs);
-  return true;
 }

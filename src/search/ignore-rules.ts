@@ -15,15 +15,7 @@ export interface IgnoreLevel {
    * (which cost more than the walk itself on 50,000 files).
    */
   byName: boolean;
-  /**
-   * byName levels: verdicts by name (a trailing "/" for directories). Names repeat across a tree
-   * (index.ts, src/), and a Map lookup is a fraction of `ignore`'s own path checks per entry.
-   */
-  verdicts?: Map<string, boolean | undefined>;
 }
-
-/** Distinct names a level remembers verdicts for (a tree of unique names must not grow it forever). */
-const MAX_REMEMBERED = 20_000;
 
 /** Levels from the shallowest directory down; deeper levels win over shallower ones. */
 export type IgnoreStack = readonly IgnoreLevel[];
@@ -44,7 +36,7 @@ export function ignoreLevel(base: string, texts: ReadonlyArray<string | undefine
     if (text.split(/\r?\n/).some(isAnchored)) byName = false;
   }
   if (matchers.length === 0) return undefined;
-  return byName ? { base, matchers, byName, verdicts: new Map() } : { base, matchers, byName };
+  return { base, matchers, byName };
 }
 
 /** A rule with a "/" before its end applies to paths relative to its file's directory, not to names. */
@@ -90,7 +82,7 @@ export function ignoredIn(stack: IgnoreStack, dirAbs: string): EntryIgnored {
     const key = isDirectory ? `${name}/` : name;
     for (let i = 0; i < levels.length; i++) {
       const level = levels[i]!;
-      const verdict = level.byName ? nameVerdict(level, key) : matchersVerdict(level.matchers, prefixes[i]! + key);
+      const verdict = matchersVerdict(level.matchers, level.byName ? key : prefixes[i]! + key);
       if (verdict !== undefined) return verdict;
     }
     return false;
@@ -117,19 +109,7 @@ function levelVerdict(level: IgnoreLevel, absPath: string, isDirectory: boolean)
   let rel = level.byName ? absPath.slice(absPath.lastIndexOf(path.sep) + 1) : absPath.slice(level.base.length);
   if (WINDOWS) rel = rel.split('\\').join('/');
   if (isDirectory) rel += '/';
-  return level.byName ? nameVerdict(level, rel) : matchersVerdict(level.matchers, rel);
-}
-
-/** A byName level's verdict for an entry's name (a trailing "/" for a directory), remembered. */
-function nameVerdict(level: IgnoreLevel, name: string): boolean | undefined {
-  const remembered = level.verdicts;
-  if (remembered === undefined) return matchersVerdict(level.matchers, name);
-  // has() first: undefined ("no rule applies") is a verdict too.
-  const verdict = remembered.get(name);
-  if (verdict !== undefined || remembered.has(name)) return verdict;
-  const fresh = matchersVerdict(level.matchers, name);
-  if (remembered.size < MAX_REMEMBERED) remembered.set(name, fresh);
-  return fresh;
+  return matchersVerdict(level.matchers, rel);
 }
 
 /** Within a level the first file with a verdict decides. */
