@@ -1,6 +1,5 @@
 // Glob's pattern split into a walk root and a matcher; Grep's ripgrep-style glob filter.
 import path from 'node:path';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { globMatcher, grepGlobFilter, splitGlobPattern, splitGlobs } from '../../../src/search/glob-filter.js';
 
