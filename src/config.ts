@@ -23,10 +23,8 @@ export const ConfigSchema = z
     fallbackEncoding: z.enum(['latin1']).optional(),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     /**
-     * "full": every write is on disk before its reply (the file fdatasync'd and its directory fsync'd,
-     * history's pre-image and intent fsync'd before the file changes). "relaxed": no fsync at all —
-     * the OS writes back in its own time: a kill -9 still loses nothing, a power cut or kernel crash
-     * may lose the last writes and their history.
+     * "full": every write (file, directory, history) is fsync'd before its reply. "relaxed": no fsync:
+     * a kill -9 still loses nothing, a power cut may lose the last writes and their history.
      */
     durability: z.enum(['full', 'relaxed']).default('full'),
     read: z
@@ -34,10 +32,8 @@ export const ConfigSchema = z
         maxLines: positive(2000),
         maxLineChars: positive(2000),
         /**
-         * Bytes of text one Read returns, footer and notes included. 32 KiB fits Claude Code's default MCP
-         * limit (25,000 tokens) with margin even for the densest text measured (random base64: 1.43 bytes
-         * a token → 23k tokens; source code ≈ 3.2 bytes a token → 10k). Raise it for clients with a
-         * larger limit (Claude Code: MAX_MCP_OUTPUT_TOKENS).
+         * Bytes of text one Read returns, footer and notes included: 32 KiB fits Claude Code's MCP limit
+         * (25,000 tokens) even for random base64 (1.43 bytes a token). Raise it with MAX_MCP_OUTPUT_TOKENS.
          */
         outputBudgetBytes: positive(32 * 1024),
         maxImageBytes: positive(5 * MiB),
@@ -45,11 +41,7 @@ export const ConfigSchema = z
         /** Text outputs shown per notebook cell before they are elided (a single-cell Read gets outputBudgetBytes). */
         notebookOutputBytes: positive(16 * 1024),
         lineNumbers: z.enum(['compact', 'legacy']).default('compact'),
-        /**
-         * Text files from this size on are streamed (constant memory, hashed in the same pass); files over
-         * maxEditBytes always are (not hashed). Past 0.75 × state.maxBytes the session keeps no text of a
-         * file anyway, so the default changes nothing a session remembers.
-         */
+        /** Text files from this size on are streamed (hashed in the same pass); over maxEditBytes always (not hashed). */
         streamFromBytes: z
           .number()
           .int()
@@ -112,10 +104,7 @@ export const ConfigSchema = z
         idleTimeoutMs: positive(30 * 60_000),
         /** Request body limit; default 2 × maxEditBytes + 1 MiB (JSON escaping), capped at 512 MiB. */
         maxBodyBytes: z.number().int().positive().optional(),
-        /**
-         * Names this process in every session id (`ID.<uuid>`) and history record, so a proxy can route a
-         * session to its replica by prefix; default a short random id.
-         */
+        /** Names this process in session ids (`ID.<uuid>`, for routing by a proxy) and history; default random. */
         instanceId: z
           .string()
           .regex(

@@ -5,7 +5,7 @@ import { ConfinedDir, confinementMode, SWAPPED } from '../fs/confined-dir.js';
 import { errnoCode } from '../fs/errno.js';
 import { isWithin } from '../policy/paths.js';
 import type { WalkRules } from '../policy/path-policy.js';
-import { EntryPolicy } from './entry-policy.js';
+import { PathRules } from '../policy/rules.js';
 import { IGNORE_FILES, ignoredIn, ignoreLevel, stackInside, type IgnoreStack } from './ignore-rules.js';
 
 /** A directory the walk holds open while its entries are handled. */
@@ -17,6 +17,8 @@ export interface WalkedDir {
   /** Its path relative to the walk's start, "/"-separated: "" for the start, else ending in "/". */
   rel: string;
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Ignore files bigger than this are not read (a generated monster is not a real ignore file). */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
@@ -48,7 +50,10 @@ export class DirLister {
   readonly stats: ListingStats = { directories: 0, entries: 0, unreadable: 0, swapped: 0 };
   private readonly portable = confinementMode() === 'portable';
   private readonly stacks = new Map<string, IgnoreStack>();
-  private readonly policy: EntryPolicy;
+  private readonly roots: readonly string[];
+  /** Undefined without deny globs (then a plain file needs no check); else every glob folded into one test. */
+  private readonly denied: ((absPath: string) => boolean) | undefined;
+  private readonly hidden: ReadonlySet<string>;
 
   constructor(
     rules: WalkRules,
@@ -56,7 +61,10 @@ export class DirLister {
     /** Called once per directory listed (progress reports; a worker's only chance to speak mid-walk). */
     private readonly onDirectory: (stats: ListingStats) => void = () => {},
   ) {
-    this.policy = new EntryPolicy(rules);
+    this.roots = rules.roots;
+    const paths = new PathRules({ deny: rules.deny, protected: [], home: rules.home, roots: rules.anchors });
+    this.denied = paths.hasDenyRules ? paths.entryDenier() : undefined;
+    this.hidden = new Set(rules.hidden);
   }
 
   /**
@@ -70,7 +78,7 @@ export class DirLister {
       this.stacks.set(dir, []);
       return;
     }
-    const root = this.policy.roots.filter((r) => isWithin(r, base)).sort((a, b) => b.length - a.length)[0];
+    const root = this.roots.filter((r) => isWithin(r, base)).sort((a, b) => b.length - a.length)[0];
     let stack: IgnoreStack = [];
     if (root !== undefined && root !== base) {
       const chain: string[] = [];
@@ -148,7 +156,7 @@ export class DirLister {
     }
     const ignored = stack.length > 0 ? ignoredIn(stack, key) : undefined;
     // Without deny globs a plain file needs no path of its own here (most entries of a tree).
-    const screensFiles = this.policy.screensFiles;
+    const screensFiles = this.denied !== undefined;
     const kept: Dirent[] = [];
     for (const entry of entries) {
       const isDirectory = entry.isDirectory();
@@ -161,13 +169,25 @@ export class DirLister {
         continue;
       }
       const abs = key + entry.name;
-      if (this.policy.excludes(abs, isDirectory)) continue;
+      if (this.excludes(abs, isDirectory)) continue;
       if (isDirectory) this.stacks.set(abs + path.sep, stack.length > 0 ? stackInside(stack, abs) : stack);
       kept.push(entry);
     }
     this.stats.entries += kept.length;
     this.onDirectory(this.stats);
     return kept;
+  }
+
+  /**
+   * Whether the real path `absPath` met in the walk must not be listed, searched or entered: a hidden
+   * directory (the state dir) or a deny glob. Ancestors need no check: the walk never enters a left-out directory.
+   */
+  private excludes(absPath: string, isDirectory: boolean): boolean {
+    if (!isDirectory && this.denied === undefined) return false;
+    // Deny globs and hidden dirs are NFC; a name stored as NFD on disk must not slip past them.
+    const checked = NON_ASCII.test(absPath) ? absPath.normalize('NFC') : absPath;
+    if (isDirectory && (this.hidden.has(absPath) || this.hidden.has(checked))) return true;
+    return this.denied !== undefined && this.denied(checked);
   }
 
   /** The ignore level of `dir`, its ignore files read through its descriptor (O_NOFOLLOW). */

@@ -2,7 +2,7 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { DirLister, withSep } from './dir-lister.js';
-import { globMatcher, toPosix } from './glob-filter.js';
+import { relativeGlob } from './glob-filter.js';
 import type { JobHooks, LsEntryType, LsJob, LsResult, LsTree } from './search-job.js';
 
 /**
@@ -11,10 +11,7 @@ import type { JobHooks, LsEntryType, LsJob, LsResult, LsTree } from './search-jo
  * listed directory; an ignored directory is not entered.
  */
 export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
-  const ignored = job.ignore.map((g) => ({
-    anchored: g.includes('/'),
-    test: globMatcher(g.startsWith('/') ? g.slice(1) : g),
-  }));
+  const ignored = job.ignore.map(relativeGlob);
   const trees: LsTree[] = [];
   let total = 0;
   let truncated = false;
@@ -27,16 +24,15 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
       hooks.progress({ directories: s.directories, files: total, searched: 0 }),
     );
     lister.seed(dir);
-    const queue = [dir];
+    const queue = [{ abs: dir, rel: '' }];
     while (queue.length > 0 && !truncated) {
       const current = queue.shift()!;
-      const entries = listConfined(lister, current).sort(
+      const entries = listConfined(lister, current.abs).sort(
         (a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : 1),
       );
       for (const entry of entries) {
-        const abs = path.join(current, entry.name);
-        const rel = toPosix(path.relative(dir, abs));
-        if (ignored.some((g) => g.test(g.anchored ? rel : entry.name))) continue;
+        const rel = current.rel + entry.name;
+        if (ignored.some((test) => test(rel))) continue;
         if (total === job.limit) {
           truncated = true;
           break;
@@ -44,7 +40,7 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
         const type: LsEntryType = entry.isDirectory() ? 'directory' : entry.isSymbolicLink() ? 'symlink' : 'file';
         tree.entries.push({ rel, type });
         total++;
-        if (type === 'directory') queue.push(abs);
+        if (type === 'directory') queue.push({ abs: path.join(current.abs, entry.name), rel: `${rel}/` });
       }
     }
     swapped += lister.stats.swapped;
