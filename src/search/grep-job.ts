@@ -31,13 +31,9 @@ export function runGrepJob(job: GrepJob, hooks: JobHooks): GrepResult {
   const skipped: GrepSkips = { binary: 0, tooLarge: 0, unreadable: 0 };
   const walked = { directories: 0, files: 0, searched: 0 };
   let swapped = 0;
-  let lastReport = 0;
 
   const search = (file: string, r: ReadOutcome): void => {
-    if ((++walked.searched & 255) === 0 && performance.now() - lastReport > 100) {
-      lastReport = performance.now();
-      hooks.progress(walked);
-    }
+    if ((++walked.searched & 255) === 0) hooks.progress(walked);
     if (r.status === 'swapped') swapped++;
     else if (r.status !== 'ok') skipped[r.status]++;
     else {

@@ -51,13 +51,10 @@ export interface LsJob extends JobBase {
 
 export type SearchJob = GlobJob | GrepJob | LsJob;
 
-/** What a running search reports now and then; every field only grows during one search. */
+/** What a running search reports now and then: directories listed, entries kept, files searched (Grep). */
 export interface SearchProgress {
-  /** Directories listed. */
   directories: number;
-  /** Entries (files, symlinks, directories) the walk kept. */
   files: number;
-  /** Files whose contents were searched (Grep). */
   searched: number;
 }
 
@@ -71,12 +68,7 @@ export interface GlobResult {
 }
 
 export interface GrepSkips {
-  /**
-   * Binary files (Read's rule) left out among the candidates: a file with a NUL in its first 8 KiB
-   * (not looked at further), or one whose text matches but has too many control characters. A file
-   * whose bytes lack a plain-string pattern is no candidate, nor one with control characters and
-   * no match: neither is counted.
-   */
+  /** Binary files (Read's rule: a NUL in the first 8 KiB, or a match in text with too many control characters). */
   binary: number;
   tooLarge: number;
   unreadable: number;
@@ -133,6 +125,6 @@ export interface GrepHit {
 }
 
 export interface JobHooks {
-  /** Called often; callers throttle. */
+  /** Called often; search-task.ts throttles. */
   progress(p: SearchProgress): void;
 }

@@ -7,7 +7,6 @@ import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest } from '@m
 import type { App } from '../app.js';
 import type { Logger } from '../log.js';
 import { createServer } from '../server.js';
-import type { Session } from '../session/session.js';
 import { shortSessionId } from '../session/session-id.js';
 import { readJsonBody } from './http-body.js';
 import type { InflightTracker } from './http-inflight.js';
@@ -25,7 +24,6 @@ import type { HttpSessionRegistry } from './http-sessions.js';
 /** One Mcp-Session-Id: its own McpServer, Session and Streamable HTTP transport. */
 export interface LiveSession {
   readonly id: string;
-  readonly session: Session;
   readonly server: McpServer;
   readonly transport: StreamableHTTPServerTransport;
   close(): Promise<void>;
@@ -216,5 +214,5 @@ function openSession({ app, registry, jsonResponse, log }: McpEndpointDeps): Liv
       release();
     }
   };
-  return { id, session, server, transport, close };
+  return { id, server, transport, close };
 }

@@ -16,18 +16,9 @@ import { defaultMessageLimit } from './message-limit.js';
 import { KEEP_ALIVE_MS, RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
 import { HttpSessionRegistry } from './http-sessions.js';
 
-export const MCP_PATH = '/mcp';
-export const HEALTH_PATH = '/healthz';
-export const READY_PATH = '/readyz';
-
-export interface HttpStats {
-  /** Live sessions (each with its own McpServer and file-state store). */
-  sessions: number;
-  /** Requests being served now, open GET event streams excluded. */
-  inflight: number;
-  /** Sessions closed for idleness since start. */
-  reaped: number;
-}
+const MCP_PATH = '/mcp';
+const HEALTH_PATH = '/healthz';
+const READY_PATH = '/readyz';
 
 export interface HttpServerHandle {
   /** The MCP endpoint, e.g. http://127.0.0.1:3333/mcp. */
@@ -35,15 +26,14 @@ export interface HttpServerHandle {
   port: number;
   /** Resolves once the server has shut down. */
   closed: Promise<void>;
-  /** This process's instance id, the prefix of every session id it hands out. */
-  instanceId: string;
   /**
    * Graceful drain: /readyz answers 503 at once and new sessions are refused (503 + Retry-After) while
    * in-flight requests finish (bounded by http.shutdownTimeoutMs); then every session is closed, the
    * listener stops and the remaining connections are dropped.
    */
   close(): Promise<void>;
-  stats(): HttpStats;
+  /** Live sessions, requests being served now (open GET event streams excluded), sessions reaped for idleness. */
+  stats(): { sessions: number; inflight: number; reaped: number };
 }
 
 /** Refusal to start (bad bind address, no token off loopback, port in use); the message says what to do. */
@@ -122,7 +112,6 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   return {
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     port,
-    instanceId: app.instanceId,
     closed,
     stats: () => ({ sessions: registry.size, inflight: inflight.count, reaped: registry.reaped }),
     close: () => {
