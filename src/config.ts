@@ -7,6 +7,7 @@ const MiB = 1024 * 1024;
 
 /** A positive whole number (a size, count or time), `fallback` when not given. */
 const positive = (fallback: number) => z.number().int().positive().default(fallback);
+const nonNegative = (fallback: number) => z.number().int().nonnegative().default(fallback);
 
 /** An instance id: a DNS-label-like name (Kubernetes pod names fit) without a dot, the session id's separator. */
 export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
@@ -42,11 +43,7 @@ export const ConfigSchema = z
         notebookOutputBytes: positive(16 * 1024),
         lineNumbers: z.enum(['compact', 'legacy']).default('compact'),
         /** Text files from this size on are streamed (hashed in the same pass); over maxEditBytes always (not hashed). */
-        streamFromBytes: z
-          .number()
-          .int()
-          .nonnegative()
-          .default(32 * MiB),
+        streamFromBytes: nonNegative(32 * MiB),
       })
       .strict()
       .prefault({}),

@@ -43,7 +43,7 @@ export interface ListingStats {
  * (Glob, Grep) and LS's breadth-first listing. Leaves out: `.git/` (unless includeIgnored), hidden
  * directories (the state dir), denied entries, entries the nested ignore files ignore (unless
  * includeIgnored), and anything that is neither a file, a directory nor a symlink. Symlinks are
- * kept as entries (never followed; `symlinks` records them). Each directory's ignore stack is
+ * kept as entries (never followed). Each directory's ignore stack is
  * handed to its subdirectories as the walk meets them, so a directory is read exactly once.
  */
 export class DirLister {
@@ -113,17 +113,6 @@ export class DirLister {
     }
   }
 
-  /** The entries of the opened directory `dir` that the walk may see. */
-  list(dir: WalkedDir): Dirent[] {
-    let entries: Dirent[] | undefined;
-    try {
-      entries = fs.readdirSync(dir.handle.path(''), { withFileTypes: true });
-    } catch {
-      entries = undefined;
-    }
-    return this.keep(dir, entries);
-  }
-
   /**
    * Whether `dir` is still the directory at its path (portable mode; a descriptor cannot move).
    * When not, it counts as swapped and its listing must be dropped.
@@ -139,12 +128,16 @@ export class DirLister {
     }
   }
 
-  private keep(dir: WalkedDir, entries: Dirent[] | undefined): Dirent[] {
+  /** The entries of the opened directory `dir` that the walk may see. */
+  list(dir: WalkedDir): Dirent[] {
     const key = dir.abs;
     const inherited = this.stacks.get(key) ?? [];
     this.stacks.delete(key);
     this.stats.directories++;
-    if (entries === undefined) {
+    let entries: Dirent[];
+    try {
+      entries = fs.readdirSync(dir.handle.path(''), { withFileTypes: true });
+    } catch {
       this.stats.unreadable++;
       this.onDirectory(this.stats);
       return [];
@@ -183,7 +176,6 @@ export class DirLister {
    * directory (the state dir) or a deny glob. Ancestors need no check: the walk never enters a left-out directory.
    */
   private excludes(absPath: string, isDirectory: boolean): boolean {
-    if (!isDirectory && this.denied === undefined) return false;
     // Deny globs and hidden dirs are NFC; a name stored as NFD on disk must not slip past them.
     const checked = NON_ASCII.test(absPath) ? absPath.normalize('NFC') : absPath;
     if (isDirectory && (this.hidden.has(absPath) || this.hidden.has(checked))) return true;

@@ -121,9 +121,7 @@ export function fileTypeGlobs(name: string): readonly string[] {
     throw new ToolError(
       'INVALID_INPUT',
       `Unknown file type "${name}". Use one of: ${FILE_TYPE_NAMES.join(', ')}; or filter with "glob" instead.`,
-      {
-        type: name,
-      },
+      { type: name },
     );
   }
   return globs;
