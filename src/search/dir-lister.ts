@@ -87,7 +87,7 @@ export class DirLister {
         if (d === root) break;
       }
       for (const ancestor of chain) {
-        const level = levelAt(withSep(ancestor), (name) => path.join(ancestor, name), true, hasGitDir(ancestor));
+        const level = levelAt(withSep(ancestor), (name) => path.join(ancestor, name), hasGitDir(ancestor));
         if (level) stack = [...stack, level];
       }
       stack = stackInside(stack, base);
@@ -184,20 +184,15 @@ export class DirLister {
 
   /** The ignore level of `dir`, its ignore files read through its descriptor (O_NOFOLLOW). */
   private levelOf(dir: WalkedDir, entries: Dirent[]) {
-    let hasIgnoreFile = false;
-    let gitDir = false;
-    for (const entry of entries) {
-      if (entry.name === '.git' && entry.isDirectory()) gitDir = true;
-      // Only regular files: a symlinked ignore file could point outside the roots.
-      if (entry.isFile() && (IGNORE_FILES as readonly string[]).includes(entry.name)) hasIgnoreFile = true;
-    }
-    return levelAt(dir.abs, (name) => dir.handle.path(name), hasIgnoreFile, gitDir);
+    // A real .git directory only: through a symlinked one, info/exclude could be read from outside the roots.
+    const gitDir = entries.some((entry) => entry.name === '.git' && entry.isDirectory());
+    return levelAt(dir.abs, (name) => dir.handle.path(name), gitDir);
   }
 }
 
-/** The ignore level of the directory `abs` whose files `at(name)` names: its ignore files (when `files`), then .git/info/exclude. */
-function levelAt(abs: string, at: (name: string) => string, files: boolean, gitDir: boolean) {
-  const texts = files ? IGNORE_FILES.map((name) => readSmallFile(at(name))) : [];
+/** The ignore level of the directory `abs` whose files `at(name)` names: its ignore files, then .git/info/exclude. */
+function levelAt(abs: string, at: (name: string) => string, gitDir: boolean) {
+  const texts = IGNORE_FILES.map((name) => readSmallFile(at(name)));
   const exclude = gitDir ? readSmallFile(at(EXCLUDE_FILE), at('.git')) : undefined;
   return ignoreLevel(abs, [...texts, exclude]);
 }

@@ -2,8 +2,7 @@
 import fs from 'node:fs';
 import { DirLister } from './dir-lister.js';
 import { globMatcher } from './glob-filter.js';
-import { newestFirst } from './newest-first.js';
-import type { GlobJob, GlobResult, JobHooks } from './search-job.js';
+import { newestFirst, type GlobJob, type GlobResult, type JobHooks } from './search-job.js';
 import { walkFiles } from './walk.js';
 
 /** Files and symlinks under `job.dirs` whose relative path matches `job.glob`, newest first. */

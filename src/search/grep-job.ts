@@ -5,8 +5,14 @@ import { FileReader, isBinary, readInPlace, searchText, type ReadOutcome } from 
 import { grepGlobFilter } from './glob-filter.js';
 import { contentLines, PageBuilder, renderContentLine } from './grep-page.js';
 import { lineMatcher, matchingLines } from './match-lines.js';
-import { newestFirst } from './newest-first.js';
-import type { GrepHit, GrepJob, GrepResult, GrepSkips, JobHooks } from './search-job.js';
+import {
+  newestFirst,
+  type GrepHit,
+  type GrepJob,
+  type GrepResult,
+  type GrepSkips,
+  type JobHooks,
+} from './search-job.js';
 import { walkFiles } from './walk.js';
 
 /** How far into a file a NUL makes it binary (Read's sniff window, file-reader's isBinary). */

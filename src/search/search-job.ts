@@ -58,6 +58,11 @@ export interface SearchProgress {
   searched: number;
 }
 
+/** Glob's and Grep's order: newest modification first; equal times by path, so pages are stable. */
+export function newestFirst(a: readonly [string, number], b: readonly [string, number]): number {
+  return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+}
+
 export interface GlobResult {
   kind: 'glob';
   /** Absolute paths, newest modification first (ties by path), at most `limit`. */

@@ -2,7 +2,6 @@
 // parent's descriptor without following a symlink, so a walk never leaves the directory it started in.
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { ConfinedDir } from '../fs/confined-dir.js';
 import { withSep, type DirLister, type WalkedDir } from './dir-lister.js';
 
 interface Frame {
@@ -32,23 +31,18 @@ export function walkFiles(
   const start = lister.open(base, undefined, '');
   if (start === undefined) return;
   const stack: Frame[] = [];
-  // The directory being entered, not on the stack yet.
-  let current: ConfinedDir | undefined;
   const enter = (dir: WalkedDir): void => {
-    current = dir.handle;
-    const entries = lister.list(dir);
+    const frame: Frame = { dir, subdirs: [], next: 0 };
+    stack.push(frame);
     const files: Dirent[] = [];
-    const subdirs: string[] = [];
-    for (const entry of entries) {
-      if (entry.isDirectory()) subdirs.push(entry.name);
+    for (const entry of lister.list(dir)) {
+      if (entry.isDirectory()) frame.subdirs.push(entry.name);
       else files.push(entry);
     }
     // Portable mode only (a descriptor cannot move): a listing read while the directory was not at its
     // place does not count. A visit that reads files checks again after (lister.stillThere).
-    if (!lister.stillThere(dir)) subdirs.length = 0;
+    if (!lister.stillThere(dir)) frame.subdirs.length = 0;
     else if (files.length > 0) visit(dir, files);
-    stack.push({ dir, subdirs, next: 0 });
-    current = undefined;
   };
   try {
     enter({ handle: start, abs: withSep(base), rel: '' });
@@ -65,9 +59,7 @@ export function walkFiles(
         enter({ handle, abs: `${top.dir.abs}${name}${path.sep}`, rel: `${top.dir.rel}${name}/` });
     }
   } finally {
-    // A visit that threw: no descriptor outlives the walk (close() is idempotent).
-    start.close();
+    // A visit that threw: no descriptor outlives the walk.
     for (const frame of stack) frame.dir.handle.close();
-    current?.close();
   }
 }
