@@ -181,13 +181,13 @@ export function defaultStateDir(env: Record<string, string | undefined>, home = 
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state'), 'editguard');
 }
 
-/** Merges a config file's object with CLI overrides (CLI wins; arrays from the CLI replace). */
+/** Merges a config file's object with CLI overrides (CLI wins, undefined ones aside; arrays from the CLI replace). */
 export function mergeConfig(file: Record<string, unknown>, cli: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...file };
   for (const [k, v] of Object.entries(cli)) {
     if (v === undefined) continue;
     const prev = out[k];
-    out[k] = isPlainObject(prev) && isPlainObject(v) ? { ...prev, ...v } : v;
+    out[k] = isPlainObject(v) ? mergeConfig(isPlainObject(prev) ? prev : {}, v) : v;
   }
   return out;
 }

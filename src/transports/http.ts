@@ -10,7 +10,6 @@ import type { Logger } from '../log.js';
 import { shortSessionId } from '../session/session-id.js';
 import { VERSION } from '../version.js';
 import { accessRefusal, BearerToken, isLoopbackAddress, type OriginPolicy } from './http-guard.js';
-import { InflightTracker } from './http-inflight.js';
 import { createMcpEndpoint, type LiveSession } from './http-mcp-endpoint.js';
 import { defaultMessageLimit } from './message-limit.js';
 import { KEEP_ALIVE_MS, RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
@@ -72,9 +71,8 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
     idleTimeoutMs: cfg.idleTimeoutMs,
     onIdle: (id) => log.info(`session ${shortSessionId(id)} idle for ${cfg.idleTimeoutMs} ms; closed`),
   });
-  const inflight = new InflightTracker();
   const bodyLimit = cfg.maxBodyBytes ?? defaultMessageLimit(app.config.maxEditBytes);
-  const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, jsonResponse: cfg.jsonResponse, log });
+  const endpoint = createMcpEndpoint({ app, registry, bodyLimit, jsonResponse: cfg.jsonResponse, log });
   const token = cfg.token === undefined ? undefined : new BearerToken(cfg.token);
   let stopping = false;
 
@@ -83,7 +81,7 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
     const pathname = pathOf(req.url);
     if (
       (req.method === 'GET' || req.method === 'HEAD') &&
-      answerProbe(res, pathname, { app, draining: stopping, sessions: registry.size, inflight: inflight.count })
+      answerProbe(res, pathname, { app, draining: stopping, sessions: registry.size, inflight: registry.inflight })
     )
       return;
     const access = {
@@ -113,12 +111,10 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     port,
     closed,
-    stats: () => ({ sessions: registry.size, inflight: inflight.count, reaped: registry.reaped }),
+    stats: () => ({ sessions: registry.size, inflight: registry.inflight, reaped: registry.reaped }),
     close: () => {
       stopping = true;
-      closing ??= shutDown({ server, app, registry, inflight, log, timeoutMs: cfg.shutdownTimeoutMs }).then(
-        resolveClosed,
-      );
+      closing ??= shutDown({ server, app, registry, log, timeoutMs: cfg.shutdownTimeoutMs }).then(resolveClosed);
       return closing;
     },
   };
@@ -211,15 +207,14 @@ async function shutDown(p: {
   server: http.Server;
   app: App;
   registry: HttpSessionRegistry<LiveSession>;
-  inflight: InflightTracker;
   log: Logger;
   timeoutMs: number;
 }): Promise<void> {
   // Idle keep-alive connections would otherwise carry new work in; their clients reconnect and are told 503.
   p.server.closeIdleConnections();
   const started = Date.now();
-  if (!(await p.inflight.waitForIdle(p.timeoutMs))) {
-    p.log.warn(`shutdown: ${p.inflight.count} request(s) still running after ${p.timeoutMs} ms; closing anyway`);
+  if (!(await p.registry.waitForIdle(p.timeoutMs))) {
+    p.log.warn(`shutdown: ${p.registry.inflight} request(s) still running after ${p.timeoutMs} ms; closing anyway`);
   }
   // Writes queued behind the ones that just finished get the rest of the budget.
   const left = Math.max(0, p.timeoutMs - (Date.now() - started));
