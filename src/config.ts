@@ -175,6 +175,15 @@ export function parseConfig(raw: unknown, source = 'config'): Config {
   throw new ConfigError(`Invalid ${source}: ${lines.join('; ')}`);
 }
 
+/**
+ * The default message (HTTP body, stdio line) limit: a Write of maxEditBytes must fit after JSON escaping
+ * (a newline, tab, quote or backslash doubles), plus room for the envelope; capped at 512 MiB, below
+ * V8's longest string (JSON.parse needs the message as one).
+ */
+export function defaultMessageLimit(maxEditBytes: number): number {
+  return Math.min(2 * maxEditBytes + MiB, 512 * MiB);
+}
+
 /** Where history and backups live when --state-dir is not given. */
 export function defaultStateDir(env: Record<string, string | undefined>, home = os.homedir()): string {
   const xdg = env.XDG_STATE_HOME;

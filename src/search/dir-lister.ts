@@ -39,12 +39,10 @@ export interface ListingStats {
 }
 
 /**
- * Synchronous directory opening and listing with the walk's rules applied, used by walkFiles
- * (Glob, Grep) and LS's breadth-first listing. Leaves out: `.git/` (unless includeIgnored), hidden
- * directories (the state dir), denied entries, entries the nested ignore files ignore (unless
- * includeIgnored), and anything that is neither a file, a directory nor a symlink. Symlinks are
- * kept as entries (never followed). Each directory's ignore stack is
- * handed to its subdirectories as the walk meets them, so a directory is read exactly once.
+ * Directory opening and listing with the walk's rules applied (walkFiles, LS). Leaves out `.git/` and
+ * what nested ignore files ignore (unless includeIgnored), hidden directories (the state dir), denied
+ * entries, and whatever is not a file, directory or symlink (kept, never followed). Each directory's
+ * ignore stack goes to its subdirectories as the walk meets them: a directory is read exactly once.
  */
 export class DirLister {
   readonly stats: ListingStats = { directories: 0, entries: 0, unreadable: 0, swapped: 0 };

@@ -39,11 +39,8 @@ export function runGlobJob(job: GlobJob, hooks: JobHooks): GlobResult {
 }
 
 /**
- * `file`'s own modification time (lstat: a symlink is listed with its own time, never followed), or
- * undefined when it vanished or cannot be statted since it was listed (then it is not a match).
- * Synchronous: faster than libuv's pool here, and it leaves that pool to the other sessions. By path:
- * at worst a swapped parent makes this the time of a file elsewhere, which only orders the list; the
- * names come from the confined listing.
+ * `file`'s own modification time (lstat), or undefined when it is gone (then it is no match). By path:
+ * at worst a swapped parent gives the time of a file elsewhere, which only orders the list.
  */
 function mtimeOf(file: string): number | undefined {
   try {

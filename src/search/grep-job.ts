@@ -19,11 +19,9 @@ import { walkFiles } from './walk.js';
 const NUL_SNIFF_BYTES = 8 * 1024;
 
 /**
- * Runs Grep: pass 1 searches every candidate file as the walk lists it (read through the walk's
- * open directory, so a swapped parent is never followed; explicit files as given; symlinks left out:
- * not followed, and found again by their real path if inside), and pass 2 (content mode) re-reads
- * only the files on the page. Everything is synchronous in the worker: faster than libuv's pool for
- * many small files (one reused buffer, no per-file promise), and that pool stays free for other sessions.
+ * Runs Grep: pass 1 searches every candidate file as the walk lists it (through the walk's open
+ * directory; symlinks left out, found again by their real path if inside), pass 2 (content mode)
+ * re-reads only the files on the page. Synchronous in the worker, as walkFiles.
  */
 export function runGrepJob(job: GrepJob, hooks: JobHooks): GrepResult {
   const matcher = lineMatcher(job.pattern);

@@ -57,16 +57,11 @@ export function isIgnored(stack: IgnoreStack, absPath: string, isDirectory: bool
   return ignoredIn(stack, absPath.slice(0, cut))(absPath.slice(cut), isDirectory);
 }
 
-/** Tests entries of one directory by name: isIgnored's verdict for `dirAbs + name`. */
-export type EntryIgnored = (name: string, isDirectory: boolean) => boolean;
-
 /**
- * isIgnored for the entries of the directory `dirAbs` (its path with a trailing separator), with
- * what depends only on the directory worked out once: which levels apply and the directory's path
- * below each. A walk tests every entry of a tree (50,000 on issue 9's bench), so the per-entry part
- * is a name lookup per level, with no path built or sliced.
+ * isIgnored for the entries of the directory `dirAbs` (with a trailing separator): which levels apply
+ * and the path below each are worked out once per directory, not per entry.
  */
-export function ignoredIn(stack: IgnoreStack, dirAbs: string): EntryIgnored {
+export function ignoredIn(stack: IgnoreStack, dirAbs: string): (name: string, isDirectory: boolean) => boolean {
   const levels: IgnoreLevel[] = [];
   const prefixes: string[] = [];
   for (let i = stack.length - 1; i >= 0; i--) {

@@ -12,14 +12,10 @@ interface Frame {
 
 /**
  * Walks `base` (a real, authorized directory) depth first, handing each directory's kept files and
- * symlinks (never followed) to `visit`. Every subdirectory is opened through its parent's descriptor with O_DIRECTORY|O_NOFOLLOW
- * (ConfinedDir.child) and listed through its own, so another process swapping a directory for a
- * symlink mid-walk makes that one entry fail to open (counted in `lister.stats.swapped`) instead of
- * steering the walk outside. Open descriptors: one per level of the current path. In portable mode
- * (no /proc) directories are opened by path and verified (real path and identity) after they were
- * listed; one that moved meanwhile counts as swapped and is neither visited nor entered.
- *
- * Synchronous, in a search worker: faster than libuv's pool for many small directories, and that
+ * symlinks (never followed) to `visit`. A directory swapped for a symlink mid-walk fails to open
+ * (O_NOFOLLOW through its parent's descriptor; portable mode: verified after listing) and counts in
+ * `lister.stats.swapped` instead of steering the walk outside. One open descriptor per level.
+ * Synchronous in a search worker: faster than libuv's pool for many small directories, and that
  * pool, which the whole process shares, stays free for other sessions' Reads.
  */
 export function walkFiles(

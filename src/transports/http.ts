@@ -4,14 +4,13 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../app.js';
-import type { Config } from '../config.js';
+import { defaultMessageLimit, type Config } from '../config.js';
 import { errnoCode } from '../fs/errno.js';
 import type { Logger } from '../log.js';
 import { shortSessionId } from '../session/session-id.js';
 import { VERSION } from '../version.js';
 import { accessRefusal, BearerToken, isLoopbackAddress, type OriginPolicy } from './http-guard.js';
 import { createMcpEndpoint, type LiveSession } from './http-mcp-endpoint.js';
-import { defaultMessageLimit } from './message-limit.js';
 import { KEEP_ALIVE_MS, RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
 import { HttpSessionRegistry } from './http-sessions.js';
 

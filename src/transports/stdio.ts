@@ -3,8 +3,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { App } from '../app.js';
+import { defaultMessageLimit } from '../config.js';
 import { createServer } from '../server.js';
-import { defaultMessageLimit } from './message-limit.js';
 import { LineLimit } from './stdio-limit.js';
 
 /** JSON-RPC "server error", as the HTTP transport answers a body over its limit. */

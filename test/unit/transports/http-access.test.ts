@@ -1,7 +1,8 @@
 // accessRefusal(), pure: which guard refuses first.
 import { describe, expect, it } from 'vitest';
-import { accessRefusal, type AccessRequest } from '../../../src/transports/http-guard.js';
+import { accessRefusal, BearerToken, type AccessRequest } from '../../../src/transports/http-guard.js';
 
+const token = new BearerToken('s3cret');
 const policy = { allowedHosts: ['box.lan'], allowedOrigins: ['https://app.example'] };
 const ok: AccessRequest = {
   host: '127.0.0.1:3333',
@@ -24,14 +25,14 @@ describe('accessRefusal()', () => {
     ['no token', { authorization: undefined }, 401],
     ['a wrong token', { authorization: 'Bearer nope' }, 401],
   ])('%s → %s', (_name, change, status) => {
-    expect(accessRefusal({ ...ok, ...change }, policy, 's3cret', '/mcp')?.status).toBe(status);
+    expect(accessRefusal({ ...ok, ...change }, policy, token, '/mcp')?.status).toBe(status);
   });
 
   it('says how to authenticate, and tells a missing token from a wrong one', () => {
-    expect(accessRefusal({ ...ok, authorization: undefined }, policy, 's3cret', '/mcp')?.headers).toEqual({
+    expect(accessRefusal({ ...ok, authorization: undefined }, policy, token, '/mcp')?.headers).toEqual({
       'WWW-Authenticate': 'Bearer realm="editguard"',
     });
-    expect(accessRefusal({ ...ok, authorization: 'Bearer nope' }, policy, 's3cret', '/mcp')?.headers).toEqual({
+    expect(accessRefusal({ ...ok, authorization: 'Bearer nope' }, policy, token, '/mcp')?.headers).toEqual({
       'WWW-Authenticate': 'Bearer realm="editguard", error="invalid_token"',
     });
     expect(accessRefusal({ ...ok, authorization: undefined }, policy, undefined, '/mcp')).toBeUndefined();
