@@ -4,7 +4,7 @@ import { fileTypeMatcher } from './file-types.js';
 import { FileReader, isBinary, readInPlace, searchText, type ReadOutcome } from './file-reader.js';
 import { grepGlobFilter } from './glob-filter.js';
 import { contentLines, PageBuilder, renderContentLine } from './grep-page.js';
-import { lineMatcher, matchingLines } from './match-lines.js';
+import { lineMatcher, matchingLines } from './grep-pattern.js';
 import {
   newestFirst,
   type GrepHit,
