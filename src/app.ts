@@ -1,7 +1,7 @@
 // The process-wide pieces shared by every session: config, logger, base policy, the one write pipeline.
 import path from 'node:path';
 import type { Config } from './config.js';
-import { historyUnavailable } from './errors.js';
+import { historyUnavailable, stateDirProblem } from './errors.js';
 import { errnoCode } from './fs/errno.js';
 import { assertWritableDir } from './fs/writable-dir.js';
 import { createFileWatcher, type FileWatcher } from './fs/watcher.js';
@@ -169,16 +169,7 @@ async function assertStateDir(stateDir: string): Promise<void> {
     await assertWritableDir(stateDir, ['history', 'blobs', 'locks']);
   } catch (err) {
     const code = errnoCode(err);
-    const why =
-      code === 'EROFS'
-        ? 'it is on a read-only filesystem'
-        : code === 'EACCES' || code === 'EPERM'
-          ? "the server's user may not write it"
-          : code === 'ENOSPC' || code === 'EDQUOT'
-            ? 'its disk is full'
-            : code === 'ENOTDIR' || code === 'EEXIST'
-              ? 'it (or a parent) is not a directory'
-              : `${code ?? (err instanceof Error ? err.message : String(err))}`;
+    const why = code === undefined && err instanceof Error ? err.message : stateDirProblem(code);
     throw new Error(
       `The state dir ${stateDir} cannot be used: ${why}${code ? ` (${code}${pathOf(err) && pathOf(err) !== stateDir ? ` on ${pathOf(err)}` : ''})` : ''}. ` +
         `editguard keeps file history there. Make it writable for the server's user, pass --state-dir with a writable directory, ` +

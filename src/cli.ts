@@ -124,23 +124,22 @@ function readConfigFile(file: string | undefined): Record<string, unknown> {
 function configFrom(args: CliArgs, env: NodeJS.ProcessEnv): Config {
   const v = args.values;
   const cliRoots = [...(v.root ?? []), ...args.positionals];
-  const http: Record<string, unknown> = {};
-  if (v.host !== undefined) http.host = v.host;
-  if (v.port !== undefined) http.port = Number(v.port);
-  const token = v.token ?? env.EDITGUARD_TOKEN;
-  if (token) http.token = token;
-  if (v['json-response']) http.jsonResponse = true;
-  if (v['sse-response']) http.sseResponse = true;
-  if (v['allowed-host']) http.allowedHosts = v['allowed-host'];
-  if (v['allowed-origin']) http.allowedOrigins = v['allowed-origin'];
-  // The env var is how a Kubernetes pod passes its own name (fieldRef metadata.name).
-  const instanceId = v['instance-id'] ?? (env.EDITGUARD_INSTANCE_ID || undefined);
-  if (instanceId !== undefined) http.instanceId = instanceId;
+  const http = {
+    host: v.host,
+    port: v.port === undefined ? undefined : Number(v.port),
+    token: (v.token ?? env.EDITGUARD_TOKEN) || undefined,
+    jsonResponse: v['json-response'],
+    sseResponse: v['sse-response'],
+    allowedHosts: v['allowed-host'],
+    allowedOrigins: v['allowed-origin'],
+    // The env var is how a Kubernetes pod passes its own name (fieldRef metadata.name).
+    instanceId: v['instance-id'] ?? (env.EDITGUARD_INSTANCE_ID || undefined),
+  };
   return loadConfig('editguard', v.config, {
     roots: cliRoots.length > 0 ? cliRoots : undefined,
     stateDir: v['state-dir'],
     logLevel: v['log-level'],
-    http: Object.keys(http).length > 0 ? http : undefined,
+    http,
   });
 }
 
@@ -258,7 +257,7 @@ async function runSubcommand(name: CommandName, argv: string[]): Promise<number>
   }
   const { inv, configFile } = cmd;
   const config = loadConfig(`editguard ${name}`, configFile, { stateDir: cmd.stateDir });
-  const home = os.homedir();
+  const home = homeDir();
   const ctx: CommandContext = {
     io: terminalIo(),
     cwd: process.cwd(),

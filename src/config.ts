@@ -7,6 +7,7 @@ const MiB = 1024 * 1024;
 
 /** A positive whole number (a size, count or time), `fallback` when not given. */
 const positive = (fallback: number) => z.number().int().positive().default(fallback);
+const nonNegative = (fallback: number) => z.number().int().nonnegative().default(fallback);
 
 /** An instance id: a DNS-label-like name (Kubernetes pod names fit) without a dot, the session id's separator. */
 export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
@@ -23,10 +24,8 @@ export const ConfigSchema = z
     fallbackEncoding: z.enum(['latin1']).optional(),
     logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     /**
-     * "full": every write is on disk before its reply (the file fdatasync'd and its directory fsync'd,
-     * history's pre-image and intent fsync'd before the file changes). "relaxed": no fsync at all —
-     * the OS writes back in its own time: a kill -9 still loses nothing, a power cut or kernel crash
-     * may lose the last writes and their history.
+     * "full": every write (file, directory, history) is fsync'd before its reply. "relaxed": no fsync:
+     * a kill -9 still loses nothing, a power cut may lose the last writes and their history.
      */
     durability: z.enum(['full', 'relaxed']).default('full'),
     read: z
@@ -34,10 +33,8 @@ export const ConfigSchema = z
         maxLines: positive(2000),
         maxLineChars: positive(2000),
         /**
-         * Bytes of text one Read returns, footer and notes included. 32 KiB fits Claude Code's default MCP
-         * limit (25,000 tokens) with margin even for the densest text measured (random base64: 1.43 bytes
-         * a token → 23k tokens; source code ≈ 3.2 bytes a token → 10k). Raise it for clients with a
-         * larger limit (Claude Code: MAX_MCP_OUTPUT_TOKENS).
+         * Bytes of text one Read returns, footer and notes included: 32 KiB fits Claude Code's MCP limit
+         * (25,000 tokens) even for random base64 (1.43 bytes a token). Raise it with MAX_MCP_OUTPUT_TOKENS.
          */
         outputBudgetBytes: positive(32 * 1024),
         maxImageBytes: positive(5 * MiB),
@@ -45,16 +42,8 @@ export const ConfigSchema = z
         /** Text outputs shown per notebook cell before they are elided (a single-cell Read gets outputBudgetBytes). */
         notebookOutputBytes: positive(16 * 1024),
         lineNumbers: z.enum(['compact', 'legacy']).default('compact'),
-        /**
-         * Text files from this size on are streamed (constant memory, hashed in the same pass); files over
-         * maxEditBytes always are (not hashed). Past 0.75 × state.maxBytes the session keeps no text of a
-         * file anyway, so the default changes nothing a session remembers.
-         */
-        streamFromBytes: z
-          .number()
-          .int()
-          .nonnegative()
-          .default(32 * MiB),
+        /** Text files from this size on are streamed (hashed in the same pass); over maxEditBytes always (not hashed). */
+        streamFromBytes: nonNegative(32 * MiB),
       })
       .strict()
       .prefault({}),
@@ -112,10 +101,7 @@ export const ConfigSchema = z
         idleTimeoutMs: positive(30 * 60_000),
         /** Request body limit; default 2 × maxEditBytes + 1 MiB (JSON escaping), capped at 512 MiB. */
         maxBodyBytes: z.number().int().positive().optional(),
-        /**
-         * Names this process in every session id (`ID.<uuid>`) and history record, so a proxy can route a
-         * session to its replica by prefix; default a short random id.
-         */
+        /** Names this process in session ids (`ID.<uuid>`, for routing by a proxy) and history; default random. */
         instanceId: z
           .string()
           .regex(
@@ -189,19 +175,28 @@ export function parseConfig(raw: unknown, source = 'config'): Config {
   throw new ConfigError(`Invalid ${source}: ${lines.join('; ')}`);
 }
 
+/**
+ * The default message (HTTP body, stdio line) limit: a Write of maxEditBytes must fit after JSON escaping
+ * (a newline, tab, quote or backslash doubles), plus room for the envelope; capped at 512 MiB, below
+ * V8's longest string (JSON.parse needs the message as one).
+ */
+export function defaultMessageLimit(maxEditBytes: number): number {
+  return Math.min(2 * maxEditBytes + MiB, 512 * MiB);
+}
+
 /** Where history and backups live when --state-dir is not given. */
 export function defaultStateDir(env: Record<string, string | undefined>, home = os.homedir()): string {
   const xdg = env.XDG_STATE_HOME;
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state'), 'editguard');
 }
 
-/** Merges a config file's object with CLI overrides (CLI wins; arrays from the CLI replace). */
+/** Merges a config file's object with CLI overrides (CLI wins, undefined ones aside; arrays from the CLI replace). */
 export function mergeConfig(file: Record<string, unknown>, cli: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...file };
   for (const [k, v] of Object.entries(cli)) {
     if (v === undefined) continue;
     const prev = out[k];
-    out[k] = isPlainObject(prev) && isPlainObject(v) ? { ...prev, ...v } : v;
+    out[k] = isPlainObject(v) ? mergeConfig(isPlainObject(prev) ? prev : {}, v) : v;
   }
   return out;
 }

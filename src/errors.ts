@@ -145,6 +145,16 @@ export function fsError(err: unknown, displayPath: string): ToolError | undefine
   }
 }
 
+/** Why the state dir cannot be written, in words (start-up and HISTORY_UNAVAILABLE alike). */
+export function stateDirProblem(code: string | undefined): string {
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'its disk is full';
+  if (code === 'EROFS') return 'it is on a read-only filesystem';
+  if (code === 'EACCES' || code === 'EPERM') return "the server's user may not write it";
+  if (code === 'ENOENT') return 'it cannot be created';
+  if (code === 'ENOTDIR' || code === 'EEXIST') return 'it (or a parent) is not a directory';
+  return `the operating system reported ${code ?? 'an error'}`;
+}
+
 /**
  * HISTORY_UNAVAILABLE for a failure in the state dir: names the state dir, never blames the file
  * being written (DESIGN §3), and says the three ways out.
@@ -152,19 +162,9 @@ export function fsError(err: unknown, displayPath: string): ToolError | undefine
 export function historyUnavailable(err: unknown, stateDir: string, displayPath: string): ToolError {
   if (err instanceof ToolError && err.code === 'HISTORY_UNAVAILABLE') return err;
   const code = errnoCode(err);
-  const why =
-    code === 'ENOSPC' || code === 'EDQUOT'
-      ? 'its disk is full'
-      : code === 'EROFS'
-        ? 'it is on a read-only filesystem'
-        : code === 'EACCES' || code === 'EPERM'
-          ? "the server's user may not write it"
-          : code === 'ENOENT'
-            ? 'it cannot be created'
-            : `the operating system reported ${code ?? 'an error'}`;
   return new ToolError(
     'HISTORY_UNAVAILABLE',
-    `editguard cannot record history in its state dir ${stateDir}: ${why}${code ? ` (${code})` : ''}. Nothing was written; ${displayPath} keeps its old content. ` +
+    `editguard cannot record history in its state dir ${stateDir}: ${stateDirProblem(code)}${code ? ` (${code})` : ''}. Nothing was written; ${displayPath} keeps its old content. ` +
       `Make ${stateDir} writable for the server's user, start editguard with --state-dir pointing to a writable directory, or set history.enabled to false in its config (writes are then not recorded).`,
     { path: displayPath, stateDir, ...(code ? { errno: code } : {}) },
   );

@@ -21,25 +21,18 @@ export interface ResolvedPath {
 /** Asks the user a yes/no question (MCP elicitation); resolves false when declined. */
 export type ConfirmFn = (question: string) => Promise<boolean>;
 
-export interface PathPolicyOptions {
+interface PathPolicyOptions {
   /** Allowed roots; "~" expands, relative roots resolve against the working directory. */
   roots: string[];
-  /** Globs that are neither read nor written. */
   deny?: string[];
-  /** Globs whose writes need confirmation; defaults to DEFAULT_PROTECTED (pass both to extend). */
+  /** Defaults to DEFAULT_PROTECTED (pass both to extend). */
   protected?: string[];
-  /**
-   * Directories no tool may read, write or list, wherever they are — even inside a root
-   * (the state dir: its history holds every root's contents). DESIGN §6.
-   */
+  /** Directories no tool may read, write or list, even inside a root (the state dir, DESIGN §6). */
   hidden?: string[];
   home: string;
 }
 
-/**
- * What a directory walker (Glob, Grep, LS — possibly in a worker thread) needs to apply this
- * policy to every entry: plain data, so it crosses a worker boundary.
- */
+/** What a directory walker (Glob, Grep, LS) needs to apply this policy to every entry: plain data for a worker. */
 export interface WalkRules {
   /** Real paths of the roots. */
   roots: string[];
@@ -51,22 +44,16 @@ export interface WalkRules {
   hidden: string[];
 }
 
-/** A root as spelled (expanded) and where it really is. */
-interface RootPair {
-  lexical: string;
-  real: string;
-}
-
 interface PolicyState {
-  /** Roots as given (expanded) with their real paths: a lexical path may be under either. */
-  pairs: RootPair[];
+  /** Roots as spelled (expanded) and their real paths: a lexical path may be under either. */
+  pairs: Array<{ lexical: string; real: string }>;
   /** Real paths: the containment verdict. */
   roots: string[];
   /** The CLI roots: client roots can narrow them, never widen them (intersect mode). */
   ceiling: string[];
   deny: string[];
   protected: string[];
-  /** Hidden directories (lexical and real spellings). */
+  /** Lexical and real spellings. */
   hidden: string[];
   home: string;
   /** Why no root is open (the client's roots do not overlap the CLI roots); undefined when some are. */
@@ -101,7 +88,7 @@ export class PathPolicy {
    */
   static async create(opts: PathPolicyOptions): Promise<PathPolicy> {
     if (opts.roots.length === 0) throw new Error('At least one root directory is required.');
-    const pairs: RootPair[] = [];
+    const pairs: PolicyState['pairs'] = [];
     for (const given of opts.roots) {
       // Relative roots come from the command line, so the working directory is their base.
       const lexical = expandPath(given, { home: opts.home, base: path.resolve() });
@@ -110,12 +97,8 @@ export class PathPolicy {
         real = await fs.realpath(lexical);
       } catch (err) {
         const code = errnoCode(err) ?? 'error';
-        throw new Error(
-          `Root ${given} (${lexical}) cannot be used: ${code === 'ENOENT' ? 'it does not exist' : code}.`,
-          {
-            cause: err,
-          },
-        );
+        const why = code === 'ENOENT' ? 'it does not exist' : code;
+        throw new Error(`Root ${given} (${lexical}) cannot be used: ${why}.`, { cause: err });
       }
       if (!(await fs.stat(real)).isDirectory()) {
         throw new Error(`Root ${given} (${lexical}) is not a directory.`);
@@ -154,7 +137,8 @@ export class PathPolicy {
    * every authorize call says why (DESIGN §6). Never throws on bad URIs.
    */
   async withClientRoots(uris: string[], mode: 'intersect' | 'replace'): Promise<PathPolicy> {
-    const clientPairs: RootPair[] = [];
+    if (uris.length === 0) return this;
+    const clientPairs: PolicyState['pairs'] = [];
     for (const uri of uris) {
       const pair = await clientRootDir(uri);
       if (pair !== undefined) clientPairs.push(pair);
@@ -173,7 +157,6 @@ export class PathPolicy {
       }
     }
     next = dedupe(next);
-    if (uris.length === 0) return this;
     if (next.length === 0) {
       const offered = uris.slice(0, 5).join(', ') + (uris.length > 5 ? ', …' : '');
       const closed =
@@ -295,7 +278,7 @@ export class PathPolicy {
   }
 }
 
-async function clientRootDir(uri: string): Promise<RootPair | undefined> {
+async function clientRootDir(uri: string): Promise<PolicyState['pairs'][number] | undefined> {
   if (!uri.startsWith('file:')) return undefined;
   let dir: string;
   try {

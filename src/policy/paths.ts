@@ -20,15 +20,13 @@ export function pathFor(platform: PathPlatform = HOST_PLATFORM): path.PlatformPa
  */
 export function assertSafePathInput(input: string): void {
   if (input.trim() === '') {
-    throw new ToolError('INVALID_PATH', 'The path is empty. Pass the path of a file inside the allowed roots.', {
-      path: input,
-    });
+    const message = 'The path is empty. Pass the path of a file inside the allowed roots.';
+    throw new ToolError('INVALID_PATH', message, { path: input });
   }
   if (input.includes('\0')) {
     // Node throws on NUL itself, but C APIs truncate at it: reject it as ours, not as INTERNAL.
-    throw new ToolError('INVALID_PATH', 'The path contains a NUL byte. Remove it and pass a plain file path.', {
-      path: input,
-    });
+    const message = 'The path contains a NUL byte. Remove it and pass a plain file path.';
+    throw new ToolError('INVALID_PATH', message, { path: input });
   }
   // Windows treats "\" and "/" alike, so any two leading separators open a UNC/device path,
   // which can reach the network (credential leaks via SMB) or raw devices.

@@ -1,6 +1,5 @@
 // Deny and protected globs: which absolute paths they cover, and by which glob (for messages).
 import path from 'node:path';
-import { LRUCache } from 'lru-cache';
 import picomatch from 'picomatch';
 import { isWithin } from './paths.js';
 
@@ -89,10 +88,6 @@ interface Folded {
 
 const WINDOWS = path.sep === '\\';
 
-/** protectedBy()'s memo: its size bound, and its mark for "no protected glob covers it". */
-const PROTECTED_MEMO_MAX = 1024;
-const NOT_PROTECTED = '\0';
-
 /**
  * Compiled deny and protected globs. A glob starting with "~/" is matched against the path
  * relative to `home`; an absolute glob against the absolute path; any other glob against
@@ -106,7 +101,6 @@ export class PathRules {
   private readonly protectedRules: Rule[];
   private readonly home: string;
   private readonly roots: string[];
-  readonly #protectedMemo = new LRUCache<string, string>({ max: PROTECTED_MEMO_MAX });
 
   constructor(opts: PathRulesOptions) {
     this.home = opts.home;
@@ -127,7 +121,7 @@ export class PathRules {
   deniedEntry(absPath: string): string | undefined {
     if (this.denyRules.length === 0) return undefined;
     for (const rule of this.denyRules) {
-      if (this.coversSelf(rule, absPath)) return rule.glob;
+      if (this.covers(rule, absPath, false)) return rule.glob;
     }
     return undefined;
   }
@@ -174,13 +168,7 @@ export class PathRules {
 
   /** The protected glob covering `absPath` (absolute, normalized), or undefined. */
   protectedBy(absPath: string): string | undefined {
-    // Asked twice per write (the path as given and its real path) of the same few files: the rules
-    // never change, so the answer is kept (a bounded memo; a glob walk per call otherwise).
-    const known = this.#protectedMemo.get(absPath);
-    if (known !== undefined) return known === NOT_PROTECTED ? undefined : known;
-    const glob = this.firstMatch(this.protectedRules, absPath);
-    this.#protectedMemo.set(absPath, glob ?? NOT_PROTECTED);
-    return glob;
+    return this.firstMatch(this.protectedRules, absPath);
   }
 
   private firstMatch(rules: Rule[], absPath: string): string | undefined {
@@ -190,39 +178,24 @@ export class PathRules {
     return undefined;
   }
 
-  private covers(rule: Rule, absPath: string): boolean {
+  /** Whether `rule` matches `absPath`, or (with `ancestors`) one of its ancestors below the rule's anchor. */
+  private covers(rule: Rule, absPath: string, ancestors = true): boolean {
+    const test = (candidate: string, absolute = false) =>
+      ancestors ? matchesSelfOrAncestor(rule, candidate, absolute) : candidate !== '' && rule.test!(candidate);
     switch (rule.anchor) {
       case 'absolute':
-        return matchesSelfOrAncestor(rule, toGlobPath(absPath), true);
+        return rule.test !== undefined && test(toGlobPath(absPath), true);
       case 'home':
         if (!isWithin(this.home, absPath)) return false;
-        if (rule.test === undefined) return true;
-        return matchesSelfOrAncestor(rule, toGlobPath(path.relative(this.home, absPath)), false);
-      case 'root':
-        return this.roots.some(
-          (root) =>
-            isWithin(root, absPath) &&
-            absPath !== root &&
-            matchesSelfOrAncestor(rule, toGlobPath(path.relative(root, absPath)), false),
-        );
-    }
-  }
-
-  private coversSelf(rule: Rule, absPath: string): boolean {
-    switch (rule.anchor) {
-      case 'absolute':
-        return rule.test !== undefined && rule.test(toGlobPath(absPath));
-      case 'home':
-        if (!isWithin(this.home, absPath)) return false;
-        if (rule.test === undefined) return absPath === this.home;
-        return absPath !== this.home && rule.test(toGlobPath(path.relative(this.home, absPath)));
+        if (rule.test === undefined) return ancestors || absPath === this.home;
+        return absPath !== this.home && test(toGlobPath(path.relative(this.home, absPath)));
       case 'root':
         return this.roots.some(
           (root) =>
             isWithin(root, absPath) &&
             absPath !== root &&
             rule.test !== undefined &&
-            rule.test(toGlobPath(path.relative(root, absPath))),
+            test(toGlobPath(path.relative(root, absPath))),
         );
     }
   }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { ConfinedDir, confinementMode, SWAPPED } from '../fs/confined-dir.js';
 import { errnoCode } from '../fs/errno.js';
 import { isWithin } from '../policy/paths.js';
-import type { EntryPolicy } from './entry-policy.js';
+import type { WalkRules } from '../policy/path-policy.js';
+import { PathRules } from '../policy/rules.js';
 import { IGNORE_FILES, ignoredIn, ignoreLevel, stackInside, type IgnoreStack } from './ignore-rules.js';
 
 /** A directory the walk holds open while its entries are handled. */
@@ -16,6 +17,8 @@ export interface WalkedDir {
   /** Its path relative to the walk's start, "/"-separated: "" for the start, else ending in "/". */
   rel: string;
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Ignore files bigger than this are not read (a generated monster is not a real ignore file). */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
@@ -36,26 +39,31 @@ export interface ListingStats {
 }
 
 /**
- * Synchronous directory opening and listing with the walk's rules applied, used by walkFiles
- * (Glob, Grep) and LS's breadth-first listing. Leaves out: `.git/` (unless includeIgnored), hidden
- * directories (the state dir), denied entries, entries the nested ignore files ignore (unless
- * includeIgnored), and anything that is neither a file, a directory nor a symlink. Symlinks are
- * kept as entries (never followed; `symlinks` records them). Each directory's ignore stack is
- * handed to its subdirectories as the walk meets them, so a directory is read exactly once.
+ * Directory opening and listing with the walk's rules applied (walkFiles, LS). Leaves out `.git/` and
+ * what nested ignore files ignore (unless includeIgnored), hidden directories (the state dir), denied
+ * entries, and whatever is not a file, directory or symlink (kept, never followed). Each directory's
+ * ignore stack goes to its subdirectories as the walk meets them: a directory is read exactly once.
  */
 export class DirLister {
   readonly stats: ListingStats = { directories: 0, entries: 0, unreadable: 0, swapped: 0 };
   private readonly portable = confinementMode() === 'portable';
-  /** Absolute paths of the symlinks listed so far. */
-  readonly symlinks = new Set<string>();
   private readonly stacks = new Map<string, IgnoreStack>();
+  private readonly roots: readonly string[];
+  /** Undefined without deny globs (then a plain file needs no check); else every glob folded into one test. */
+  private readonly denied: ((absPath: string) => boolean) | undefined;
+  private readonly hidden: ReadonlySet<string>;
 
   constructor(
-    private readonly policy: EntryPolicy,
+    rules: WalkRules,
     private readonly includeIgnored: boolean,
     /** Called once per directory listed (progress reports; a worker's only chance to speak mid-walk). */
     private readonly onDirectory: (stats: ListingStats) => void = () => {},
-  ) {}
+  ) {
+    this.roots = rules.roots;
+    const paths = new PathRules({ deny: rules.deny, protected: [], home: rules.home, roots: rules.anchors });
+    this.denied = paths.hasDenyRules ? paths.entryDenier() : undefined;
+    this.hidden = new Set(rules.hidden);
+  }
 
   /**
    * Prepares a walk of `base` (a real, authorized directory): the ignore files of its ancestors
@@ -68,7 +76,7 @@ export class DirLister {
       this.stacks.set(dir, []);
       return;
     }
-    const root = this.policy.roots.filter((r) => isWithin(r, base)).sort((a, b) => b.length - a.length)[0];
+    const root = this.roots.filter((r) => isWithin(r, base)).sort((a, b) => b.length - a.length)[0];
     let stack: IgnoreStack = [];
     if (root !== undefined && root !== base) {
       const chain: string[] = [];
@@ -77,11 +85,7 @@ export class DirLister {
         if (d === root) break;
       }
       for (const ancestor of chain) {
-        const level = this.readLevel(
-          withSep(ancestor),
-          IGNORE_FILES.map((name) => readSmallFile(path.join(ancestor, name))),
-          hasGitDir(ancestor),
-        );
+        const level = levelAt(withSep(ancestor), (name) => path.join(ancestor, name), hasGitDir(ancestor));
         if (level) stack = [...stack, level];
       }
       stack = stackInside(stack, base);
@@ -107,17 +111,6 @@ export class DirLister {
     }
   }
 
-  /** The entries of the opened directory `dir` that the walk may see. */
-  list(dir: WalkedDir): Dirent[] {
-    let entries: Dirent[] | undefined;
-    try {
-      entries = fs.readdirSync(dir.handle.path(''), { withFileTypes: true });
-    } catch {
-      entries = undefined;
-    }
-    return this.keep(dir, entries);
-  }
-
   /**
    * Whether `dir` is still the directory at its path (portable mode; a descriptor cannot move).
    * When not, it counts as swapped and its listing must be dropped.
@@ -133,12 +126,16 @@ export class DirLister {
     }
   }
 
-  private keep(dir: WalkedDir, entries: Dirent[] | undefined): Dirent[] {
+  /** The entries of the opened directory `dir` that the walk may see. */
+  list(dir: WalkedDir): Dirent[] {
     const key = dir.abs;
     const inherited = this.stacks.get(key) ?? [];
     this.stacks.delete(key);
     this.stats.directories++;
-    if (entries === undefined) {
+    let entries: Dirent[];
+    try {
+      entries = fs.readdirSync(dir.handle.path(''), { withFileTypes: true });
+    } catch {
       this.stats.unreadable++;
       this.onDirectory(this.stats);
       return [];
@@ -150,7 +147,7 @@ export class DirLister {
     }
     const ignored = stack.length > 0 ? ignoredIn(stack, key) : undefined;
     // Without deny globs a plain file needs no path of its own here (most entries of a tree).
-    const screensFiles = this.policy.screensFiles;
+    const screensFiles = this.denied !== undefined;
     const kept: Dirent[] = [];
     for (const entry of entries) {
       const isDirectory = entry.isDirectory();
@@ -163,9 +160,8 @@ export class DirLister {
         continue;
       }
       const abs = key + entry.name;
-      if (this.policy.excludes(abs, isDirectory)) continue;
+      if (this.excludes(abs, isDirectory)) continue;
       if (isDirectory) this.stacks.set(abs + path.sep, stack.length > 0 ? stackInside(stack, abs) : stack);
-      else if (isSymlink) this.symlinks.add(abs);
       kept.push(entry);
     }
     this.stats.entries += kept.length;
@@ -173,27 +169,33 @@ export class DirLister {
     return kept;
   }
 
-  /** The ignore level of `dir`, its ignore files read through its descriptor (O_NOFOLLOW). */
-  private levelOf(dir: WalkedDir, entries: Dirent[]) {
-    let hasIgnoreFile = false;
-    let gitDir = false;
-    for (const entry of entries) {
-      if (entry.name === '.git' && entry.isDirectory()) gitDir = true;
-      // Only regular files: a symlinked ignore file could point outside the roots.
-      if (entry.isFile() && (IGNORE_FILES as readonly string[]).includes(entry.name)) hasIgnoreFile = true;
-    }
-    const texts = hasIgnoreFile ? IGNORE_FILES.map((name) => readSmallFile(dir.handle.path(name))) : [];
-    const exclude = gitDir ? readSmallFile(dir.handle.path(EXCLUDE_FILE), dir.handle.path('.git')) : undefined;
-    return ignoreLevel(dir.abs, [...texts, exclude]);
+  /**
+   * Whether the real path `absPath` met in the walk must not be listed, searched or entered: a hidden
+   * directory (the state dir) or a deny glob. Ancestors need no check: the walk never enters a left-out directory.
+   */
+  private excludes(absPath: string, isDirectory: boolean): boolean {
+    // Deny globs and hidden dirs are NFC; a name stored as NFD on disk must not slip past them.
+    const checked = NON_ASCII.test(absPath) ? absPath.normalize('NFC') : absPath;
+    if (isDirectory && (this.hidden.has(absPath) || this.hidden.has(checked))) return true;
+    return this.denied !== undefined && this.denied(checked);
   }
 
-  private readLevel(dir: string, texts: Array<string | undefined>, gitDir: boolean) {
-    const exclude = gitDir ? readSmallFile(path.join(dir, EXCLUDE_FILE), path.join(dir, '.git')) : undefined;
-    return ignoreLevel(dir, [...texts, exclude]);
+  /** The ignore level of `dir`, its ignore files read through its descriptor (O_NOFOLLOW). */
+  private levelOf(dir: WalkedDir, entries: Dirent[]) {
+    // A real .git directory only: through a symlinked one, info/exclude could be read from outside the roots.
+    const gitDir = entries.some((entry) => entry.name === '.git' && entry.isDirectory());
+    return levelAt(dir.abs, (name) => dir.handle.path(name), gitDir);
   }
 }
 
-function withSep(dir: string): string {
+/** The ignore level of the directory `abs` whose files `at(name)` names: its ignore files, then .git/info/exclude. */
+function levelAt(abs: string, at: (name: string) => string, gitDir: boolean) {
+  const texts = IGNORE_FILES.map((name) => readSmallFile(at(name)));
+  const exclude = gitDir ? readSmallFile(at(EXCLUDE_FILE), at('.git')) : undefined;
+  return ignoreLevel(abs, [...texts, exclude]);
+}
+
+export function withSep(dir: string): string {
   return dir.endsWith(path.sep) ? dir : dir + path.sep;
 }
 

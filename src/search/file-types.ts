@@ -108,9 +108,6 @@ const FILE_TYPES: Record<string, readonly string[]> = {
   zig: ['*.zig'],
 };
 
-/** The names `type` accepts. */
-export const FILE_TYPE_NAMES: readonly string[] = Object.keys(FILE_TYPES);
-
 /**
  * The globs of a ripgrep type name (case-sensitive, as in ripgrep).
  * @throws ToolError INVALID_INPUT naming the known types when the name is unknown.
@@ -120,10 +117,8 @@ export function fileTypeGlobs(name: string): readonly string[] {
   if (globs === undefined) {
     throw new ToolError(
       'INVALID_INPUT',
-      `Unknown file type "${name}". Use one of: ${FILE_TYPE_NAMES.join(', ')}; or filter with "glob" instead.`,
-      {
-        type: name,
-      },
+      `Unknown file type "${name}". Use one of: ${Object.keys(FILE_TYPES).join(', ')}; or filter with "glob" instead.`,
+      { type: name },
     );
   }
   return globs;

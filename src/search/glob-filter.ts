@@ -3,13 +3,6 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { ToolError } from '../errors.js';
 
-const WINDOWS = path.sep === '\\';
-
-/** "/"-separated, as picomatch and ignore files expect. */
-export function toPosix(rel: string): string {
-  return WINDOWS ? rel.split('\\').join('/') : rel;
-}
-
 /**
  * Glob's pattern as a directory (its static prefix, resolved against `base`) and the glob for
  * paths relative to it: `src/**\/*.ts` walks only `src/`, an absolute pattern walks its own
@@ -45,22 +38,6 @@ export function globMatcher(glob: string): (rel: string) => boolean {
 }
 
 /**
- * globMatcher() for a walk, which has each entry as (its directory's relative path, its name): a
- * glob `**\/NAME` (NAME without "/", the usual Glob query) is tested against the name alone —
- * the same answer (a globstar matches any run of directories) without joining every path and
- * running the regex over it. @throws ToolError INVALID_INPUT as globMatcher.
- */
-export function walkMatcher(glob: string): (dirRel: string, name: string) => boolean {
-  const name = glob.startsWith('**/') ? glob.slice(3) : undefined;
-  if (name !== undefined && name !== '' && !name.includes('/') && !name.startsWith('**')) {
-    const test = globMatcher(name);
-    return (_dirRel, entry) => test(entry);
-  }
-  const test = globMatcher(glob);
-  return (dirRel, entry) => test(dirRel + entry);
-}
-
-/**
  * Grep's `glob` split as Claude Code does: on whitespace, and on commas outside braces
  * (`*.{ts,tsx}` stays one glob).
  */
@@ -75,25 +52,25 @@ export function splitGlobs(glob: string): string[] {
 }
 
 /**
- * ripgrep's `--glob` semantics for Grep: a glob without "/" matches the file name at any depth,
- * one with "/" the path relative to the searched directory; `!glob` excludes; the last glob
- * that matches decides; with any positive glob, a file that matches none is left out.
+ * A test of a "/"-separated relative path: a glob without "/" matches the name at any depth, one
+ * with "/" the whole path (ripgrep's `--glob`, LS's `ignore`). @throws ToolError INVALID_INPUT as globMatcher.
+ */
+export function relativeGlob(glob: string): (rel: string) => boolean {
+  const test = globMatcher(glob.startsWith('/') ? glob.slice(1) : glob);
+  return glob.includes('/') ? test : (rel) => test(rel.slice(rel.lastIndexOf('/') + 1));
+}
+
+/**
+ * ripgrep's `--glob` semantics for Grep (relativeGlob): `!glob` excludes; the last glob that matches
+ * decides; with any positive glob, a file that matches none is left out.
  * @throws ToolError INVALID_INPUT for a glob picomatch cannot compile.
  */
 export function grepGlobFilter(globs: readonly string[]): (rel: string) => boolean {
-  const rules = globs.map((raw) => {
-    const negated = raw.startsWith('!');
-    let glob = negated ? raw.slice(1) : raw;
-    const anchored = glob.includes('/');
-    if (glob.startsWith('/')) glob = glob.slice(1);
-    return { negated, anchored, test: globMatcher(glob) };
-  });
+  const rules = globs.map((raw) => ({ negated: raw.startsWith('!'), test: relativeGlob(raw.replace(/^!/, '')) }));
   const anyPositive = rules.some((r) => !r.negated);
   return (rel) => {
-    const name = rel.slice(rel.lastIndexOf('/') + 1);
     for (let i = rules.length - 1; i >= 0; i--) {
-      const rule = rules[i]!;
-      if (rule.test(rule.anchored ? rel : name)) return !rule.negated;
+      if (rules[i]!.test(rel)) return !rules[i]!.negated;
     }
     return !anyPositive;
   };

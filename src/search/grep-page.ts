@@ -44,13 +44,6 @@ export function renderContentLine(c: ContentLine, lineNumbers: boolean, maxChars
   return lineNumbers ? `${c.file}${sep}${c.line}${sep}${text}` : `${c.file}${sep}${text}`;
 }
 
-export interface PageOptions {
-  offset: number;
-  /** 0 = no limit. */
-  limit: number;
-  budgetBytes: number;
-}
-
 /**
  * Collects one page from a stream of entries: skips `offset`, takes up to `limit`, stops early
  * at the byte budget (never with an empty page), and looks one entry ahead to know whether more
@@ -66,7 +59,8 @@ export class PageBuilder {
   private bytes = 0;
   private last: { file: string; line: number } | undefined;
 
-  constructor(private readonly opts: PageOptions) {}
+  /** `limit` 0: no limit. */
+  constructor(private readonly opts: { offset: number; limit: number; budgetBytes: number }) {}
 
   /** False once the page is complete (the caller can stop producing). */
   get open(): boolean {

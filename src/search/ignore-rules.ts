@@ -15,15 +15,7 @@ export interface IgnoreLevel {
    * (which cost more than the walk itself on 50,000 files).
    */
   byName: boolean;
-  /**
-   * byName levels: verdicts by name (a trailing "/" for directories). Names repeat across a tree
-   * (index.ts, src/), and a Map lookup is a fraction of `ignore`'s own path checks per entry.
-   */
-  verdicts?: Map<string, boolean | undefined>;
 }
-
-/** Distinct names a level remembers verdicts for (a tree of unique names must not grow it forever). */
-const MAX_REMEMBERED = 20_000;
 
 /** Levels from the shallowest directory down; deeper levels win over shallower ones. */
 export type IgnoreStack = readonly IgnoreLevel[];
@@ -44,7 +36,7 @@ export function ignoreLevel(base: string, texts: ReadonlyArray<string | undefine
     if (text.split(/\r?\n/).some(isAnchored)) byName = false;
   }
   if (matchers.length === 0) return undefined;
-  return byName ? { base, matchers, byName, verdicts: new Map() } : { base, matchers, byName };
+  return { base, matchers, byName };
 }
 
 /** A rule with a "/" before its end applies to paths relative to its file's directory, not to names. */
@@ -65,16 +57,11 @@ export function isIgnored(stack: IgnoreStack, absPath: string, isDirectory: bool
   return ignoredIn(stack, absPath.slice(0, cut))(absPath.slice(cut), isDirectory);
 }
 
-/** Tests entries of one directory by name: isIgnored's verdict for `dirAbs + name`. */
-export type EntryIgnored = (name: string, isDirectory: boolean) => boolean;
-
 /**
- * isIgnored for the entries of the directory `dirAbs` (its path with a trailing separator), with
- * what depends only on the directory worked out once: which levels apply and the directory's path
- * below each. A walk tests every entry of a tree (50,000 on issue 9's bench), so the per-entry part
- * is a name lookup per level, with no path built or sliced.
+ * isIgnored for the entries of the directory `dirAbs` (with a trailing separator): which levels apply
+ * and the path below each are worked out once per directory, not per entry.
  */
-export function ignoredIn(stack: IgnoreStack, dirAbs: string): EntryIgnored {
+export function ignoredIn(stack: IgnoreStack, dirAbs: string): (name: string, isDirectory: boolean) => boolean {
   const levels: IgnoreLevel[] = [];
   const prefixes: string[] = [];
   for (let i = stack.length - 1; i >= 0; i--) {
@@ -90,7 +77,7 @@ export function ignoredIn(stack: IgnoreStack, dirAbs: string): EntryIgnored {
     const key = isDirectory ? `${name}/` : name;
     for (let i = 0; i < levels.length; i++) {
       const level = levels[i]!;
-      const verdict = level.byName ? nameVerdict(level, key) : matchersVerdict(level.matchers, prefixes[i]! + key);
+      const verdict = matchersVerdict(level.matchers, level.byName ? key : prefixes[i]! + key);
       if (verdict !== undefined) return verdict;
     }
     return false;
@@ -117,19 +104,7 @@ function levelVerdict(level: IgnoreLevel, absPath: string, isDirectory: boolean)
   let rel = level.byName ? absPath.slice(absPath.lastIndexOf(path.sep) + 1) : absPath.slice(level.base.length);
   if (WINDOWS) rel = rel.split('\\').join('/');
   if (isDirectory) rel += '/';
-  return level.byName ? nameVerdict(level, rel) : matchersVerdict(level.matchers, rel);
-}
-
-/** A byName level's verdict for an entry's name (a trailing "/" for a directory), remembered. */
-function nameVerdict(level: IgnoreLevel, name: string): boolean | undefined {
-  const remembered = level.verdicts;
-  if (remembered === undefined) return matchersVerdict(level.matchers, name);
-  // has() first: undefined ("no rule applies") is a verdict too.
-  const verdict = remembered.get(name);
-  if (verdict !== undefined || remembered.has(name)) return verdict;
-  const fresh = matchersVerdict(level.matchers, name);
-  if (remembered.size < MAX_REMEMBERED) remembered.set(name, fresh);
-  return fresh;
+  return matchersVerdict(level.matchers, rel);
 }
 
 /** Within a level the first file with a verdict decides. */

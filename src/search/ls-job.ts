@@ -1,9 +1,8 @@
 // LS in a worker: breadth first under each directory, directories first, up to the entry cap.
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { DirLister } from './dir-lister.js';
-import { EntryPolicy } from './entry-policy.js';
-import { globMatcher, toPosix } from './glob-filter.js';
+import { DirLister, withSep } from './dir-lister.js';
+import { relativeGlob } from './glob-filter.js';
 import type { JobHooks, LsEntryType, LsJob, LsResult, LsTree } from './search-job.js';
 
 /**
@@ -12,11 +11,7 @@ import type { JobHooks, LsEntryType, LsJob, LsResult, LsTree } from './search-jo
  * listed directory; an ignored directory is not entered.
  */
 export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
-  const policy = new EntryPolicy(job.rules);
-  const ignored = job.ignore.map((g) => ({
-    anchored: g.includes('/'),
-    test: globMatcher(g.startsWith('/') ? g.slice(1) : g),
-  }));
+  const ignored = job.ignore.map(relativeGlob);
   const trees: LsTree[] = [];
   let total = 0;
   let truncated = false;
@@ -25,20 +20,19 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
     const tree: LsTree = { dir, entries: [] };
     trees.push(tree);
     if (truncated) continue;
-    const lister = new DirLister(policy, job.includeIgnored, (s) =>
+    const lister = new DirLister(job.rules, job.includeIgnored, (s) =>
       hooks.progress({ directories: s.directories, files: total, searched: 0 }),
     );
     lister.seed(dir);
-    const queue = [dir];
+    const queue = [{ abs: dir, rel: '' }];
     while (queue.length > 0 && !truncated) {
       const current = queue.shift()!;
-      const entries = listConfined(lister, current).sort(
+      const entries = listConfined(lister, current.abs).sort(
         (a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : 1),
       );
       for (const entry of entries) {
-        const abs = path.join(current, entry.name);
-        const rel = toPosix(path.relative(dir, abs));
-        if (ignored.some((g) => g.test(g.anchored ? rel : entry.name))) continue;
+        const rel = current.rel + entry.name;
+        if (ignored.some((test) => test(rel))) continue;
         if (total === job.limit) {
           truncated = true;
           break;
@@ -46,7 +40,7 @@ export function runLsJob(job: LsJob, hooks: JobHooks): LsResult {
         const type: LsEntryType = entry.isDirectory() ? 'directory' : entry.isSymbolicLink() ? 'symlink' : 'file';
         tree.entries.push({ rel, type });
         total++;
-        if (type === 'directory') queue.push(abs);
+        if (type === 'directory') queue.push({ abs: path.join(current.abs, entry.name), rel: `${rel}/` });
       }
     }
     swapped += lister.stats.swapped;
@@ -62,7 +56,7 @@ function listConfined(lister: DirLister, dir: string): Dirent[] {
   const handle = lister.open(dir, undefined, path.basename(dir));
   if (handle === undefined) return [];
   try {
-    const walked = { handle, abs: dir.endsWith(path.sep) ? dir : dir + path.sep, rel: '' };
+    const walked = { handle, abs: withSep(dir), rel: '' };
     const entries = lister.list(walked);
     return lister.stillThere(walked) ? entries : [];
   } finally {

@@ -1,37 +1,27 @@
 // LS's text: Claude Code's indented tree ("- /abs/dir/", "  - name/", "  - name"), directories first.
-import path from 'node:path';
+import { withSep } from './dir-lister.js';
 import type { LsEntryType, LsTree } from './search-job.js';
-
-interface Node {
-  name: string;
-  type: LsEntryType;
-  children: Node[];
-}
 
 /** One listed directory as lines: `- /abs/dir/`, then its entries indented two spaces per level. */
 export function renderLsTree(tree: LsTree): string[] {
-  const root: Node = { name: '', type: 'directory', children: [] };
-  const dirs = new Map<string, Node>([['', root]]);
+  const children = new Map<string, LsTree['entries']>();
   for (const entry of tree.entries) {
     const cut = entry.rel.lastIndexOf('/');
-    const parent = dirs.get(cut === -1 ? '' : entry.rel.slice(0, cut));
-    // Entries come breadth first, so a parent is always known; a stray entry is dropped, not misplaced.
-    if (parent === undefined) continue;
-    const node: Node = { name: entry.rel.slice(cut + 1), type: entry.type, children: [] };
-    parent.children.push(node);
-    if (entry.type === 'directory') dirs.set(entry.rel, node);
+    const parent = cut === -1 ? '' : entry.rel.slice(0, cut);
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(entry);
+    else children.set(parent, [entry]);
   }
   const lines = [`- ${withSep(tree.dir)}`];
-  const walk = (node: Node, indent: string) => {
-    const sorted = [...node.children].sort(
-      (a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-    );
+  // From the top down, so an entry whose parent was not listed is dropped, not misplaced.
+  const walk = (dir: string, indent: string) => {
+    const sorted = (children.get(dir) ?? []).sort((a, b) => rank(a) - rank(b) || (a.rel < b.rel ? -1 : 1));
     for (const child of sorted) {
       lines.push(`${indent}- ${label(child)}`);
-      if (child.type === 'directory') walk(child, `${indent}  `);
+      if (child.type === 'directory') walk(child.rel, `${indent}  `);
     }
   };
-  walk(root, '  ');
+  walk('', '  ');
   return lines;
 }
 
@@ -40,15 +30,11 @@ export function lsTruncatedNote(limit: number): string {
   return `There are more than ${limit} files and directories here. Call LS with the path of a subdirectory, or use Glob and Grep, to see the rest. The first ${limit} files and directories are included below:`;
 }
 
-const rank = (n: Node) => (n.type === 'directory' ? 0 : 1);
+const rank = (e: { type: LsEntryType }) => (e.type === 'directory' ? 0 : 1);
 
-function label(n: Node): string {
-  if (n.type === 'directory') return `${n.name}/`;
+function label(e: { rel: string; type: LsEntryType }): string {
+  const name = e.rel.slice(e.rel.lastIndexOf('/') + 1);
+  if (e.type === 'directory') return `${name}/`;
   // Shown, never followed: where it points may be outside the roots.
-  if (n.type === 'symlink') return `${n.name} (symlink)`;
-  return n.name;
-}
-
-function withSep(dir: string): string {
-  return dir.endsWith(path.sep) ? dir : dir + path.sep;
+  return e.type === 'symlink' ? `${name} (symlink)` : name;
 }

@@ -1,4 +1,4 @@
-// A search as plain data in and out (it runs in the worker pool; run-search-job.ts runs it).
+// A search as plain data in and out (it runs in the worker pool; search-task.ts runs it).
 import type { WalkRules } from '../policy/path-policy.js';
 import type { GrepPattern } from './grep-pattern.js';
 
@@ -51,14 +51,16 @@ export interface LsJob extends JobBase {
 
 export type SearchJob = GlobJob | GrepJob | LsJob;
 
-/** What a running search reports now and then; every field only grows during one search. */
+/** What a running search reports now and then: directories listed, entries kept, files searched (Grep). */
 export interface SearchProgress {
-  /** Directories listed. */
   directories: number;
-  /** Entries (files, symlinks, directories) the walk kept. */
   files: number;
-  /** Files whose contents were searched (Grep). */
   searched: number;
+}
+
+/** Glob's and Grep's order: newest modification first; equal times by path, so pages are stable. */
+export function newestFirst(a: readonly [string, number], b: readonly [string, number]): number {
+  return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 }
 
 export interface GlobResult {
@@ -71,12 +73,7 @@ export interface GlobResult {
 }
 
 export interface GrepSkips {
-  /**
-   * Binary files (Read's rule) left out among the candidates: a file with a NUL in its first 8 KiB
-   * (not looked at further), or one whose text matches but has too many control characters. A file
-   * whose bytes lack a plain-string pattern is no candidate, nor one with control characters and
-   * no match: neither is counted.
-   */
+  /** Binary files (Read's rule: a NUL in the first 8 KiB, or a match in text with too many control characters). */
   binary: number;
   tooLarge: number;
   unreadable: number;
@@ -133,6 +130,6 @@ export interface GrepHit {
 }
 
 export interface JobHooks {
-  /** Called often; callers throttle. */
+  /** Called often; search-task.ts throttles. */
   progress(p: SearchProgress): void;
 }

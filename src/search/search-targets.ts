@@ -5,12 +5,6 @@ import { isNotFound } from '../fs/errno.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import type { PathPolicy } from '../policy/path-policy.js';
 
-/** A place to search: a real, authorized path. */
-export interface SearchTarget {
-  path: string;
-  isFile: boolean;
-}
-
 /**
  * Every root when `input` is undefined; otherwise the authorized real path of `input`.
  * @throws ToolError as PathPolicy.authorizeRead (PATH_DENIED, INVALID_PATH …), FILE_NOT_FOUND
@@ -20,7 +14,7 @@ export async function resolveTargets(
   input: string | undefined,
   policy: PathPolicy,
   opts: { tool: string; directoriesOnly: boolean },
-): Promise<SearchTarget[]> {
+): Promise<Array<{ path: string; isFile: boolean }>> {
   if (input === undefined) return policy.roots.map((root) => ({ path: root, isFile: false }));
   const target = await policy.authorizeRead(input);
   let stat;
@@ -42,9 +36,7 @@ export async function resolveTargets(
     throw new ToolError(
       'INVALID_PATH',
       `${input} is not a directory. ${opts.tool} takes a directory as "path"; use Read for a single file.`,
-      {
-        path: input,
-      },
+      { path: input },
     );
   }
   return [{ path: target.realPath, isFile: true }];

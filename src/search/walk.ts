@@ -2,11 +2,7 @@
 // parent's descriptor without following a symlink, so a walk never leaves the directory it started in.
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { ConfinedDir } from '../fs/confined-dir.js';
-import type { DirLister, WalkedDir } from './dir-lister.js';
-
-/** Called once per directory with the files and symlinks the lister kept there (never followed). */
-export type VisitFiles = (dir: WalkedDir, files: readonly Dirent[]) => void;
+import { withSep, type DirLister, type WalkedDir } from './dir-lister.js';
 
 interface Frame {
   dir: WalkedDir;
@@ -15,39 +11,34 @@ interface Frame {
 }
 
 /**
- * Walks `base` (a real, authorized directory) depth first, handing each directory's kept files to
- * `visit`. Every subdirectory is opened through its parent's descriptor with O_DIRECTORY|O_NOFOLLOW
- * (ConfinedDir.child) and listed through its own, so another process swapping a directory for a
- * symlink mid-walk makes that one entry fail to open (counted in `lister.stats.swapped`) instead of
- * steering the walk outside. Open descriptors: one per level of the current path. In portable mode
- * (no /proc) directories are opened by path and verified (real path and identity) after they were
- * listed; one that moved meanwhile counts as swapped and is neither visited nor entered.
- *
- * Synchronous, in a search worker: faster than libuv's pool for many small directories, and that
+ * Walks `base` (a real, authorized directory) depth first, handing each directory's kept files and
+ * symlinks (never followed) to `visit`. A directory swapped for a symlink mid-walk fails to open
+ * (O_NOFOLLOW through its parent's descriptor; portable mode: verified after listing) and counts in
+ * `lister.stats.swapped` instead of steering the walk outside. One open descriptor per level.
+ * Synchronous in a search worker: faster than libuv's pool for many small directories, and that
  * pool, which the whole process shares, stays free for other sessions' Reads.
  */
-export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): void {
+export function walkFiles(
+  base: string,
+  lister: DirLister,
+  visit: (dir: WalkedDir, files: readonly Dirent[]) => void,
+): void {
   lister.seed(base);
   const start = lister.open(base, undefined, '');
   if (start === undefined) return;
   const stack: Frame[] = [];
-  // The directory being entered, not on the stack yet.
-  let current: ConfinedDir | undefined;
   const enter = (dir: WalkedDir): void => {
-    current = dir.handle;
-    const entries = lister.list(dir);
+    const frame: Frame = { dir, subdirs: [], next: 0 };
+    stack.push(frame);
     const files: Dirent[] = [];
-    const subdirs: string[] = [];
-    for (const entry of entries) {
-      if (entry.isDirectory()) subdirs.push(entry.name);
+    for (const entry of lister.list(dir)) {
+      if (entry.isDirectory()) frame.subdirs.push(entry.name);
       else files.push(entry);
     }
     // Portable mode only (a descriptor cannot move): a listing read while the directory was not at its
     // place does not count. A visit that reads files checks again after (lister.stillThere).
-    if (!lister.stillThere(dir)) subdirs.length = 0;
+    if (!lister.stillThere(dir)) frame.subdirs.length = 0;
     else if (files.length > 0) visit(dir, files);
-    stack.push({ dir, subdirs, next: 0 });
-    current = undefined;
   };
   try {
     enter({ handle: start, abs: withSep(base), rel: '' });
@@ -64,13 +55,7 @@ export function walkFiles(base: string, lister: DirLister, visit: VisitFiles): v
         enter({ handle, abs: `${top.dir.abs}${name}${path.sep}`, rel: `${top.dir.rel}${name}/` });
     }
   } finally {
-    // A visit that threw: no descriptor outlives the walk (close() is idempotent).
-    start.close();
+    // A visit that threw: no descriptor outlives the walk.
     for (const frame of stack) frame.dir.handle.close();
-    current?.close();
   }
-}
-
-function withSep(dir: string): string {
-  return dir.endsWith(path.sep) ? dir : dir + path.sep;
 }

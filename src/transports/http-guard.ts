@@ -14,15 +14,6 @@ export function isLoopbackAddress(host: string): boolean {
   return false;
 }
 
-/**
- * Bearer check. Both sides are hashed first so the comparison is constant-time whatever their
- * lengths. Returns true when no token is configured.
- */
-export function bearerMatches(expected: string | BearerToken | undefined, authorization: string | undefined): boolean {
-  if (expected === undefined) return true;
-  return (typeof expected === 'string' ? new BearerToken(expected) : expected).matches(authorization);
-}
-
 /** A configured bearer token, its digest computed once (a server checks it on every request). */
 export class BearerToken {
   readonly #digest: Buffer;
@@ -31,7 +22,7 @@ export class BearerToken {
     this.#digest = createHash('sha256').update(token).digest();
   }
 
-  /** Whether an Authorization header carries this token (constant-time, whatever the lengths). */
+  /** Whether an Authorization header carries this token (both sides hashed: constant-time, whatever the lengths). */
   matches(authorization: string | undefined): boolean {
     const m = /^Bearer[ \t]+(.+?)[ \t]*$/i.exec(authorization ?? '');
     const given = m?.[1] ?? '';
@@ -119,7 +110,7 @@ export interface AccessRequest {
 export function accessRefusal(
   req: AccessRequest,
   policy: OriginPolicy,
-  token: string | BearerToken | undefined,
+  token: BearerToken | undefined,
   mcpPath: string,
 ): Refusal | undefined {
   if (!hostAllowed(req.host, policy)) {
@@ -135,7 +126,7 @@ export function accessRefusal(
     };
   }
   if (req.pathname !== mcpPath) return { status: 404, message: `Not found: the MCP endpoint is ${mcpPath}.` };
-  if (bearerMatches(token, req.authorization)) return undefined;
+  if (token === undefined || token.matches(req.authorization)) return undefined;
   const invalid = req.authorization !== undefined;
   return {
     status: 401,

@@ -7,10 +7,8 @@ import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest } from '@m
 import type { App } from '../app.js';
 import type { Logger } from '../log.js';
 import { createServer } from '../server.js';
-import type { Session } from '../session/session.js';
 import { shortSessionId } from '../session/session-id.js';
 import { readJsonBody } from './http-body.js';
-import type { InflightTracker } from './http-inflight.js';
 import {
   KEEP_ALIVE_MS,
   PARSE_ERROR,
@@ -25,7 +23,6 @@ import type { HttpSessionRegistry } from './http-sessions.js';
 /** One Mcp-Session-Id: its own McpServer, Session and Streamable HTTP transport. */
 export interface LiveSession {
   readonly id: string;
-  readonly session: Session;
   readonly server: McpServer;
   readonly transport: StreamableHTTPServerTransport;
   close(): Promise<void>;
@@ -34,7 +31,6 @@ export interface LiveSession {
 export interface McpEndpointDeps {
   app: App;
   registry: HttpSessionRegistry<LiveSession>;
-  inflight: InflightTracker;
   bodyLimit: number;
   /** Answer every POST with one JSON body instead of an event stream (the SDK's enableJsonResponse). */
   jsonResponse: boolean;
@@ -76,7 +72,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       if (!live) return sendError(res, 400, SERVER_ERROR, NO_SESSION);
       if (late) return refuseWhileDraining(res, true);
       // An open GET event stream is not work in flight: it neither delays shutdown nor keeps a session alive.
-      if (method === 'DELETE') deps.inflight.track(res, registry.begin(live.id));
+      if (method === 'DELETE') registry.track(res, live.id);
       return toTransport(live.transport, req, res);
     }
     const post = await readPost(req, res, deps, live);
@@ -122,7 +118,7 @@ async function readPost(
   deps: McpEndpointDeps,
   live: LiveSession | undefined,
 ): Promise<{ json: boolean; body: unknown } | undefined> {
-  deps.inflight.track(res, live ? deps.registry.begin(live.id) : undefined);
+  deps.registry.track(res, live?.id);
   if (!isJsonContentType(header(req, 'content-type') ?? null)) return { json: false, body: undefined };
   const tooLarge = `Request body too large: the limit is ${deps.bodyLimit} bytes (http.maxBodyBytes).`;
   const expectsContinue = req.headers.expect?.toLowerCase() === '100-continue';
@@ -216,5 +212,5 @@ function openSession({ app, registry, jsonResponse, log }: McpEndpointDeps): Liv
       release();
     }
   };
-  return { id, session, server, transport, close };
+  return { id, server, transport, close };
 }

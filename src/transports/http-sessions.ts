@@ -1,4 +1,5 @@
-// The HTTP session registry: one entry per Mcp-Session-Id, a cap on their number, and idle reaping.
+// The HTTP session registry: one entry per Mcp-Session-Id, a cap on their number, idle reaping, and the
+// requests in flight (per session, so a busy one is never reaped; in all, so a drain can wait for them).
 
 /** What the registry needs of a session: a way to end it (idempotent). */
 export interface ClosableSession {
@@ -26,7 +27,9 @@ export interface HttpSessionRegistryOptions {
 export class HttpSessionRegistry<S extends ClosableSession> {
   readonly #entries = new Map<string, Entry<S>>();
   readonly #opts: HttpSessionRegistryOptions;
+  readonly #idleWaiters = new Set<() => void>();
   #reaped = 0;
+  #inflight = 0;
 
   constructor(opts: HttpSessionRegistryOptions) {
     this.#opts = opts;
@@ -39,6 +42,11 @@ export class HttpSessionRegistry<S extends ClosableSession> {
   /** Sessions closed because they were idle, since start. */
   get reaped(): number {
     return this.#reaped;
+  }
+
+  /** Requests being served now. */
+  get inflight(): number {
+    return this.#inflight;
   }
 
   get full(): boolean {
@@ -60,27 +68,45 @@ export class HttpSessionRegistry<S extends ClosableSession> {
     return this.#entries.get(id)?.value;
   }
 
-  /** Marks a request of session `id` as started; returns the function that marks it finished. */
-  begin(id: string): () => void {
-    const entry = this.#entries.get(id);
-    if (!entry) return () => {};
-    entry.inflight++;
-    if (entry.timer) clearTimeout(entry.timer);
-    entry.timer = undefined;
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      entry.inflight--;
-      if (this.#entries.get(id) === entry) this.#arm(entry);
-    };
+  /** Counts a request (of session `id`, if given) as in flight until its response closes. */
+  track(res: { once(event: 'close', listener: () => void): unknown }, id?: string): void {
+    const entry = id === undefined ? undefined : this.#entries.get(id);
+    this.#inflight++;
+    if (entry) {
+      entry.inflight++;
+      clearTimeout(entry.timer);
+      entry.timer = undefined;
+    }
+    res.once('close', () => {
+      this.#inflight--;
+      if (entry) {
+        entry.inflight--;
+        if (this.#entries.get(entry.id) === entry) this.#arm(entry);
+      }
+      if (this.#inflight === 0) for (const w of this.#idleWaiters) w();
+    });
+  }
+
+  /** Resolves true once nothing is in flight, or false after `ms`. */
+  waitForIdle(ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      if (this.#inflight === 0) return resolve(true);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.#idleWaiters.delete(onIdle);
+        resolve(ok);
+      };
+      const onIdle = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      this.#idleWaiters.add(onIdle);
+    });
   }
 
   /** Forgets `id` without closing it (the session closed itself). */
   remove(id: string): void {
     const entry = this.#entries.get(id);
     if (!entry) return;
-    if (entry.timer) clearTimeout(entry.timer);
+    clearTimeout(entry.timer);
     this.#entries.delete(id);
   }
 
@@ -93,7 +119,7 @@ export class HttpSessionRegistry<S extends ClosableSession> {
 
   #arm(entry: Entry<S>): void {
     if (entry.inflight > 0) return;
-    if (entry.timer) clearTimeout(entry.timer);
+    clearTimeout(entry.timer);
     entry.timer = setTimeout(() => {
       if (this.#entries.get(entry.id) !== entry || entry.inflight > 0) return;
       this.remove(entry.id);

@@ -4,30 +4,19 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../app.js';
-import type { Config } from '../config.js';
+import { defaultMessageLimit, type Config } from '../config.js';
 import { errnoCode } from '../fs/errno.js';
 import type { Logger } from '../log.js';
 import { shortSessionId } from '../session/session-id.js';
 import { VERSION } from '../version.js';
 import { accessRefusal, BearerToken, isLoopbackAddress, type OriginPolicy } from './http-guard.js';
-import { InflightTracker } from './http-inflight.js';
 import { createMcpEndpoint, type LiveSession } from './http-mcp-endpoint.js';
-import { defaultMessageLimit } from './message-limit.js';
 import { KEEP_ALIVE_MS, RETRY_AFTER_S, SERVER_ERROR, header, sendError, sendJson } from './http-response.js';
 import { HttpSessionRegistry } from './http-sessions.js';
 
-export const MCP_PATH = '/mcp';
-export const HEALTH_PATH = '/healthz';
-export const READY_PATH = '/readyz';
-
-export interface HttpStats {
-  /** Live sessions (each with its own McpServer and file-state store). */
-  sessions: number;
-  /** Requests being served now, open GET event streams excluded. */
-  inflight: number;
-  /** Sessions closed for idleness since start. */
-  reaped: number;
-}
+const MCP_PATH = '/mcp';
+const HEALTH_PATH = '/healthz';
+const READY_PATH = '/readyz';
 
 export interface HttpServerHandle {
   /** The MCP endpoint, e.g. http://127.0.0.1:3333/mcp. */
@@ -35,15 +24,14 @@ export interface HttpServerHandle {
   port: number;
   /** Resolves once the server has shut down. */
   closed: Promise<void>;
-  /** This process's instance id, the prefix of every session id it hands out. */
-  instanceId: string;
   /**
    * Graceful drain: /readyz answers 503 at once and new sessions are refused (503 + Retry-After) while
    * in-flight requests finish (bounded by http.shutdownTimeoutMs); then every session is closed, the
    * listener stops and the remaining connections are dropped.
    */
   close(): Promise<void>;
-  stats(): HttpStats;
+  /** Live sessions, requests being served now (open GET event streams excluded), sessions reaped for idleness. */
+  stats(): { sessions: number; inflight: number; reaped: number };
 }
 
 /** Refusal to start (bad bind address, no token off loopback, port in use); the message says what to do. */
@@ -82,9 +70,8 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
     idleTimeoutMs: cfg.idleTimeoutMs,
     onIdle: (id) => log.info(`session ${shortSessionId(id)} idle for ${cfg.idleTimeoutMs} ms; closed`),
   });
-  const inflight = new InflightTracker();
   const bodyLimit = cfg.maxBodyBytes ?? defaultMessageLimit(app.config.maxEditBytes);
-  const endpoint = createMcpEndpoint({ app, registry, inflight, bodyLimit, jsonResponse: cfg.jsonResponse, log });
+  const endpoint = createMcpEndpoint({ app, registry, bodyLimit, jsonResponse: cfg.jsonResponse, log });
   const token = cfg.token === undefined ? undefined : new BearerToken(cfg.token);
   let stopping = false;
 
@@ -93,7 +80,7 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
     const pathname = pathOf(req.url);
     if (
       (req.method === 'GET' || req.method === 'HEAD') &&
-      answerProbe(res, pathname, { app, draining: stopping, sessions: registry.size, inflight: inflight.count })
+      answerProbe(res, pathname, { app, draining: stopping, sessions: registry.size, inflight: registry.inflight })
     )
       return;
     const access = {
@@ -122,14 +109,11 @@ export async function serveHttp(app: App): Promise<HttpServerHandle> {
   return {
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     port,
-    instanceId: app.instanceId,
     closed,
-    stats: () => ({ sessions: registry.size, inflight: inflight.count, reaped: registry.reaped }),
+    stats: () => ({ sessions: registry.size, inflight: registry.inflight, reaped: registry.reaped }),
     close: () => {
       stopping = true;
-      closing ??= shutDown({ server, app, registry, inflight, log, timeoutMs: cfg.shutdownTimeoutMs }).then(
-        resolveClosed,
-      );
+      closing ??= shutDown({ server, app, registry, log, timeoutMs: cfg.shutdownTimeoutMs }).then(resolveClosed);
       return closing;
     },
   };
@@ -222,15 +206,14 @@ async function shutDown(p: {
   server: http.Server;
   app: App;
   registry: HttpSessionRegistry<LiveSession>;
-  inflight: InflightTracker;
   log: Logger;
   timeoutMs: number;
 }): Promise<void> {
   // Idle keep-alive connections would otherwise carry new work in; their clients reconnect and are told 503.
   p.server.closeIdleConnections();
   const started = Date.now();
-  if (!(await p.inflight.waitForIdle(p.timeoutMs))) {
-    p.log.warn(`shutdown: ${p.inflight.count} request(s) still running after ${p.timeoutMs} ms; closing anyway`);
+  if (!(await p.registry.waitForIdle(p.timeoutMs))) {
+    p.log.warn(`shutdown: ${p.registry.inflight} request(s) still running after ${p.timeoutMs} ms; closing anyway`);
   }
   // Writes queued behind the ones that just finished get the rest of the budget.
   const left = Math.max(0, p.timeoutMs - (Date.now() - started));

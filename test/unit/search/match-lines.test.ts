@@ -1,8 +1,7 @@
 // matchingLines(): one scan of the whole text gives exactly the lines a line-by-line match would.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGrepPattern } from '../../../src/search/grep-pattern.js';
-import { lineMatcher, matchingLines } from '../../../src/search/match-lines.js';
+import { compileGrepPattern, lineMatcher, matchingLines } from '../../../src/search/grep-pattern.js';
 
 const matcher = (pattern: string, opts: { ignoreCase?: boolean; multiline?: boolean } = {}) =>
   lineMatcher(

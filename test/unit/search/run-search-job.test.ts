@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WalkRules } from '../../../src/policy/path-policy.js';
-import { runSearchJob } from '../../../src/search/run-search-job.js';
+import { runSearchJob } from '../../../src/search/search-task.js';
 import type { GlobResult, GrepJob, GrepResult, LsResult } from '../../../src/search/search-job.js';
 import { tempDir, writeFiles } from '../../helpers/harness.js';
 import { grepJob, walkRules } from '../../helpers/search-tree.js';

@@ -2,9 +2,8 @@
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
-import { runSearchJob } from '../../../src/search/run-search-job.js';
 import type { SearchProgress } from '../../../src/search/search-job.js';
-import { SEARCH_TASK, type SearchTaskInput } from '../../../src/search/search-task.js';
+import { runSearchJob, SEARCH_TASK, type SearchTaskInput } from '../../../src/search/search-task.js';
 import { WorkerPool } from '../../../src/workers/worker-pool.js';
 import { tempDir, WORKER_BASE, writeFiles } from '../../helpers/harness.js';
 import { grepJob } from '../../helpers/search-tree.js';

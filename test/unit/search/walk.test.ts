@@ -6,7 +6,6 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setConfinementModeForTests, type ConfinementMode } from '../../../src/fs/confined-dir.js';
 import { DirLister } from '../../../src/search/dir-lister.js';
-import { EntryPolicy } from '../../../src/search/entry-policy.js';
 import { walkFiles } from '../../../src/search/walk.js';
 import { tempDir, writeFiles } from '../../helpers/harness.js';
 import { walkRules } from '../../helpers/search-tree.js';
@@ -29,7 +28,7 @@ async function arena(): Promise<{ root: string; outside: string }> {
 }
 
 function walk(root: string, onVisit: (rel: string) => void = () => {}): { files: string[]; lister: DirLister } {
-  const lister = new DirLister(new EntryPolicy(walkRules(root)), false);
+  const lister = new DirLister(walkRules(root), false);
   const files: string[] = [];
   walkFiles(root, lister, (d, entries) => {
     for (const e of entries) files.push(d.rel + e.name);

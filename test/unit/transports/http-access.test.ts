@@ -1,9 +1,8 @@
-// accessRefusal() and InflightTracker, pure: which guard refuses first, and waiting for requests to end.
-import { EventEmitter } from 'node:events';
+// accessRefusal(), pure: which guard refuses first.
 import { describe, expect, it } from 'vitest';
-import { accessRefusal, type AccessRequest } from '../../../src/transports/http-guard.js';
-import { InflightTracker } from '../../../src/transports/http-inflight.js';
+import { accessRefusal, BearerToken, type AccessRequest } from '../../../src/transports/http-guard.js';
 
+const token = new BearerToken('s3cret');
 const policy = { allowedHosts: ['box.lan'], allowedOrigins: ['https://app.example'] };
 const ok: AccessRequest = {
   host: '127.0.0.1:3333',
@@ -26,40 +25,16 @@ describe('accessRefusal()', () => {
     ['no token', { authorization: undefined }, 401],
     ['a wrong token', { authorization: 'Bearer nope' }, 401],
   ])('%s → %s', (_name, change, status) => {
-    expect(accessRefusal({ ...ok, ...change }, policy, 's3cret', '/mcp')?.status).toBe(status);
+    expect(accessRefusal({ ...ok, ...change }, policy, token, '/mcp')?.status).toBe(status);
   });
 
   it('says how to authenticate, and tells a missing token from a wrong one', () => {
-    expect(accessRefusal({ ...ok, authorization: undefined }, policy, 's3cret', '/mcp')?.headers).toEqual({
+    expect(accessRefusal({ ...ok, authorization: undefined }, policy, token, '/mcp')?.headers).toEqual({
       'WWW-Authenticate': 'Bearer realm="editguard"',
     });
-    expect(accessRefusal({ ...ok, authorization: 'Bearer nope' }, policy, 's3cret', '/mcp')?.headers).toEqual({
+    expect(accessRefusal({ ...ok, authorization: 'Bearer nope' }, policy, token, '/mcp')?.headers).toEqual({
       'WWW-Authenticate': 'Bearer realm="editguard", error="invalid_token"',
     });
     expect(accessRefusal({ ...ok, authorization: undefined }, policy, undefined, '/mcp')).toBeUndefined();
-  });
-});
-
-describe('InflightTracker', () => {
-  it('counts requests until their response closes, runs onDone then, and wakes idle waiters', async () => {
-    const tracker = new InflightTracker();
-    const [a, b] = [new EventEmitter(), new EventEmitter()];
-    let done = 0;
-    tracker.track(a, () => done++);
-    tracker.track(b);
-    expect(tracker.count).toBe(2);
-    const idle = tracker.waitForIdle(10_000);
-    a.emit('close');
-    expect([tracker.count, done]).toEqual([1, 1]);
-    b.emit('close');
-    expect(await idle).toBe(true);
-    expect(tracker.count).toBe(0);
-    expect(await tracker.waitForIdle(0)).toBe(true);
-  });
-
-  it('waitForIdle() gives up after its bound', async () => {
-    const tracker = new InflightTracker();
-    tracker.track(new EventEmitter());
-    expect(await tracker.waitForIdle(20)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpSessionRegistry } from '../../../src/transports/http-sessions.js';
 
@@ -46,15 +47,15 @@ describe('HttpSessionRegistry', () => {
     const r = new HttpSessionRegistry({ maxSessions: 5, idleTimeoutMs: 1000 });
     const s = closable();
     r.add('a', s);
-    const end1 = r.begin('a');
-    const end2 = r.begin('a');
+    const [req1, req2] = [new EventEmitter(), new EventEmitter()];
+    r.track(req1, 'a');
+    r.track(req2, 'a');
     await vi.advanceTimersByTimeAsync(5000);
     expect(r.size).toBe(1);
-    end1();
+    req1.emit('close');
     await vi.advanceTimersByTimeAsync(5000);
     expect(r.size).toBe(1);
-    end2();
-    end2(); // idempotent
+    req2.emit('close');
     await vi.advanceTimersByTimeAsync(999);
     expect(r.size).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -70,5 +71,26 @@ describe('HttpSessionRegistry', () => {
     r.add('b', b);
     await r.closeAll();
     expect([a.closed, b.closed, r.size]).toEqual([1, 1, 0]);
+  });
+
+  it('counts requests in flight until their response closes, and wakes idle waiters', async () => {
+    const r = new HttpSessionRegistry({ maxSessions: 5, idleTimeoutMs: 1000 });
+    const [a, b] = [new EventEmitter(), new EventEmitter()];
+    r.track(a, 'unknown');
+    r.track(b);
+    expect(r.inflight).toBe(2);
+    const idle = r.waitForIdle(10_000);
+    a.emit('close');
+    expect(r.inflight).toBe(1);
+    b.emit('close');
+    expect(await idle).toBe(true);
+    expect(r.inflight).toBe(0);
+    expect(await r.waitForIdle(0)).toBe(true);
+  });
+
+  it('waitForIdle() gives up after its bound', async () => {
+    const r = new HttpSessionRegistry({ maxSessions: 5, idleTimeoutMs: 1000 });
+    r.track(new EventEmitter());
+    expect(await r.waitForIdle(20)).toBe(false);
   });
 });

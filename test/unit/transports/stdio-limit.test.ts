@@ -4,8 +4,8 @@ import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { defaultMessageLimit } from '../../../src/transports/message-limit.js';
-import { LineLimit, requestId } from '../../../src/transports/stdio-limit.js';
+import { defaultMessageLimit } from '../../../src/config.js';
+import { LineLimit, requestId } from '../../../src/transports/stdio.js';
 
 function wire(limit: number) {
   const input = new PassThrough();
