@@ -5,9 +5,8 @@ import type { HistoryVersion } from '../history/manifest.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { textOf } from '../history/restore-plan.js';
 import { CommandFailure, resolveTarget, type CommandContext, type CommandTarget } from './command-context.js';
-import { colorDiff } from './color-diff.js';
 import { findVersion, loadFileHistory, openHistoryStore, versionBytes } from './file-versions.js';
-import { localTime } from './format-when.js';
+import { colorDiff, localTime } from './terminal-format.js';
 
 /** `to` undefined: the file as it is now. */
 export interface DiffArgs {

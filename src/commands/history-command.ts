@@ -5,8 +5,7 @@ import type { HistoryStore } from '../history/history-store.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { displayPath, quoteArg, resolveTarget, type CommandContext, type CommandTarget } from './command-context.js';
 import { loadFileHistory, openHistoryStore } from './file-versions.js';
-import { formatWhen } from './format-when.js';
-import { formatTable, type Align } from './text-table.js';
+import { formatTable, formatWhen, type Align } from './terminal-format.js';
 
 /** `path`: that file's versions; undefined: at most `limit` recent writes across files. */
 export interface HistoryArgs {
@@ -85,26 +84,13 @@ async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: Command
   // A change of several files: one line for the change (its id, for `restore --change`), then one per file.
   const rows = changes.flatMap((c) => {
     if (c.length === 1) return [row(c[0]!)];
-    const [when, , tool, session] = row(c[0]!) as [string, string, string, string];
+    const [when, , tool, session] = row(c[0]!);
     const sum = (k: 'lines_added' | 'lines_removed') => c.reduce((n, v) => n + v[k], 0);
-    const head = [
-      when,
-      '',
-      tool,
-      session,
-      `+${sum('lines_added')} -${sum('lines_removed')}`,
-      '',
-      `change ${c[0]!.change} (${c.length} files):`,
-    ];
-    const fileRow = (v: RecentVersion) => [
-      '',
-      String(v.version),
-      '',
-      '',
-      change(v),
-      size(v),
-      `  ${displayPath(v.file_path, ctx.cwd)}`,
-    ];
+    const changed = `+${sum('lines_added')} -${sum('lines_removed')}`;
+    const head = [when!, '', tool!, session!, changed, '', `change ${c[0]!.change} (${c.length} files):`];
+    // A file of the change keeps its version, lines, size and (indented) path.
+    const fileRow = (v: RecentVersion) =>
+      row(v).map((cell, i) => (i === 6 ? `  ${cell}` : [1, 4, 5].includes(i) ? cell : ''));
     return [head, ...c.map(fileRow)];
   });
   let text = formatTable(header, rows, align);

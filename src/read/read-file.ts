@@ -27,11 +27,7 @@ export type ReadFileInput = Partial<Pick<ReadTarget, 'offset' | 'limit'>> & {
   pages?: string | undefined;
 };
 
-/**
- * Reads a file and records the view in the session (partial for ranged or truncated reads):
- * notebooks by cell, images and PDFs as attachments, everything else as numbered text lines.
- * @throws ToolError PATH_DENIED, FILE_NOT_FOUND, IS_DIRECTORY, INVALID_PATH, TOO_LARGE, BINARY_FILE, INVALID_INPUT.
- */
+/** Reads a file and records the view in the session (partial for ranged or truncated reads). */
 export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<ToolOutput> {
   const target = await deps.session.policy.authorizeRead(input.file_path);
   const display = input.file_path;
@@ -64,11 +60,7 @@ export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<To
 /** Bytes sniffed before a big file is streamed (the binary heuristic looks at as many). */
 const HEAD_BYTES = 8 * 1024;
 
-/**
- * The stat and bytes of a regular file small enough to read — confined (DESIGN §5): both come from one
- * descriptor opened without following a symlink inside the verified directory. A big text file is
- * answered from that descriptor in ranges instead (`output`).
- */
+/** Stat and bytes of a regular file from one confined descriptor (DESIGN §5); a big text file is answered in ranges. */
 async function readWhole(
   target: ResolvedPath,
   display: string,
@@ -120,11 +112,7 @@ async function readWhole(
   }
 }
 
-/**
- * A text file too big to hold (over maxEditBytes: not hashed, it cannot be edited) or big enough to
- * stream (hashed), read in ranges; undefined when the file is read whole instead.
- * @throws ToolError TOO_LARGE for a file over maxEditBytes that is not streamable text, BINARY_FILE.
- */
+/** A text file over maxEditBytes (not hashed) or over read.streamFromBytes, read in ranges; else undefined. */
 async function readBig(
   file: ConfinedFile,
   target: ResolvedPath,

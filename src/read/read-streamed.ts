@@ -15,25 +15,20 @@ const WINDOW = 64 * 1024;
 /** Bytes read at a time through one very long line. */
 const LONG_CHUNK = 1024 * 1024;
 
+/**
+ * `file`: open, a regular file the caller closes; `head`: its first bytes (at least 3 or the whole file); `hashed`: the
+ * session records its digest (it can be edited), else (over maxEditBytes) its size, mtime and inode.
+ */
 export interface StreamedReadRequest extends Omit<TextReadRequest, 'bytes' | 'mtimeMs'> {
-  /** Open, a regular file; the caller closes it. */
   file: ConfinedFile;
-  /** Its first bytes (the sniffed head), at least 3 or the whole file. */
   head: Uint8Array;
-  /**
-   * Hash the bytes (the file can be edited: the session records its digest) or not (over
-   * maxEditBytes: recorded by size, mtime and inode, as the change tracker compares it).
-   */
   hashed: boolean;
 }
 
 /** The file had fewer bytes than its stat said while it was scanned. */
 class ChangedWhileReading extends Error {}
 
-/**
- * Numbered lines as readText() gives them, at memory independent of the file's size.
- * @throws ToolError IO_ERROR when the file keeps changing under the read; errno errors as they come.
- */
+/** Numbered lines as readText() gives them, at constant memory. @throws IO_ERROR when the file keeps changing. */
 export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Promise<ToolOutput> {
   const stat = req.file.stat;
   const { dev, ino, size, mtimeMs, ctimeMs } = stat;
@@ -155,10 +150,7 @@ function streamedLines(
   };
 }
 
-/**
- * Byte offset where 1-based line `start` begins (≤ totalLines): the index names the block, one read walks it.
- * @throws ChangedWhileReading when the block does not hold the breaks the index counted.
- */
+/** Byte offset where 1-based line `start` (≤ totalLines) begins: the index names the block, one read walks it. */
 async function lineStart(file: ConfinedFile, index: LineIndex, start: number, buf: Buffer): Promise<number> {
   if (start <= 1) return index.bodyStart;
   const { blockStart, skip } = locateLine(index, start);
