@@ -2,13 +2,7 @@
 // attachments, big text streamed in ranges, other text as numbered lines) and recorded in the session.
 import type { Stats } from 'node:fs';
 import { ToolError, fsError } from '../errors.js';
-import {
-  openConfined,
-  readSmallConfined,
-  SYNC_READ_MAX,
-  type ConfinedFile,
-  type SmallFile,
-} from '../fs/confined-read.js';
+import { openConfined, readSmallConfined, SYNC_READ_MAX, type ConfinedFile } from '../fs/confined-read.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -31,7 +25,9 @@ export type ReadFileInput = Partial<Pick<ReadTarget, 'offset' | 'limit'>> & {
 export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<ToolOutput> {
   const target = await deps.session.policy.authorizeRead(input.file_path);
   const display = input.file_path;
-  const got = await readWhole(target, display, input, deps);
+  const got = await readWhole(target, display, input, deps).catch((err: unknown) => {
+    throw fsError(err, display) ?? err;
+  });
   if ('output' in got) return got.output;
   const { stat, bytes } = got;
   const req = {
@@ -68,21 +64,12 @@ async function readWhole(
   deps: ReadDeps,
 ): Promise<{ stat: Stats; bytes: Buffer } | { output: ToolOutput }> {
   // A small file (the common case) is read in this thread: no thread-pool round trips.
-  let small: SmallFile | undefined;
-  try {
-    small = readSmallConfined(
-      target.realPath,
-      Math.min(SYNC_READ_MAX, deps.config.read.streamFromBytes - 1, deps.config.maxEditBytes),
-    );
-  } catch (err) {
-    throw fsError(err, display) ?? err;
-  }
+  const max = Math.min(SYNC_READ_MAX, deps.config.read.streamFromBytes - 1, deps.config.maxEditBytes);
+  const small = readSmallConfined(target.realPath, max);
   if (small === undefined) throw await fileNotFound(display, target.absPath, deps.session.policy);
   if (small.bytes !== undefined) return { stat: small.stat, bytes: small.bytes };
   // A directory, a FIFO or a device, or a bigger file: opened again, and answered or read below.
-  const file = await openConfined(target.realPath).catch((err: unknown) => {
-    throw fsError(err, display) ?? err;
-  });
+  const file = await openConfined(target.realPath);
   if (!file) throw await fileNotFound(display, target.absPath, deps.session.policy);
   try {
     const stat = file.stat;
@@ -103,10 +90,7 @@ async function readWhole(
     }
     const streamed = await readBig(file, target, display, input, deps);
     if (streamed) return { output: streamed };
-    const bytes = await file.readAll();
-    return { stat, bytes };
-  } catch (err) {
-    throw fsError(err, display) ?? err;
+    return { stat, bytes: await file.readAll() };
   } finally {
     await file.close();
   }
@@ -129,8 +113,8 @@ async function readBig(
   const got = head.subarray(0, await file.readAt(head, 0, head.length, 0));
   const utf16 = detectEncoding(got).startsWith('utf16');
   const text = !sniffImageMime(got) && !isPdf(got) && !isNotebookPath(target.realPath) && !isLikelyBinary(got);
-  if (!tooBig && (!text || utf16)) return undefined;
   if (!text || utf16) {
+    if (!tooBig) return undefined;
     const why = text ? ' Files this large are read in ranges only when UTF-8 or Latin-1; this one is UTF-16.' : '';
     throw new ToolError(
       'TOO_LARGE',
