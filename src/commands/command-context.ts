@@ -4,27 +4,25 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { realpathDeepest } from '../policy/real-path.js';
 
-/** The terminal a command talks to; cli.ts builds it from process.*, tests hand in their own. */
+/**
+ * The terminal a command talks to (cli.ts builds it from process.*): results on `out`, messages on `err`,
+ * `color` when stdout is a TTY that has colours, `ask` a yes/no question (undefined when stdin is no TTY).
+ */
 export interface CommandIo {
-  /** Standard output: the result (text, or JSON with --json). */
   out(text: string): void;
-  /** Standard error: messages and prompts for the person. */
   err(text: string): void;
-  /** Whether stdout shows colours: a TTY that has them (NO_COLOR, FORCE_COLOR and TERM honoured). */
   color: boolean;
-  /** Asks a yes/no question on the terminal (default no); undefined when stdin is not a TTY. */
   ask: ((question: string) => Promise<boolean>) | undefined;
   now(): number;
 }
 
+/** `stateDir` defaults as the server's; `configFile` (--config) is protected from writes, as in the server. */
 export interface CommandContext {
   io: CommandIo;
   cwd: string;
   home: string;
-  /** The resolved state dir, the same default as the server's. */
   stateDir: string;
   config: Config;
-  /** The --config file (protected from writes, as in the server). */
   configFile: string | undefined;
   log: Logger;
 }
@@ -42,14 +40,11 @@ export class CommandFailure extends Error {
   }
 }
 
-/** A file named on the command line: as the person wrote it, where it is, and how to show it. */
+/** A file named on the command line: absolute, real (history is keyed by it) and as shown (see displayPath). */
 export interface CommandTarget {
   input: string;
-  /** Absolute (resolved against the working directory). */
   absPath: string;
-  /** Symlinks resolved: history is keyed by the real path. */
   realPath: string;
-  /** Relative to the working directory when inside it, else absolute. */
   display: string;
 }
 

@@ -1,19 +1,17 @@
 // `editguard diff PATH V1 [V2]`: a unified diff between two recorded versions, or a version and the file now.
-import fsp from 'node:fs/promises';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { isNotFound } from '../fs/errno.js';
+import { digestFile, readConfined } from '../fs/confined-read.js';
 import type { HistoryVersion } from '../history/manifest.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { textOf } from '../history/restore-plan.js';
 import { CommandFailure, resolveTarget, type CommandContext, type CommandTarget } from './command-context.js';
-import { colorDiff } from './color-diff.js';
-import { currentHashOf, findVersion, loadFileHistory, openHistoryStore, versionBytes } from './file-versions.js';
-import { localTime } from './format-when.js';
+import { findVersion, loadFileHistory, openHistoryStore, versionBytes } from './file-versions.js';
+import { colorDiff, localTime } from './terminal-format.js';
 
+/** `to` undefined: the file as it is now. */
 export interface DiffArgs {
   path: string;
   from: number;
-  /** Omitted: the file as it is now. */
   to: number | undefined;
   json: boolean;
 }
@@ -28,21 +26,17 @@ interface Side {
 /** The line diff gives up past this (a person waits; a 50 MB rewrite should not hang the terminal). */
 const DIFF_TIMEOUT_MS = 20_000;
 
-/**
- * Writes the unified diff from version `from` to version `to` (or the file now): nothing when the
- * bytes are equal, a sentence for binary content or for a difference only in line endings/encoding.
- * @throws CommandFailure HISTORY_NOT_FOUND (no history, no such version, a missing blob).
- */
+/** The unified diff from `from` to `to` (or now): nothing when equal, a sentence for binary or line-ending-only changes. */
 export async function diffCommand(args: DiffArgs, ctx: CommandContext): Promise<number> {
   const store = openHistoryStore(ctx);
   const target = await resolveTarget(args.path, ctx);
-  const h = await loadFileHistory(store, target, await currentHashOf(target), ctx.stateDir);
+  const h = await loadFileHistory(store, target, await digestFile(target.realPath), ctx.stateDir);
   const from = findVersion(h, args.from, target);
   const to = args.to === undefined ? undefined : findVersion(h, args.to, target);
   const a: Side = { version: from.version, bytes: await versionBytes(store, from, target), label: versionLabel(from) };
   const b: Side = to
     ? { version: to.version, bytes: await versionBytes(store, to, target), label: versionLabel(to) }
-    : { version: null, bytes: await readNow(target), label: 'now' };
+    : { version: null, bytes: (await readConfined(target.realPath))?.bytes ?? null, label: 'now' };
   const result = compare(a, b, target, ctx.config.fallbackEncoding);
   if (args.json) {
     const side = (s: Side) => ({ version: s.version, exists: s.bytes !== null, size: s.bytes?.length ?? 0 });
@@ -59,23 +53,13 @@ function versionLabel(v: HistoryVersion): string {
   return `version ${v.version} (${localTime(v.time)})`;
 }
 
-async function readNow(target: CommandTarget): Promise<Buffer | null> {
-  try {
-    return await fsp.readFile(target.realPath);
-  } catch (err) {
-    if (isNotFound(err)) return null;
-    throw err;
-  }
-}
-
+/** `diff` is empty when there is no line difference to show; `note` then says why, when the sides differ. */
 interface Comparison {
   identical: boolean;
   binary: boolean;
   lines_added: number;
   lines_removed: number;
-  /** The unified diff (empty when there is no line difference to show). */
   diff: string;
-  /** Why there is no diff to show, when the sides differ anyway. */
   note?: string;
 }
 

@@ -1,5 +1,4 @@
 // A file's recorded versions as the people's commands need them: the store, one file's history, one version's bytes.
-import { digestFile } from '../fs/confined-read.js';
 import { digest } from '../fs/digest.js';
 import { daysToMs, HistoryStore } from '../history/history-store.js';
 import type { FileHistory, HistoryVersion } from '../history/manifest.js';
@@ -14,11 +13,6 @@ export function openHistoryStore(ctx: Pick<CommandContext, 'stateDir' | 'config'
     maxAgeMs: daysToMs(h.maxAgeDays),
     log: ctx.log,
   });
-}
-
-/** The sha256 of the file now; null when it does not exist. @throws the errno error when it cannot be read. */
-export function currentHashOf(target: CommandTarget): Promise<string | null> {
-  return digestFile(target.realPath);
 }
 
 /** The versions of `target`. @throws CommandFailure HISTORY_NOT_FOUND when editguard has none. */
@@ -48,10 +42,7 @@ export function findVersion(h: FileHistory, n: number, target: CommandTarget): H
   throw new CommandFailure(
     'HISTORY_NOT_FOUND',
     `${target.display} has no version ${n}; it has ${span} (\`editguard history ${target.display}\` lists them).`,
-    {
-      path: target.realPath,
-      versions: h.versions.map((v) => v.version),
-    },
+    { path: target.realPath, versions: h.versions.map((v) => v.version) },
   );
 }
 
@@ -67,9 +58,6 @@ export async function versionBytes(
   throw new CommandFailure(
     'HISTORY_NOT_FOUND',
     `the content of version ${v.version} of ${target.display} is missing or damaged in the state dir.`,
-    {
-      path: target.realPath,
-      version: v.version,
-    },
+    { path: target.realPath, version: v.version },
   );
 }

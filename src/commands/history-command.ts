@@ -1,35 +1,28 @@
 // `editguard history [PATH]`: recent writes across every file of the state dir, or one file's versions.
+import { digestFile } from '../fs/confined-read.js';
 import { historyListing, type HistoryListing, type VersionView } from '../history/history-listing.js';
 import type { HistoryStore } from '../history/history-store.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { displayPath, quoteArg, resolveTarget, type CommandContext, type CommandTarget } from './command-context.js';
-import { currentHashOf, loadFileHistory, openHistoryStore } from './file-versions.js';
-import { formatWhen } from './format-when.js';
-import { formatTable, type Align } from './text-table.js';
+import { loadFileHistory, openHistoryStore } from './file-versions.js';
+import { formatTable, formatWhen, type Align } from './terminal-format.js';
 
+/** `path`: that file's versions; undefined: at most `limit` recent writes across files. */
 export interface HistoryArgs {
-  /** A file: its versions. Omitted: recent writes across files. */
   path: string | undefined;
   json: boolean;
-  /** At most this many recent writes (across files). */
   limit: number;
 }
 
-/** A version of some file, as the recent-writes listing shows it. */
-export interface RecentVersion extends VersionView {
-  /** Real path of the file. */
-  file_path: string;
-}
+/** A version of some file (its real path), as the recent-writes listing shows it. */
+type RecentVersion = VersionView & { file_path: string };
 
-/**
- * Lists recent writes (newest first, at most `limit`) or one file's versions, as text or JSON.
- * @throws CommandFailure HISTORY_NOT_FOUND for a file without history; errno errors as they come.
- */
+/** Lists recent writes or one file's versions, as text or JSON. */
 export async function historyCommand(args: HistoryArgs, ctx: CommandContext): Promise<number> {
   const store = openHistoryStore(ctx);
   if (args.path === undefined) return recentWrites(store, args, ctx);
   const target = await resolveTarget(args.path, ctx);
-  const currentHash = await currentHashOf(target);
+  const currentHash = await digestFile(target.realPath);
   const h = await loadFileHistory(store, target, currentHash, ctx.stateDir);
   const listing = historyListing(target.realPath, h, currentHash);
   ctx.io.out(args.json ? JSON.stringify(listing, null, 2) + '\n' : fileVersionsText(listing, target, ctx.io.now()));
@@ -91,26 +84,13 @@ async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: Command
   // A change of several files: one line for the change (its id, for `restore --change`), then one per file.
   const rows = changes.flatMap((c) => {
     if (c.length === 1) return [row(c[0]!)];
-    const [when, , tool, session] = row(c[0]!) as [string, string, string, string];
+    const [when, , tool, session] = row(c[0]!);
     const sum = (k: 'lines_added' | 'lines_removed') => c.reduce((n, v) => n + v[k], 0);
-    const head = [
-      when,
-      '',
-      tool,
-      session,
-      `+${sum('lines_added')} -${sum('lines_removed')}`,
-      '',
-      `change ${c[0]!.change} (${c.length} files):`,
-    ];
-    const fileRow = (v: RecentVersion) => [
-      '',
-      String(v.version),
-      '',
-      '',
-      change(v),
-      size(v),
-      `  ${displayPath(v.file_path, ctx.cwd)}`,
-    ];
+    const changed = `+${sum('lines_added')} -${sum('lines_removed')}`;
+    const head = [when!, '', tool!, session!, changed, '', `change ${c[0]!.change} (${c.length} files):`];
+    // A file of the change keeps its version, lines, size and (indented) path.
+    const fileRow = (v: RecentVersion) =>
+      row(v).map((cell, i) => (i === 6 ? `  ${cell}` : [1, 4, 5].includes(i) ? cell : ''));
     return [head, ...c.map(fileRow)];
   });
   let text = formatTable(header, rows, align);
@@ -123,9 +103,7 @@ async function recentWrites(store: HistoryStore, args: HistoryArgs, ctx: Command
 
 function fileVersionsText(listing: HistoryListing, target: CommandTarget, now: number): string {
   const n = listing.versions.length;
-  const lines = [
-    `${target.display}: ${n === 1 ? '1 version' : `${n} versions`}, newest first; ${statusText(listing)}.`,
-  ];
+  const title = `${target.display}: ${n === 1 ? '1 version' : `${n} versions`}, newest first; ${statusText(listing)}.`;
   const header = ['VERSION', 'WHEN', 'TOOL', 'SESSION', 'CHANGE', 'SIZE', ''];
   const align: Align[] = ['right', 'left', 'left', 'left', 'left', 'right', 'left'];
   const rows = listing.versions.map((v) => [
@@ -140,7 +118,7 @@ function fileVersionsText(listing: HistoryListing, target: CommandTarget, now: n
   const oldest = listing.versions[n - 1]!.version;
   const pruned = oldest > 0 ? `Versions before ${oldest} were pruned.\n` : '';
   const file = quoteArg(target.display);
-  return `${lines[0]}\n${formatTable(header, rows, align)}${pruned}Compare: editguard diff ${file} VERSION   Restore: editguard restore ${file} VERSION\n`;
+  return `${title}\n${formatTable(header, rows, align)}${pruned}Compare: editguard diff ${file} VERSION   Restore: editguard restore ${file} VERSION\n`;
 }
 
 function statusText(listing: HistoryListing): string {

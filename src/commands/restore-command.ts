@@ -3,17 +3,17 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
+import { digestFile } from '../fs/confined-read.js';
 import type { HistoryStore } from '../history/history-store.js';
 import { stateDirWriteLocks } from '../history/write-locks.js';
 import { PathPolicy } from '../policy/path-policy.js';
 import { protectedGlobs } from '../policy/protected-globs.js';
 import { Session } from '../session/session.js';
 import { formatBytes } from '../text/format-bytes.js';
-import { restoreFile } from '../tools/history.js';
+import { restoreFile, RestoreChangeOutput, RestoreFileOutput } from '../tools/history.js';
 import type { FileToolDeps } from '../tools/tool-deps.js';
 import type { ToolOutput } from '../tool-output.js';
 import { WritePipeline } from '../write/write-pipeline.js';
-import { z } from 'zod';
 import {
   CommandFailure,
   displayPath,
@@ -22,28 +22,21 @@ import {
   type CommandContext,
   type CommandTarget,
 } from './command-context.js';
-import { currentHashOf, findVersion, loadFileHistory, openHistoryStore } from './file-versions.js';
+import { findVersion, loadFileHistory, openHistoryStore } from './file-versions.js';
 
-/** FILE VERSION, or --change ID (every file of one change). */
+/** FILE VERSION, or --change ID (every file of one change); --force restores without asking. */
 export type RestoreArgs = {
-  /** Restore over a change made outside editguard (and into a protected path) without asking. */
   force: boolean;
   json: boolean;
 } & ({ path: string; version: number; change?: undefined } | { change: string; path?: undefined; version?: undefined });
 
-/**
- * Restores `version` of the file through RestoreFile's plan and the one write pipeline, so the
- * restore is atomic, re-checked against the disk right before the rename, and recorded as a new
- * version. Over an outside change it asks (a TTY) or refuses (no TTY) unless --force.
- * @throws CommandFailure HISTORY_NOT_FOUND, STALE (refused or declined), PATH_DENIED (a protected
- *   path declined); ToolError codes of the write pipeline (STALE when the file changed mid-restore, …).
- */
+/** Restores `version` of the file through RestoreFile and the one write pipeline (atomic, recorded as a new version). */
 export async function restoreCommand(args: RestoreArgs, ctx: CommandContext): Promise<number> {
   const store = openHistoryStore(ctx);
   if (args.change !== undefined) return restoreChangeCommand(args.change, args, store, ctx);
   const target = await resolveTarget(args.path, ctx);
   const wanted = findVersion(
-    await loadFileHistory(store, target, await currentHashOf(target), ctx.stateDir),
+    await loadFileHistory(store, target, await digestFile(target.realPath), ctx.stateDir),
     args.version,
     target,
   );
@@ -52,7 +45,7 @@ export async function restoreCommand(args: RestoreArgs, ctx: CommandContext): Pr
   const output = await withConfirmation(args, ctx, what, target.realPath, (force) =>
     restoreFile({ file_path: target.absPath, version: args.version, force }, deps, store),
   );
-  const s = RestoreResult.parse(output.structured);
+  const s = RestoreFileOutput.parse(output.structured);
   if (args.json) {
     const { structuredPatch: _patch, dry_run: _dry, ...rest } = s;
     ctx.io.out(JSON.stringify({ ...rest, file_path: target.realPath }, null, 2) + '\n');
@@ -73,14 +66,14 @@ async function restoreChangeCommand(
   const output = await withConfirmation(args, ctx, `undoing change ${change}`, undefined, (force) =>
     restoreFile({ change, force }, deps, store),
   );
-  const s = z.looseObject({ change_id: z.string(), files: z.array(RestoreResult) }).parse(output.structured);
+  const s = RestoreChangeOutput.parse(output.structured);
   const files = s.files.map(({ structuredPatch: _patch, dry_run: _dry, ...rest }) => rest);
   if (args.json) {
     ctx.io.out(JSON.stringify({ change, change_id: s.change_id, files }, null, 2) + '\n');
     return 0;
   }
   const lines = s.files.map((f) => {
-    const file = displayPath(String(f.file_path), ctx.cwd);
+    const file = displayPath(f.file_path, ctx.cwd);
     if (f.already_current) return `  ${file}: already version ${f.version}`;
     if (f.deleted) return `  ${file}: deleted (it did not exist before the change)`;
     return `  ${file}: version ${f.version} (+${f.lines_added} -${f.lines_removed} lines)`;
@@ -92,23 +85,7 @@ async function restoreChangeCommand(
   return 0;
 }
 
-/** What RestoreFile reports in structuredContent (parsed, so a change there fails here loudly). */
-const RestoreResult = z.looseObject({
-  version: z.number(),
-  already_current: z.boolean(),
-  deleted: z.boolean(),
-  lines_added: z.number(),
-  lines_removed: z.number(),
-  new_version: z.number().nullable().optional(),
-  undo_version: z.number().optional(),
-});
-type RestoreResult = z.infer<typeof RestoreResult>;
-
-/**
- * The tool's dependencies for one restore: a policy rooted at the file's filesystem root (a person
- * may restore any file editguard recorded) with the server's protected globs, the config's limits,
- * and a session whose confirmation is the terminal's (or --force).
- */
+/** RestoreFile's deps: a policy rooted at the file's filesystem root, the server's protected globs and limits, a TTY-confirming session. */
 async function restoreDeps(
   file: string,
   store: HistoryStore,
@@ -150,10 +127,7 @@ function isOutsideChange(err: unknown): err is ToolError {
   return err instanceof ToolError && err.code === 'STALE' && err.details?.latest_version !== undefined;
 }
 
-/**
- * Runs the restore (of `file`, a real path; undefined: of a change). Over a change made outside editguard it asks on
- * a TTY and runs it forced, or without a TTY (or on "no") fails with what --force would do.
- */
+/** Runs the restore (of real path `file`, or of a change); over an outside change it asks on a TTY, else refuses. */
 async function withConfirmation(
   args: RestoreArgs,
   ctx: CommandContext,
@@ -207,7 +181,7 @@ function asCommandFailure(err: unknown, file: string | undefined, ctx: CommandCo
   return err;
 }
 
-function resultText(s: RestoreResult, target: CommandTarget, size: number): string {
+function resultText(s: ReturnType<typeof RestoreFileOutput.parse>, target: CommandTarget, size: number): string {
   const file = quoteArg(target.display);
   if (s.already_current) return `${target.display} already is version ${s.version}; nothing was written.\n`;
   const what = s.deleted

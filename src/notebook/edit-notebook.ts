@@ -20,21 +20,20 @@ export interface NotebookEditRequest {
   mode: EditMode;
 }
 
+/**
+ * The new LF text and the splices of the old one that produce it; the mode applied (replace one past the last cell is
+ * an insert); the cell's index (in the old notebook for delete) and name (cellName); `changed` false when the edit
+ * reproduces the file; `notes` for the model (e.g. attachments dropped by a change to code).
+ */
 export interface NotebookEditResult {
-  /** The new LF text, and the splices of the old one that produce it. */
   text: string;
   splices: Splice[];
-  /** The mode actually applied (replace one past the last cell is an insert). */
   mode: EditMode;
-  /** Index of the cell: in the new notebook for replace/insert, in the old one for delete. */
   index: number;
-  /** Its id, or cell-N when the notebook has no ids. */
   name: string;
   cellType: string;
   cellCount: number;
-  /** False when the edit reproduces the file exactly. */
   changed: boolean;
-  /** Things the model should know (e.g. attachments dropped by a change to code). */
   notes: string[];
 }
 
@@ -48,10 +47,7 @@ export function splitSource(source: string): string[] {
   return source === '' ? [] : source.split(/(?<=\n)/);
 }
 
-/**
- * Where a cell_id points: a real id first, then cell-N (0-based). Replace of cell-N with N equal to
- * the cell count appends. Throws CELL_NOT_FOUND saying how many cells there are.
- */
+/** Where a cell_id points: a real id first, then cell-N (0-based; replace of cell-<count> appends). @throws CELL_NOT_FOUND. */
 export function locateCell(nb: ParsedNotebook, cellId: string, mode: EditMode): { index: number; append: boolean } {
   const byId = nb.cells.findIndex((c) => c.id === cellId);
   if (byId !== -1) return { index: byId, append: false };
@@ -91,9 +87,8 @@ export function checkEditRequest(req: Pick<NotebookEditRequest, 'cellId' | 'cell
 }
 
 /**
- * Applies one NotebookEdit to the parsed notebook. `newId` makes candidate cell ids (nbformat ≥ 4.5
- * only; retried until unique). Throws CELL_NOT_FOUND, INVALID_INPUT (no cell_id when not inserting,
- * no cell_type for insert) or NOTEBOOK_INVALID (the result would not be well-formed).
+ * Applies one NotebookEdit; `newId` makes candidate cell ids (nbformat ≥ 4.5, retried until unique).
+ * @throws CELL_NOT_FOUND, INVALID_INPUT (see checkEditRequest), NOTEBOOK_INVALID (the result would not be well-formed).
  */
 export function editNotebook(nb: ParsedNotebook, req: NotebookEditRequest, newId: () => string): NotebookEditResult {
   const { cells, layout, text } = nb;

@@ -107,3 +107,7 @@ export function indentBefore(text: string, pos: number): string | undefined {
   const lead = text.slice(nl + 1, pos);
   return nl !== -1 && /^[ \t]*$/.test(lead) ? lead : undefined;
 }
+
+export function isSorted(keys: readonly string[]): boolean {
+  return keys.every((k, i) => i === 0 || keys[i - 1]! <= k);
+}

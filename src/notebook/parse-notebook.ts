@@ -10,6 +10,7 @@ import {
   scanObject,
   skipString,
   skipWhitespace,
+  isSorted,
   type MemberSpan,
   type Span,
 } from './json-layout.js';
@@ -23,19 +24,17 @@ export interface NotebookCell extends JsonObject {
   source: string | string[];
 }
 
-/** How the file writes JSON, so a regenerated cell looks like its neighbours. */
+/**
+ * How the file writes JSON, so a regenerated cell looks like its neighbours: one indentation `unit`
+ * (null: single-line JSON), the separators after a key and (single-line) after a comma, non-ASCII as
+ * \uXXXX (ensure_ascii), sorted keys (sort_keys), sources as lists of lines.
+ */
 export interface JsonFormat {
-  /** One level of indentation (Jupyter: one space); null for single-line JSON. */
   unit: string | null;
-  /** Between a key and its value: ': ' as Python and JSON.stringify write it. */
   keySep: string;
-  /** After a comma in single-line JSON (Python's default is ', '). */
   itemSep: string;
-  /** Non-ASCII written as \uXXXX (Python's ensure_ascii=True). */
   asciiOnly: boolean;
-  /** Every object seen has sorted keys (Jupyter's sort_keys=True). */
   sortedKeys: boolean;
-  /** Sources are stored as lists of lines (Jupyter) rather than one string. */
   sourceAsList: boolean;
 }
 
@@ -43,24 +42,21 @@ export interface CellLayout extends Span {
   members: MemberSpan[];
 }
 
+/** The "cells" array ('[' to ']'), the indentation of its key's line and of each cell, and each cell's spans. */
 export interface NotebookLayout {
-  /** The "cells" array, '[' to ']' inclusive. */
   cellsArray: Span;
-  /** Indentation of the line holding the "cells" key. */
   cellsKeyIndent: string;
-  /** Indentation of each cell object. */
   cellIndent: string;
   cells: CellLayout[];
 }
 
+/** `text` is the LF text the spans index; `language` the kernel's (kernelspec, else language_info, else python). */
 export interface ParsedNotebook {
-  /** The LF text the spans index. */
   text: string;
   value: JsonObject;
   cells: NotebookCell[];
   nbformat: number;
   nbformatMinor: number;
-  /** Kernel language (metadata.kernelspec.language, else language_info.name, else python). */
   language: string;
   layout: NotebookLayout;
   format: JsonFormat;
@@ -86,15 +82,10 @@ export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' &
 export const isMultiline = (v: unknown): v is string | string[] =>
   typeof v === 'string' || (Array.isArray(v) && v.every((l) => typeof l === 'string'));
 
-/** Whether cells may carry ids (nbformat ≥ 4.5). */
-export const hasCellIds = (nb: Pick<ParsedNotebook, 'nbformat' | 'nbformatMinor'>) =>
-  nb.nbformat > 4 || nb.nbformatMinor >= 5;
+/** Whether cells may carry ids (nbformat ≥ 4.5; parseNotebook takes only 4). */
+export const hasCellIds = (nb: Pick<ParsedNotebook, 'nbformatMinor'>) => nb.nbformatMinor >= 5;
 
-/**
- * Parses an .ipynb (LF-normalised text). Throws NOTEBOOK_INVALID for text that is not JSON, not
- * an object with nbformat 4 and a cells array, or whose cells are not objects with a cell_type and
- * a source.
- */
+/** Parses an .ipynb (LF text). @throws NOTEBOOK_INVALID unless nbformat 4 with cells that have a cell_type and a source. */
 export function parseNotebook(text: string): ParsedNotebook {
   let value: unknown;
   try {
@@ -185,7 +176,7 @@ function detectFormat(
     firstKey && second && unit === null
       ? normaliseSep(text.slice(firstKey.value.end, second.keyStart).replace(',', ''), ' ')
       : ' ';
-  const sorted = (ms: readonly MemberSpan[]) => ms.every((m, i) => i === 0 || ms[i - 1]!.key <= m.key);
+  const sorted = (ms: readonly MemberSpan[]) => isSorted(ms.map((m) => m.key));
   return {
     unit: unit === '' ? null : unit,
     keySep,

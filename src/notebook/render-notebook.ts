@@ -9,27 +9,26 @@ import { cellName, isObject, sourceText, type NotebookCell, type ParsedNotebook 
 
 export type RenderBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 
+/** Cells `offset` (1-based) on, at most `limit` of them, within the byte budgets. */
 export interface RenderOptions {
-  /** First cell, 1-based. */
   offset: number;
-  /** How many cells at most. */
   limit: number | undefined;
   cellOutputBytes: number;
   totalBytes: number;
   maxImageBytes: number;
 }
 
+/**
+ * 1-based cells `first`..`last` shown (last < first when none); `seen`: those shown in full (source and every output a
+ * Read can show); `elided`: those whose outputs a single-cell Read can still show; `truncated`: cells after `last`.
+ */
 export interface RenderedNotebook {
   blocks: RenderBlock[];
-  /** 1-based first and last cell shown (last < first when none). */
   first: number;
   last: number;
   total: number;
-  /** 1-based cells shown in full (source and every output a Read can show). */
   seen: LineRange[];
-  /** Cells whose outputs were elided and can be seen with a single-cell Read. */
   elided: Array<{ index: number; name: string }>;
-  /** Cells after `last` exist. */
   truncated: boolean;
 }
 

@@ -4,7 +4,7 @@
 // with the detected unit, separators and ascii mode this reproduces that byte for byte, and for
 // files written otherwise it matches their indentation and key order.
 import { isDeepStrictEqual } from 'node:util';
-import type { MemberSpan } from './json-layout.js';
+import { isSorted, type MemberSpan } from './json-layout.js';
 import type { JsonFormat, JsonValue } from './parse-notebook.js';
 
 /** JSON text of `value` with nested lines indented from `indent` (the indentation of its own line). */
@@ -14,7 +14,6 @@ export function stringifyJson(value: JsonValue, format: JsonFormat, indent: stri
     ? value.map((v) => [undefined, v])
     : Object.entries(value);
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
-  if (entries.length === 0) return open + close;
   const inner = format.unit === null ? '' : indent + format.unit;
   const parts = entries.map(
     ([k, v]) => (k === undefined ? '' : scalar(k, format) + format.keySep) + stringifyJson(v, format, inner),
@@ -43,7 +42,7 @@ function scalar(value: string | number | boolean | null, format: JsonFormat): st
     : s;
 }
 
-/** The original cell a regenerated one replaces: its value, text and member spans. */
+/** The original cell a regenerated one replaces: its value, the notebook's text and its member spans. */
 export interface OriginalCell {
   value: Record<string, JsonValue>;
   text: string;
@@ -51,10 +50,8 @@ export interface OriginalCell {
 }
 
 /**
- * JSON text of `cell`, to stand where a cell object of the notebook starts (`indent` is that
- * line's indentation). With `original`, members keep its key order (new keys go where sorting puts
- * them when its keys were sorted, else last) and every member whose value did not change keeps its
- * exact original text. Without it, keys are sorted when the file sorts keys, else follow `template`.
+ * JSON text of `cell` at a line indented `indent`. With `original`, members keep its key order (new keys sorted in or
+ * last) and unchanged members their exact text; without it, keys are sorted when the file sorts them, else `template`'s.
  */
 export function serializeCell(
   cell: Record<string, JsonValue>,
@@ -79,10 +76,6 @@ export function serializeCell(
     return scalar(k, format) + format.keySep + raw;
   });
   return joinMembers('{', '}', parts, format, indent);
-}
-
-function isSorted(keys: readonly string[]): boolean {
-  return keys.every((k, i) => i === 0 || keys[i - 1]! <= k);
 }
 
 function orderKeys(keys: readonly string[], reference: readonly string[] | undefined, sorted: boolean): string[] {

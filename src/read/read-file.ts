@@ -2,13 +2,7 @@
 // attachments, big text streamed in ranges, other text as numbered lines) and recorded in the session.
 import type { Stats } from 'node:fs';
 import { ToolError, fsError } from '../errors.js';
-import {
-  openConfined,
-  readSmallConfined,
-  SYNC_READ_MAX,
-  type ConfinedFile,
-  type SmallFile,
-} from '../fs/confined-read.js';
+import { openConfined, readSmallConfined, SYNC_READ_MAX, type ConfinedFile } from '../fs/confined-read.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -27,15 +21,13 @@ export type ReadFileInput = Partial<Pick<ReadTarget, 'offset' | 'limit'>> & {
   pages?: string | undefined;
 };
 
-/**
- * Reads a file and records the view in the session (partial for ranged or truncated reads):
- * notebooks by cell, images and PDFs as attachments, everything else as numbered text lines.
- * @throws ToolError PATH_DENIED, FILE_NOT_FOUND, IS_DIRECTORY, INVALID_PATH, TOO_LARGE, BINARY_FILE, INVALID_INPUT.
- */
+/** Reads a file and records the view in the session (partial for ranged or truncated reads). */
 export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<ToolOutput> {
   const target = await deps.session.policy.authorizeRead(input.file_path);
   const display = input.file_path;
-  const got = await readWhole(target, display, input, deps);
+  const got = await readWhole(target, display, input, deps).catch((err: unknown) => {
+    throw fsError(err, display) ?? err;
+  });
   if ('output' in got) return got.output;
   const { stat, bytes } = got;
   const req = {
@@ -64,11 +56,7 @@ export async function readFile(input: ReadFileInput, deps: ReadDeps): Promise<To
 /** Bytes sniffed before a big file is streamed (the binary heuristic looks at as many). */
 const HEAD_BYTES = 8 * 1024;
 
-/**
- * The stat and bytes of a regular file small enough to read — confined (DESIGN §5): both come from one
- * descriptor opened without following a symlink inside the verified directory. A big text file is
- * answered from that descriptor in ranges instead (`output`).
- */
+/** Stat and bytes of a regular file from one confined descriptor (DESIGN §5); a big text file is answered in ranges. */
 async function readWhole(
   target: ResolvedPath,
   display: string,
@@ -76,21 +64,12 @@ async function readWhole(
   deps: ReadDeps,
 ): Promise<{ stat: Stats; bytes: Buffer } | { output: ToolOutput }> {
   // A small file (the common case) is read in this thread: no thread-pool round trips.
-  let small: SmallFile | undefined;
-  try {
-    small = readSmallConfined(
-      target.realPath,
-      Math.min(SYNC_READ_MAX, deps.config.read.streamFromBytes - 1, deps.config.maxEditBytes),
-    );
-  } catch (err) {
-    throw fsError(err, display) ?? err;
-  }
+  const max = Math.min(SYNC_READ_MAX, deps.config.read.streamFromBytes - 1, deps.config.maxEditBytes);
+  const small = readSmallConfined(target.realPath, max);
   if (small === undefined) throw await fileNotFound(display, target.absPath, deps.session.policy);
   if (small.bytes !== undefined) return { stat: small.stat, bytes: small.bytes };
   // A directory, a FIFO or a device, or a bigger file: opened again, and answered or read below.
-  const file = await openConfined(target.realPath).catch((err: unknown) => {
-    throw fsError(err, display) ?? err;
-  });
+  const file = await openConfined(target.realPath);
   if (!file) throw await fileNotFound(display, target.absPath, deps.session.policy);
   try {
     const stat = file.stat;
@@ -111,20 +90,13 @@ async function readWhole(
     }
     const streamed = await readBig(file, target, display, input, deps);
     if (streamed) return { output: streamed };
-    const bytes = await file.readAll();
-    return { stat, bytes };
-  } catch (err) {
-    throw fsError(err, display) ?? err;
+    return { stat, bytes: await file.readAll() };
   } finally {
     await file.close();
   }
 }
 
-/**
- * A text file too big to hold (over maxEditBytes: not hashed, it cannot be edited) or big enough to
- * stream (hashed), read in ranges; undefined when the file is read whole instead.
- * @throws ToolError TOO_LARGE for a file over maxEditBytes that is not streamable text, BINARY_FILE.
- */
+/** A text file over maxEditBytes (not hashed) or over read.streamFromBytes, read in ranges; else undefined. */
 async function readBig(
   file: ConfinedFile,
   target: ResolvedPath,
@@ -141,8 +113,8 @@ async function readBig(
   const got = head.subarray(0, await file.readAt(head, 0, head.length, 0));
   const utf16 = detectEncoding(got).startsWith('utf16');
   const text = !sniffImageMime(got) && !isPdf(got) && !isNotebookPath(target.realPath) && !isLikelyBinary(got);
-  if (!tooBig && (!text || utf16)) return undefined;
   if (!text || utf16) {
+    if (!tooBig) return undefined;
     const why = text ? ' Files this large are read in ranges only when UTF-8 or Latin-1; this one is UTF-16.' : '';
     throw new ToolError(
       'TOO_LARGE',

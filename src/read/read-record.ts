@@ -5,11 +5,10 @@ import type { Session } from '../session/session.js';
 import type { LineIndexCache } from '../text/line-index-cache.js';
 import { coversAll, mergeRanges, type LineRange } from '../text/line-ranges.js';
 
-/** What the read engine takes from a tool's deps: the config, the session, the line indexes shared by every session. */
+/** What the read engine takes from a tool's deps; `lineIndexes` of streamed big files are shared by every session. */
 export interface ReadDeps {
   config: Config;
   session: Session;
-  /** Line indexes of the big files Read streamed (none: each Read scans). */
   lineIndexes?: LineIndexCache | undefined;
 }
 
@@ -27,16 +26,16 @@ export interface ReadRequest extends ReadTarget {
   bytes: Buffer;
 }
 
-/** One Read's view: LF text, its identity and size, and which lines (notebooks: cells) it showed. */
+/**
+ * One Read's view: the LF text (undefined when streamed), hash, size, how many lines (notebooks: cells) there are and
+ * which were shown; `ranged`: offset or limit was given, and is remembered with the entry.
+ */
 export interface ReadView {
-  /** Undefined for a file streamed in ranges (never held whole). */
   text: string | undefined;
   hash: string;
   size: number;
-  /** Lines (notebooks: cells) in the file. */
   total: number;
   shown: readonly LineRange[];
-  /** offset or limit was given: they are remembered with the entry. */
   ranged: boolean;
 }
 

@@ -8,32 +8,25 @@ import type { FileIdentity, ScannedFile } from '../text/line-index-cache.js';
 import { INDEX_BLOCK, LineIndexBuilder, locateLine, type LineIndex } from '../text/line-index.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { ReadDeps } from './read-record.js';
-import { numberedBody, renderTextRead, truncatedBody, type TextReadRequest } from './read-text.js';
+import { renderTextRead, truncatedBody, type TextReadRequest } from './read-text.js';
 
-/** Bytes read at a time while showing lines; a longer line is streamed on its own. */
+/** Bytes read at a time while showing lines. */
 const WINDOW = 64 * 1024;
-/** Bytes read at a time through one very long line. */
-const LONG_CHUNK = 1024 * 1024;
 
+/**
+ * `file`: open, a regular file the caller closes; `head`: its first bytes (at least 3 or the whole file); `hashed`: the
+ * session records its digest (it can be edited), else (over maxEditBytes) its size, mtime and inode.
+ */
 export interface StreamedReadRequest extends Omit<TextReadRequest, 'bytes' | 'mtimeMs'> {
-  /** Open, a regular file; the caller closes it. */
   file: ConfinedFile;
-  /** Its first bytes (the sniffed head), at least 3 or the whole file. */
   head: Uint8Array;
-  /**
-   * Hash the bytes (the file can be edited: the session records its digest) or not (over
-   * maxEditBytes: recorded by size, mtime and inode, as the change tracker compares it).
-   */
   hashed: boolean;
 }
 
 /** The file had fewer bytes than its stat said while it was scanned. */
 class ChangedWhileReading extends Error {}
 
-/**
- * Numbered lines as readText() gives them, at memory independent of the file's size.
- * @throws ToolError IO_ERROR when the file keeps changing under the read; errno errors as they come.
- */
+/** Numbered lines as readText() gives them, at constant memory. @throws IO_ERROR when the file keeps changing. */
 export async function readStreamed(req: StreamedReadRequest, deps: ReadDeps): Promise<ToolOutput> {
   const stat = req.file.stat;
   const { dev, ino, size, mtimeMs, ctimeMs } = stat;
@@ -114,51 +107,62 @@ async function scanFile(
 /** Bytes scanned between two turns of the event loop (about a millisecond: other sessions are answered meanwhile). */
 const PAUSE_EVERY = 4 * 1024 * 1024;
 
-const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+/** A lone "\r" (one held back at a chunk's end that turned out not to start a CRLF). */
+const CR = Buffer.from([13]);
 
-/** Line bodies from 1-based `start` on, read a window at a time from the line's byte offset. */
+/**
+ * Line bodies from 1-based `start` on, read a chunk at a time from the line's byte offset; a line longer than a chunk
+ * is cut at maxChars as it streams (its length still counted), so memory stays constant.
+ */
 function streamedLines(
   file: ConfinedFile,
   index: LineIndex,
   maxChars: number,
 ): (start: number) => AsyncGenerator<string, void, undefined> {
-  const decode = index.encoding === 'latin1' ? (b: Buffer) => b.toString('latin1') : (b: Buffer) => UTF8.decode(b);
   return async function* (start) {
+    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    const decode = (b: Buffer, stream: boolean) =>
+      index.encoding === 'latin1' ? b.toString('latin1') : decoder.decode(b, { stream });
+    let head = '';
+    let length = 0;
+    let pending = false;
+    const take = (s: string) => {
+      pending = true;
+      length += s.length;
+      if (head.length <= maxChars) head += s.slice(0, maxChars + 1 - head.length);
+    };
+    const line = () => {
+      const body = truncatedBody(head, length, maxChars);
+      [head, length, pending] = ['', 0, false];
+      return body;
+    };
     const buf = Buffer.allocUnsafe(WINDOW);
-    let pos = await lineStart(file, index, start, buf);
-    let winStart = 0;
-    let winLen = 0;
-    while (pos < index.size) {
-      let rel = pos - winStart;
-      let nl = rel >= 0 && rel < winLen ? buf.subarray(0, winLen).indexOf(10, rel) : -1;
-      if (nl === -1 && (rel < 0 || rel >= winLen || winStart + winLen < index.size)) {
-        winStart = pos;
-        winLen = await file.readAt(buf, 0, Math.min(WINDOW, index.size - pos), pos);
-        if (winLen === 0) throw new ChangedWhileReading(`no bytes at ${pos}`);
-        rel = 0;
-        nl = buf.subarray(0, winLen).indexOf(10);
+    // A "\r" ending a chunk is held back: it is dropped if the next chunk starts with the "\n" of its CRLF.
+    let heldCr = false;
+    for (let at = await lineStart(file, index, start, buf); at < index.size;) {
+      const got = await file.readAt(buf, 0, Math.min(WINDOW, index.size - at), at);
+      if (got === 0) throw new ChangedWhileReading(`no bytes at ${at}`);
+      const chunk = buf.subarray(0, got);
+      if (heldCr && chunk[0] !== 10) take(decode(CR, true));
+      let from = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
+        take(decode(chunk.subarray(from, nl > from && chunk[nl - 1] === 13 ? nl - 1 : nl), false));
+        yield line();
+        from = nl + 1;
       }
-      if (nl !== -1) {
-        const end = nl > rel && buf[nl - 1] === 13 ? nl - 1 : nl;
-        yield numberedBody(decode(buf.subarray(rel, end)), maxChars);
-        pos = winStart + nl + 1;
-      } else if (winStart + winLen >= index.size) {
-        yield numberedBody(decode(buf.subarray(rel, winLen)), maxChars);
-        pos = index.size;
-      } else {
-        const long = await longLine(file, index, pos, maxChars);
-        yield long.body;
-        pos = long.next;
-        winLen = 0;
-      }
+      heldCr = chunk[got - 1] === 13 && from < got;
+      if (from < got) take(decode(chunk.subarray(from, heldCr ? got - 1 : got), true));
+      at += got;
+    }
+    if (heldCr) take(decode(CR, true));
+    if (pending) {
+      take(decode(Buffer.alloc(0), false));
+      yield line();
     }
   };
 }
 
-/**
- * Byte offset where 1-based line `start` begins (≤ totalLines): the index names the block, one read walks it.
- * @throws ChangedWhileReading when the block does not hold the breaks the index counted.
- */
+/** Byte offset where 1-based line `start` (≤ totalLines) begins: the index names the block, one read walks it. */
 async function lineStart(file: ConfinedFile, index: LineIndex, start: number, buf: Buffer): Promise<number> {
   if (start <= 1) return index.bodyStart;
   const { blockStart, skip } = locateLine(index, start);
@@ -170,42 +174,4 @@ async function lineStart(file: ConfinedFile, index: LineIndex, start: number, bu
     if (at === -1) throw new ChangedWhileReading(`line ${start} is not where the index put it`);
   }
   return blockStart + at + 1;
-}
-
-/** A line longer than the window: its shown body (cut at maxChars, with its length) and where the next line starts. */
-async function longLine(
-  file: ConfinedFile,
-  index: LineIndex,
-  pos: number,
-  maxChars: number,
-): Promise<{ body: string; next: number }> {
-  const latin1 = index.encoding === 'latin1';
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  const decode = (b: Buffer, stream: boolean) => (latin1 ? b.toString('latin1') : decoder.decode(b, { stream }));
-  const buf = Buffer.allocUnsafe(LONG_CHUNK);
-  let head = '';
-  let length = 0;
-  const take = (s: string) => {
-    length += s.length;
-    if (head.length <= maxChars) head += s.slice(0, maxChars + 1 - head.length);
-  };
-  // A "\r" ending a chunk is held back: it is dropped if the next chunk starts with the "\n" of its CRLF.
-  let heldCr = false;
-  for (let at = pos; at < index.size;) {
-    const got = await file.readAt(buf, 0, Math.min(LONG_CHUNK, index.size - at), at);
-    if (got === 0) throw new ChangedWhileReading(`no bytes at ${at}`);
-    const chunk = buf.subarray(0, got);
-    const nl = chunk.indexOf(10);
-    if (heldCr && nl !== 0) take(decode(Buffer.from([13]), true));
-    if (nl !== -1) {
-      take(decode(chunk.subarray(0, nl > 0 && chunk[nl - 1] === 13 ? nl - 1 : nl), false));
-      return { body: truncatedBody(head, length, maxChars), next: at + nl + 1 };
-    }
-    heldCr = chunk[got - 1] === 13;
-    take(decode(chunk.subarray(0, heldCr ? got - 1 : got), true));
-    at += got;
-  }
-  if (heldCr) take(decode(Buffer.from([13]), true));
-  if (!latin1) take(decoder.decode());
-  return { body: truncatedBody(head, length, maxChars), next: index.size };
 }

@@ -9,8 +9,8 @@ import { numberLine } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import { recordRead, type ReadRequest, type ReadDeps } from './read-record.js';
 
+/** `notices`: notes to append (e.g. why a notebook is shown as text). */
 export interface TextReadRequest extends ReadRequest {
-  /** Notes to append (e.g. why a notebook is shown as text). */
   notices: string[];
 }
 
@@ -34,7 +34,8 @@ export async function readText(req: TextReadRequest, deps: ReadDeps): Promise<To
       total,
       view: { text, hash, size: bytes.length },
       lines: async function* (start) {
-        let pos = lineStart(text, start);
+        let pos = 0;
+        for (let n = 1; n < start; n++) pos = text.indexOf('\n', pos) + 1;
         for (;;) {
           const nl = text.indexOf('\n', pos);
           yield numberedBody(text.slice(pos, nl === -1 ? text.length : nl), config.read.maxLineChars);
@@ -46,14 +47,15 @@ export async function readText(req: TextReadRequest, deps: ReadDeps): Promise<To
   );
 }
 
-/** A text file as the renderer needs it, whether held whole or streamed. */
+/**
+ * A text file as the renderer needs it, held whole or streamed: `view` is what the session records, `lines` yields the
+ * line bodies from 1-based `start` (≤ total) on, each already cut by numberedBody.
+ */
 export interface TextLines extends Omit<TextReadRequest, 'bytes'> {
   described: { encoding: string; bom: boolean; line_endings: string };
   lossless: boolean;
   total: number;
-  /** What the session records: the LF text (undefined when not kept), digest (or mark) and size. */
   view: { text: string | undefined; hash: string; size: number };
-  /** Line bodies from 1-based `start` (≤ total) on, each already cut at maxLineChars (see numberedBody). */
   lines(start: number): AsyncGenerator<string, void, undefined>;
 }
 
@@ -112,13 +114,6 @@ export async function renderTextRead(t: TextLines, deps: ReadDeps): Promise<Tool
       ...(truncated ? { next_offset: end + 1 } : {}),
     },
   };
-}
-
-/** Offset where 1-based line `line` starts, walked without splitting the whole file. */
-function lineStart(text: string, line: number): number {
-  let pos = 0;
-  for (let n = 1; n < line; n++) pos = text.indexOf('\n', pos) + 1;
-  return pos;
 }
 
 /** Lines start.. rendered with numbers, at most `limit`, within the output budget (at least one line). */

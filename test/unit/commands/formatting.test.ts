@@ -1,8 +1,6 @@
 // The history commands' pure formatting: aligned tables, times for people, coloured diffs.
 import { describe, expect, it } from 'vitest';
-import { colorDiff } from '../../../src/commands/color-diff.js';
-import { ago, localTime } from '../../../src/commands/format-when.js';
-import { formatTable } from '../../../src/commands/text-table.js';
+import { ago, colorDiff, formatTable, localTime } from '../../../src/commands/terminal-format.js';
 import { quoteArg, displayPath } from '../../../src/commands/command-context.js';
 
 describe('formatTable()', () => {
