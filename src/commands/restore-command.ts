@@ -13,6 +13,7 @@ import { formatBytes } from '../text/format-bytes.js';
 import { restoreFile, RestoreChangeOutput, RestoreFileOutput } from '../tools/history.js';
 import type { FileToolDeps } from '../tools/tool-deps.js';
 import type { ToolOutput } from '../tool-output.js';
+import { TransactionJournals } from '../write/transaction-journal.js';
 import { WritePipeline } from '../write/write-pipeline.js';
 import {
   CommandFailure,
@@ -105,7 +106,10 @@ async function restoreDeps(
   });
   const writes = new WritePipeline({
     maxEditBytes: ctx.config.maxEditBytes,
+    durability: ctx.config.durability,
     fallbackEncoding: ctx.config.fallbackEncoding,
+    // As the servers': `restore --change` is a transaction that the next server start completes or rolls back.
+    journals: new TransactionJournals(ctx.stateDir, ctx.config.durability),
     recorder: store,
     // The servers' lock: without it a restore and a server's write to the same file could interleave
     // between one's re-check and rename, and one of the two would be lost.
