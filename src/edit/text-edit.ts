@@ -1,16 +1,18 @@
-// What Edit and MultiEdit share: validation up to the freshness check, the already-applied retry rule, the output.
+// Edit's and MultiEdit's plan inside the write pipeline: the checks in the seeds' order, the already-applied retry
+// rule, then the edits computed here or in the worker pool; and MultiEdit's input-only checks of its edit list.
 import type { Config } from '../config.js';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { Session } from '../session/session.js';
+import type { EditSpec } from '../text/apply.js';
 import type { TextEncodingName } from '../text/codec.js';
 import { toLineDoc, type LineDoc } from '../text/line-endings.js';
+import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { CurrentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
-import type { PlanContext } from '../write/write-pipeline.js';
-import type { ComputedEdit } from './edit-compute.js';
-import { editTaskSize, runEditTask, type EditTask } from './edit-task.js';
+import type { Plan, PlanContext } from '../write/write-pipeline.js';
+import { atEdit, editTaskSize, runEditTask, type ComputedEdit, type EditTask } from './edit-task.js';
 import { requireEditableText } from './editable-text.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import { fileNotFound } from '../policy/file-not-found.js';
@@ -24,7 +26,7 @@ export interface EditDeps {
 }
 
 /** The text an edit applies to: an existing file's, or empty for a file the edit creates. */
-export interface PreparedEdit {
+interface PreparedEdit {
   create: boolean;
   doc: LineDoc;
   encoding: TextEncodingName;
@@ -35,7 +37,7 @@ export interface PreparedEdit {
  * Validation in the seeds' order up to the freshness check (seed 000).
  * @throws ToolError BINARY_FILE, ENCODING_UNSUPPORTED, FILE_NOT_FOUND, FILE_EXISTS, NOTEBOOK_FILE, NOT_READ, STALE.
  */
-export async function prepareTextEdit(
+async function prepareTextEdit(
   current: CurrentFile,
   ctx: PlanContext,
   deps: Pick<EditDeps, 'session'>,
@@ -63,30 +65,21 @@ export async function prepareTextEdit(
  * before matching, so an edit whose new_string contains its old_string (foo → foo()) is not
  * applied twice. A Read in between clears the record (the repeat is then deliberate).
  */
-export function isAlreadyApplied(current: CurrentFile, session: Session, inputKey: string): boolean {
+function isAlreadyApplied(current: CurrentFile, session: Session, inputKey: string): boolean {
   if (!current.exists) return false;
   const last = session.lastEdits.get(current.target.realPath);
   return last?.inputKey === inputKey && last.resultHash === current.hash;
 }
 
-/** Records a committed edit for the retry rule. */
-export function rememberEdit(session: Session, realPath: string, inputKey: string): (resultHash: string) => void {
-  return (resultHash) => session.lastEdits.set(realPath, { inputKey, resultHash });
-}
-
 /** The answer when the retry rule applies: nothing written, and how to apply the edit again. */
-export function alreadyAppliedOutput(
-  current: CurrentFile,
-  what: 'this edit' | 'these edits',
-  dryRun: boolean,
-  extra: Record<string, unknown>,
-): ToolOutput {
+function alreadyAppliedOutput(current: CurrentFile, tool: EditTask['tool'], dryRun: boolean): ToolOutput {
   const display = current.target.input;
+  const [what, it] = tool === 'Edit' ? ['this edit', 'it'] : ['these edits', 'them'];
   return {
-    text: `The file ${display} already contains ${what} (applied by an earlier identical call); nothing was written. To apply ${what === 'this edit' ? 'it' : 'them'} again, Read the file first.`,
+    text: `The file ${display} already contains ${what} (applied by an earlier identical call); nothing was written. To apply ${it} again, Read the file first.`,
     structured: {
       file_path: display,
-      ...extra,
+      ...(tool === 'MultiEdit' ? { edits_applied: 0, edits: [] } : {}),
       replacements: 0,
       structuredPatch: [],
       dry_run: dryRun,
@@ -108,4 +101,85 @@ export async function computeEditTask(task: EditTask, deps: Pick<EditDeps, 'work
   const done = await deps.workers.run<ComputedEdit>('edit/edit-task.js', 'runEditTask', task);
   // Structured cloning turns a Buffer into a plain Uint8Array over the same bytes.
   return { ...done, bytes: Buffer.from(done.bytes.buffer, done.bytes.byteOffset, done.bytes.byteLength) };
+}
+
+/**
+ * Edit's or MultiEdit's write plan for the file as found (`specs`: Edit's one edit or MultiEdit's list; `key`: the
+ * retry rule's digest of the inputs).
+ * @throws ToolError as prepareTextEdit, and what runEditTask throws.
+ */
+export async function planTextEdit(
+  tool: EditTask['tool'],
+  current: CurrentFile,
+  ctx: PlanContext,
+  specs: readonly EditSpec[],
+  key: string,
+  input: { file_path: string; replace_all?: boolean; dry_run: boolean },
+  deps: EditDeps,
+): Promise<Plan> {
+  // The seeds' order: prepareTextEdit's checks and freshness, the retry rule, then each edit in turn.
+  const creates = specs[0]!.old_string === '';
+  const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
+  if ((tool === 'MultiEdit' || !creates) && isAlreadyApplied(current, deps.session, key)) {
+    return { change: 'none', output: alreadyAppliedOutput(current, tool, input.dry_run) };
+  }
+  const opts = {
+    display: input.file_path,
+    encoding: prepared.encoding,
+    factsBefore: current.exists ? describeText(current.decoded(), current.doc()) : undefined,
+    create: prepared.create,
+    replaceAll: input.replace_all ?? false,
+    dryRun: input.dry_run,
+    maxEditBytes: deps.config.maxEditBytes,
+    lineNumbers: deps.config.read.lineNumbers,
+  };
+  const outcome = await computeEditTask({ tool, doc: prepared.doc, specs, opts }, deps);
+  const realPath = current.target.realPath;
+  return {
+    change: 'write',
+    bytes: outcome.bytes,
+    freshness: prepared.freshness,
+    text: outcome.text,
+    totalLines: outcome.totalLines,
+    // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
+    fullView: creates || current.state?.isPartialView === false,
+    onCommitted: (resultHash) => deps.session.lastEdits.set(realPath, { inputKey: key, resultHash }),
+    linesAdded: outcome.added,
+    linesRemoved: outcome.removed,
+    output: outcome.output,
+  };
+}
+
+/**
+ * MultiEdit's input-only checks, before any I/O: NO_CHANGE for an edit that changes nothing, INVALID_INPUT for
+ * an empty old_string after the first edit, CASCADE when an old_string (trailing newlines ignored)
+ * lies inside an earlier edit's new_string (seed 000 "级联编辑保护"). The first failing edit wins.
+ * Each old_string is searched for in the new_strings before it: MAX_EDITS bounds the pairs.
+ */
+export function checkEditList(specs: readonly EditSpec[]): void {
+  for (let i = 0; i < specs.length; i++) {
+    const spec = specs[i]!;
+    if (spec.old_string === spec.new_string)
+      throw atEdit(new ToolError('NO_CHANGE', MESSAGES.NO_CHANGE), i, specs.length);
+    if (i > 0 && spec.old_string === '') {
+      throw atEdit(
+        new ToolError(
+          'INVALID_INPUT',
+          'Only the first edit may have an empty old_string (it creates the file or fills an empty one). Give this edit the exact text to replace.',
+        ),
+        i,
+        specs.length,
+      );
+    }
+    const probe = trimTrailingNewlines(spec.old_string);
+    const j = probe === '' ? -1 : specs.findIndex((earlier, k) => k < i && earlier.new_string.includes(probe));
+    if (j !== -1) {
+      throw new ToolError(
+        'CASCADE',
+        `Cannot edit file: old_string of edits[${i}] is a substring of the new_string of edits[${j}], so edits[${i}] would edit text that edits[${j}] inserted. ` +
+          `Merge the two into one edit (change edits[${j}]'s new_string directly), or give edits[${i}] an old_string that only matches the original text. Nothing was written.`,
+        { edit_index: i, earlier_edit_index: j },
+      );
+    }
+  }
 }

@@ -1,6 +1,6 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
 import { z } from 'zod';
-import { checkEditList, planMultiEdit } from '../edit/multi-edit-plan.js';
+import { checkEditList, planTextEdit } from '../edit/text-edit.js';
 import { digestTexts } from '../fs/digest.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
 import type { ToolOutput } from '../tool-output.js';
@@ -90,7 +90,7 @@ async function runMultiEdit(
     'MultiEdit',
     input.file_path,
     input.dry_run,
-    (current, plan) => planMultiEdit(current, plan, specs, key, input, deps),
+    (current, plan) => planTextEdit('MultiEdit', current, plan, specs, key, input, deps),
     ctx,
   );
 }
