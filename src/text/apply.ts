@@ -1,7 +1,7 @@
 // Edit semantics on LF-normalised text: input normalisation, matching, and the splices to make (seed 000).
 import { ToolError, MESSAGES } from '../errors.js';
 import type { SpliceList } from './line-endings.js';
-import { findNearMisses, visibleWhitespace } from './near-miss.js';
+import { findNearMisses, nearMissText } from './near-miss.js';
 import { lineNumbersOf, planMatch, type MatchKind } from './match.js';
 import { OccurrenceSplices } from './occurrence-splices.js';
 import { stripAddedTrailingWhitespace, type CarriedLines } from './carried-lines.js';
@@ -69,16 +69,17 @@ export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
   return { splices, replacements: splices.length, kind: plan.kind };
 }
 
-/** Reference splice on a plain string (used for LF text and by tests). */
+/** `text` with the splices (ascending, in its coordinates) made: one join, linear in text and splices. */
 export function spliceText(text: string, splices: SpliceList): string {
-  let out = '';
+  const parts: string[] = [];
   let at = 0;
   for (let k = 0; k < splices.length; k++) {
     const s = splices.at(k)!;
-    out += text.slice(at, s.start) + s.replacement;
+    parts.push(text.slice(at, s.start), s.replacement);
     at = s.end;
   }
-  return out + text.slice(at);
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 function echo(s: string): string {
@@ -88,16 +89,10 @@ function echo(s: string): string {
 function noMatch(text: string, oldString: string): ToolError {
   const misses = findNearMisses(text, oldString);
   let message = `${MESSAGES.NO_MATCH}\nString: ${echo(oldString)}`;
-  if (misses.length > 0) {
-    message += '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
-    for (const m of misses) {
-      const shown = m.text.split('\n').map(visibleWhitespace);
-      message += `\n- line ${m.line}:\n    ${shown.join('\n    ')}`;
-      for (const h of m.hints) message += `\n  differs: ${h}`;
-    }
-  } else {
-    message += '\nNothing similar was found. Read the file again and copy old_string exactly, including indentation.';
-  }
+  message +=
+    misses.length > 0
+      ? nearMissText(misses)
+      : '\nNothing similar was found. Read the file again and copy old_string exactly, including indentation.';
   return new ToolError('NO_MATCH', message, { candidates: misses });
 }
 

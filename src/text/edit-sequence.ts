@@ -5,7 +5,7 @@
 // splices of the ORIGINAL text: the caller writes them into the raw document, and every byte (and every
 // line ending) outside them stays as it was. Work: edits × text, bounded by MultiEdit's cap on edits.
 import { ToolError } from '../errors.js';
-import { applyEdit, type EditSpec } from './apply.js';
+import { applyEdit, spliceText, type EditSpec } from './apply.js';
 import { lengthAfter, type Splice, type SpliceList } from './line-endings.js';
 
 /** An edit that failed: `index` in the list given, `error` what applyEdit threw (NO_MATCH, AMBIGUOUS …). */
@@ -88,22 +88,9 @@ export function applyEditSequence(
     mapPositions(edits, splices);
     edits.push({ replacements: splices.length, at: splices.at(0)!.start });
     composed = composeSplices(composed, splices);
-    current = spliceString(current, splices);
+    current = spliceText(current, splices);
   }
   return { text: current, splices: composed, edits };
-}
-
-/** `text` with the splices (ascending, in its coordinates) made: one join, linear in text and splices. */
-function spliceString(text: string, splices: SpliceList): string {
-  const parts: string[] = [];
-  let at = 0;
-  for (let k = 0; k < splices.length; k++) {
-    const s = splices.at(k)!;
-    parts.push(text.slice(at, s.start), s.replacement);
-    at = s.end;
-  }
-  parts.push(text.slice(at));
-  return parts.join('');
 }
 
 /**

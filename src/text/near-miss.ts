@@ -54,6 +54,16 @@ export function visibleWhitespace(line: string): string {
   return body.replace(/\t/g, '→') + tail;
 }
 
+/** How NO_MATCH shows near misses: each region with its whitespace visible, and what differs (old_string named `what`). */
+export function nearMissText(misses: readonly NearMiss[], what = 'old_string'): string {
+  let out = '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
+  for (const m of misses) {
+    out += `\n- line ${m.line}:\n    ${m.text.split('\n').map(visibleWhitespace).join('\n    ')}`;
+    for (const h of m.hints) out += `\n  differs: ${h.replaceAll('old_string', what)}`;
+  }
+  return out;
+}
+
 /** The work left; charged as characters are handled. */
 class Budget {
   constructor(public left: number) {}
