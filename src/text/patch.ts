@@ -277,7 +277,7 @@ const COMPARE_BLOCK = 4096;
  * The single splice turning `a` into `b`: everything between their common prefix and suffix (equal
  * stretches compared a block at a time, by native string equality).
  */
-export function wholeTextSplice(a: string, b: string): Splice {
+function wholeTextSplice(a: string, b: string): Splice {
   let start = 0;
   const max = Math.min(a.length, b.length);
   while (
@@ -300,6 +300,6 @@ export function wholeTextSplice(a: string, b: string): Splice {
 }
 
 /** The diff between two whole texts, computed over their changed middle only (bounded like regionPatch). */
-export function wholeTextPatch(a: string, b: string): BoundedPatch {
-  return regionPatch(a, b, [wholeTextSplice(a, b)]);
+export function wholeTextPatch(a: string, b: string, context = CONTEXT_LINES, budget = PATCH_BUDGET): BoundedPatch {
+  return regionPatch(a, b, [wholeTextSplice(a, b)], context, budget);
 }
