@@ -1,8 +1,5 @@
 // Byte <-> text codec for file tools: BOM sniffing, lossless-aware decoding, re-encoding, binary and image sniffing.
-//
-// Pure module (no I/O). The central promise is `lossless`: when decodeText() says true,
-// encodeText(text, encoding) reproduces the input bytes exactly, so an edit that only touches
-// one span cannot silently rewrite the rest of the file.
+// Pure. When decodeText() says `lossless`, encodeText() gives the input bytes back, so an edit cannot rewrite the rest.
 
 import { isAscii, isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
@@ -45,14 +42,8 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/**
- * Sniffs the encoding from a byte-order mark.
- *
- * EF BB BF → `utf8bom`, FF FE → `utf16le`, FE FF → `utf16be`; anything else (including empty
- * input) → `utf8`. `latin1` is never detected here: it is only chosen by {@link decodeText}'s
- * fallback, because any byte sequence is valid Latin-1 and sniffing it would be meaningless.
- */
-export function detectEncoding(bytes: Uint8Array): TextEncodingName {
+/** The encoding a byte-order mark names, else `utf8` (`latin1` is only decodeText's fallback: any bytes are Latin-1). */
+export function detectEncoding(bytes: Uint8Array): 'utf8' | 'utf8bom' | 'utf16le' | 'utf16be' {
   const b0 = bytes[0];
   const b1 = bytes[1];
   if (b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) return 'utf8bom';
@@ -62,40 +53,19 @@ export function detectEncoding(bytes: Uint8Array): TextEncodingName {
 }
 
 /**
- * Decodes file bytes to text, stripping exactly one BOM.
- *
- * - UTF-8 (with or without BOM): a fatal decoder is tried first; success implies losslessness
- *   (valid UTF-8 always round-trips), so nothing is re-encoded to check. On invalid UTF-8, with
- *   `fallback === 'latin1'` the WHOLE input (a UTF-8 BOM included, as "ï»¿") is decoded as
- *   Latin-1, which maps every byte to one character and is therefore lossless; otherwise it is
- *   decoded with U+FFFD replacement and `lossless` is false.
- * - UTF-16 LE/BE (BOM required): an odd byte length or unpaired surrogates give U+FFFD in `text`
- *   and `lossless: false`. The Latin-1 fallback does not apply, since the BOM is strong evidence.
- *
- * @param bytes raw file content
- * @param fallback what to do with invalid UTF-8 (see above)
+ * Decodes file bytes to text, stripping exactly one BOM. Invalid UTF-8 is decoded with U+FFFD and `lossless: false`,
+ * or with `fallback === 'latin1'` as Latin-1 whole (a UTF-8 BOM included, as "ï»¿"), which is lossless. UTF-16
+ * (BOM required) with an odd length or unpaired surrogates gives U+FFFD and `lossless: false`; no fallback there.
  */
 export function decodeText(bytes: Uint8Array, fallback?: 'latin1'): DecodedText {
   const encoding = detectEncoding(bytes);
-  switch (encoding) {
-    case 'utf16le':
-      return decodeWith(bytes.subarray(2), encoding, UTF16LE_FATAL, UTF16LE_REPLACE);
-    case 'utf16be':
-      return decodeWith(bytes.subarray(2), encoding, UTF16BE_FATAL, UTF16BE_REPLACE);
-    case 'utf8bom':
-    case 'utf8': {
-      const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
-      // isUtf8 + toString (simdutf) is several times faster than a fatal TextDecoder, same result.
-      const strict = isUtf8(body) ? asciiOrUtf8(asBuffer(body)) : undefined;
-      if (strict !== undefined) return { text: strict, encoding, lossless: true };
-      if (fallback === 'latin1') {
-        return { text: asBuffer(bytes).toString('latin1'), encoding: 'latin1', lossless: true };
-      }
-      return { text: UTF8_REPLACE.decode(body), encoding, lossless: false };
-    }
-    case 'latin1': // unreachable: detectEncoding never sniffs latin1; kept for exhaustiveness
-      return { text: asBuffer(bytes).toString('latin1'), encoding, lossless: true };
-  }
+  if (encoding === 'utf16le') return decodeWith(bytes.subarray(2), encoding, UTF16LE_FATAL, UTF16LE_REPLACE);
+  if (encoding === 'utf16be') return decodeWith(bytes.subarray(2), encoding, UTF16BE_FATAL, UTF16BE_REPLACE);
+  const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
+  // isUtf8 + toString (simdutf) is several times faster than a fatal TextDecoder, same result.
+  if (isUtf8(body)) return { text: asciiOrUtf8(asBuffer(body)), encoding, lossless: true };
+  if (fallback === 'latin1') return { text: asBuffer(bytes).toString('latin1'), encoding: 'latin1', lossless: true };
+  return { text: UTF8_REPLACE.decode(body), encoding, lossless: false };
 }
 
 /** Valid UTF-8 as text; ASCII by the faster Latin-1 decoder (the same characters). */
@@ -129,14 +99,9 @@ function decodeWith(
 }
 
 /**
- * Encodes text (given without BOM) for writing, prepending the BOM for `utf8bom`, `utf16le`
- * and `utf16be`.
- *
- * Unpaired surrogates cannot exist in UTF-8: they are written as U+FFFD there (as Buffer does),
- * while the UTF-16 encodings write the code unit as is.
- *
- * @throws RangeError for `latin1` when the text has a character above U+00FF, because writing it
- *   would silently truncate the character to its low byte and corrupt the file.
+ * Encodes text (without BOM) for writing, with the BOM of `utf8bom`, `utf16le` and `utf16be`. An unpaired
+ * surrogate becomes U+FFFD in UTF-8 (as Buffer does); UTF-16 writes the code unit as is.
+ * @throws RangeError for `latin1` when the text has a character above U+00FF (it would be cut to its low byte).
  */
 export function encodeText(text: string, encoding: TextEncodingName): Buffer {
   switch (encoding) {
@@ -170,15 +135,9 @@ function isSuspiciousControl(c: number): boolean {
 }
 
 /**
- * Heuristic binary check on the first 8 KiB.
- *
- * Binary when there is a NUL byte, or when more than 30% of the sampled bytes are control
- * characters other than \t \n \r \f \v and ESC (DEL counts as a control). Bytes 0x80–0x9F are not
- * counted because in UTF-8 they are ordinary continuation bytes.
- *
- * UTF-16 with a BOM is text even though ASCII characters carry NUL bytes: for it the same two
- * rules are applied to 16-bit code units instead of bytes (a U+0000 character, or >30% control
- * characters), so a real UTF-16 document passes while garbage behind an FF FE prefix does not.
+ * Heuristic binary check on the first 8 KiB: a NUL, or more than 30% control characters other than \t \n \r \f \v
+ * and ESC (DEL counts; 0x80–0x9F do not, they are UTF-8 continuation bytes). UTF-16 with a BOM is checked by
+ * 16-bit code units instead, so a real UTF-16 document passes while garbage behind an FF FE prefix does not.
  */
 export function isLikelyBinary(bytes: Uint8Array): boolean {
   const encoding = detectEncoding(bytes);
