@@ -45,34 +45,20 @@ export function applyEditSequence(
   specs: readonly EditSpec[],
   opts: SequenceOptions = {},
 ): SequenceResult {
-  if (specs.length === 0) return { text, splices: [], edits: [] };
-  // An empty first old_string creates the file or fills an empty one: the rest edits its new_string.
-  if (specs[0]!.old_string === '') {
-    opts.before?.(0);
-    let rest: SequenceResult;
-    try {
-      rest = applyEditSequence(specs[0]!.new_string, specs.slice(1), {
-        ...opts,
-        before: opts.before && ((i) => opts.before!(i + 1)),
-      });
-    } catch (err) {
-      throw err instanceof EditFailure ? new EditFailure(err.index + 1, err.error) : err;
-    }
-    return {
-      text: rest.text,
-      splices: text === rest.text ? [] : [{ start: 0, end: text.length, replacement: rest.text }],
-      edits: [{ replacements: 1, at: 0 }, ...rest.edits],
-    };
-  }
   const maxLength = opts.maxLength ?? Infinity;
   let current = text;
   let composed: Splice[] = [];
   const edits: SequenceResult['edits'] = [];
   for (let j = 0; j < specs.length; j++) {
     opts.before?.(j);
+    const spec = specs[j]!;
     let splices: SpliceList;
     try {
-      splices = applyEdit(current, specs[j]!).splices;
+      // An empty first old_string creates the file or fills an empty one: the rest edits its new_string.
+      splices =
+        spec.old_string === ''
+          ? [{ start: 0, end: current.length, replacement: spec.new_string }]
+          : applyEdit(current, spec).splices;
     } catch (err) {
       throw new EditFailure(j, err);
     }
