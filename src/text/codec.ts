@@ -1,7 +1,7 @@
 // Byte <-> text codec for file tools: BOM sniffing, lossless-aware decoding, re-encoding, binary and image sniffing.
 // Pure. When decodeText() says `lossless`, encodeText() gives the input bytes back, so an edit cannot rewrite the rest.
 
-import { isAscii, isUtf8 } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 
 /** Encodings a file can be read and written in. `utf8bom`, `utf16le` and `utf16be` carry a BOM on disk. */
@@ -63,26 +63,9 @@ export function decodeText(bytes: Uint8Array, fallback?: 'latin1'): DecodedText 
   if (encoding === 'utf16be') return decodeWith(bytes.subarray(2), encoding, UTF16BE_FATAL, UTF16BE_REPLACE);
   const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
   // isUtf8 + toString (simdutf) is several times faster than a fatal TextDecoder, same result.
-  if (isUtf8(body)) return { text: asciiOrUtf8(asBuffer(body)), encoding, lossless: true };
+  if (isUtf8(body)) return { text: asBuffer(body).toString('utf8'), encoding, lossless: true };
   if (fallback === 'latin1') return { text: asBuffer(bytes).toString('latin1'), encoding: 'latin1', lossless: true };
   return { text: UTF8_REPLACE.decode(body), encoding, lossless: false };
-}
-
-/** Valid UTF-8 as text; ASCII by the faster Latin-1 decoder (the same characters). */
-function asciiOrUtf8(buf: Buffer): string {
-  return isAscii(buf) ? buf.toString('latin1') : buf.toString('utf8');
-}
-
-/**
- * The UTF-8 bytes of `text`. Text whose UTF-8 length equals its length is ASCII (every other code
- * unit takes two bytes or more), and is copied as Latin-1 instead: the same bytes, ten times faster.
- */
-function utf8Bytes(text: string): Buffer {
-  const size = Buffer.byteLength(text, 'utf8');
-  if (size === text.length) return Buffer.from(text, 'latin1');
-  const out = Buffer.allocUnsafe(size);
-  out.write(text, 0, 'utf8');
-  return out;
 }
 
 function decodeWith(
@@ -106,9 +89,9 @@ function decodeWith(
 export function encodeText(text: string, encoding: TextEncodingName): Buffer {
   switch (encoding) {
     case 'utf8':
-      return utf8Bytes(text);
+      return Buffer.from(text, 'utf8');
     case 'utf8bom':
-      return Buffer.concat([BOM_UTF8, utf8Bytes(text)]);
+      return Buffer.concat([BOM_UTF8, Buffer.from(text, 'utf8')]);
     case 'utf16le':
       return Buffer.concat([BOM_UTF16LE, Buffer.from(text, 'utf16le')]);
     case 'utf16be': {
