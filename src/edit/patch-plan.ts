@@ -11,12 +11,12 @@ import { fileNotFound } from '../policy/file-not-found.js';
 import type { PathPolicy } from '../policy/path-policy.js';
 import { encodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
-import { describeText } from '../text/describe-text.js';
+import { describeText, type TextFacts } from '../text/describe-text.js';
 import { toLineDoc, type LineDoc } from '../text/line-endings.js';
 import { editSnippet, regionPatch, wholeTextPatch, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { ChangePlan, Plan, PlannedFile } from '../write/change-plan.js';
-import type { CurrentFile, PresentFile } from '../write/current-file.js';
+import type { PresentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import { requireEditableText, requireEncodable } from './editable-text.js';
 
@@ -37,19 +37,7 @@ export interface PatchPlanOptions {
 }
 
 /** One file's line in the answer. */
-interface FileAnswer {
-  file_path: string;
-  action: 'added' | 'updated' | 'deleted' | 'moved';
-  moved_from?: string;
-  lines_added: number;
-  lines_removed: number;
-  structuredPatch: BoundedPatch['hunks'];
-  patch_truncated?: boolean;
-  encoding: string;
-  bom: boolean;
-  line_endings: string;
-  snippet: string;
-}
+type FileAnswer = ReturnType<typeof answerOf> & { moved_from?: string };
 
 /** A file's new content: its bytes and LF text (what the session knows of it after the write). */
 interface NewContent {
@@ -75,8 +63,7 @@ export async function planPatch(
   for (const { op, at, to } of index) {
     const file = files[at]!;
     if (op.kind === 'add') {
-      const text = addedText(op);
-      const { plan, answer } = await planCreate(file, text, 'added', undefined);
+      const { plan, answer } = await planCreate(file, addedText(op));
       plans[at] = plan;
       answers.push(answer);
     } else if (op.kind === 'delete') {
@@ -92,7 +79,7 @@ export async function planPatch(
       }
       plans[at] = deletePlan(freshness, countLines(old));
       const patch = wholeTextPatch(old, '');
-      answers.push(answerOf(op.path, 'deleted', patch, facts(current, toLineDoc('')), ''));
+      answers.push(answerOf(op.path, 'deleted', patch, describeText(current.decoded(), toLineDoc('')), ''));
     } else {
       const current = await existing(file, opts);
       if (isNotebookPath(current.target.realPath)) {
@@ -108,14 +95,14 @@ export async function planPatch(
       const snippet = editSnippet(oldDoc.text, applied.doc.text, applied.splices, opts.lineNumbers);
       if (op.moveTo === undefined || to === undefined) {
         plans[at] = writePlan(content, freshness, patch);
-        answers.push(answerOf(op.path, 'updated', patch, facts(current, applied.doc), snippet));
+        answers.push(answerOf(op.path, 'updated', patch, describeText(decoded, applied.doc), snippet));
         continue;
       }
       plans[at] = deletePlan(freshness, countLines(oldDoc.text));
       const dest = await planMoveTarget(files[to]!, content, current, op.moveTo);
       plans[to] = dest;
       answers.push({
-        ...answerOf(op.moveTo, 'moved', patch, facts(current, applied.doc), snippet),
+        ...answerOf(op.moveTo, 'moved', patch, describeText(decoded, applied.doc), snippet),
         moved_from: op.path,
       });
     }
@@ -124,21 +111,15 @@ export async function planPatch(
 }
 
 /** An Add's file: created, or — read whole in this session and unchanged since — overwritten like a Write. */
-async function planCreate(
-  file: PlannedFile,
-  text: string,
-  action: 'added',
-  keep: Ownership | undefined,
-): Promise<{ plan: Plan; answer: FileAnswer }> {
+async function planCreate(file: PlannedFile, text: string): Promise<{ plan: Plan; answer: FileAnswer }> {
   const { current, ctx } = file;
   const display = current.target.input;
   const doc = toLineDoc(text);
   if (!current.exists) {
     const freshness = ctx.assertFresh();
     const patch = wholeTextPatch('', doc.text);
-    const plan = writePlan({ bytes: encodeText(text, 'utf8'), doc }, freshness, patch, keep);
-    const answer = answerOf(display, action, patch, { encoding: 'utf-8', bom: false, line_endings: doc.style }, '');
-    return { plan, answer };
+    const plan = writePlan({ bytes: encodeText(text, 'utf8'), doc }, freshness, patch);
+    return { plan, answer: answerOf(display, 'added', patch, describeText(undefined, doc), '') };
   }
   const freshness = overwriteFreshness(file, display);
   const decoded = requireEditableText(current);
@@ -146,7 +127,7 @@ async function planCreate(
   const old = current.doc().text;
   const patch = wholeTextPatch(old, doc.text);
   const plan = writePlan({ bytes: encodeText(text, decoded.encoding), doc }, freshness, patch);
-  return { plan, answer: answerOf(display, action, patch, facts(current, doc), '') };
+  return { plan, answer: answerOf(display, 'added', patch, describeText(decoded, doc), '') };
 }
 
 /** A move's destination: created with the source's mode, or a file read whole and unchanged (overwritten). */
@@ -204,17 +185,13 @@ function deletePlan(freshness: FreshnessDecision, lines: number): Plan {
   return { change: 'delete', freshness, linesAdded: 0, linesRemoved: lines, output: { text: '', structured: {} } };
 }
 
-function facts(current: CurrentFile, doc: LineDoc): { encoding: string; bom: boolean; line_endings: string } {
-  return describeText(current.decoded(), doc);
-}
-
 function answerOf(
   filePath: string,
-  action: FileAnswer['action'],
+  action: 'added' | 'updated' | 'deleted' | 'moved',
   patch: BoundedPatch,
-  textFacts: { encoding: string; bom: boolean; line_endings: string },
+  textFacts: TextFacts,
   snippet: string,
-): FileAnswer {
+) {
   return {
     file_path: filePath,
     action,

@@ -39,9 +39,7 @@ export async function planWrite(current: CurrentFile, ctx: PlanContext, input: W
   const { hunks, added, removed, truncated } = current.exists
     ? wholeTextPatch(oldText, newDoc.text)
     : { hunks: [], added: totalLines, removed: 0, truncated: false };
-  const facts = current.exists
-    ? describeText(current.decoded(), newDoc)
-    : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
+  const facts = describeText(current.exists ? current.decoded() : undefined, newDoc);
   const headline = current.exists
     ? `The file ${display} has been updated successfully.`
     : `File created successfully at: ${display}`;

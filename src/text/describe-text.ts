@@ -9,8 +9,9 @@ export interface TextFacts {
   line_endings: string;
 }
 
-/** The encoding facts of a decoded file with the line endings of `doc`. */
-export function describeText(decoded: DecodedText, doc: LineDoc): TextFacts {
+/** The encoding facts of a decoded file (undefined: a new file, UTF-8) with the line endings of `doc`. */
+export function describeText(decoded: DecodedText | undefined, doc: LineDoc): TextFacts {
+  if (decoded === undefined) return { encoding: 'utf-8', bom: false, line_endings: doc.style };
   const names: Record<TextEncodingName, string> = {
     utf8: 'utf-8',
     utf8bom: 'utf-8',
