@@ -77,13 +77,6 @@ export function runEditTask({ tool, doc, specs, opts }: EditTask): ComputedEdit 
   return { bytes, text: newDoc.text, totalLines: countLines(newDoc.text), added, removed, output };
 }
 
-/** The size that decides where a task runs: the text plus every edit's strings. */
-export function editTaskSize(task: EditTask): number {
-  let size = task.doc.raw.length;
-  for (const s of task.specs) size += s.old_string.length + s.new_string.length;
-  return size;
-}
-
 function editOnce(doc: LineDoc, spec: EditSpec, opts: EditTaskOptions): Edited {
   requireEncodable(spec.new_string, opts.encoding, opts.display);
   const { splices, replacements } =

@@ -4,15 +4,13 @@ import type { Config } from '../config.js';
 import { MESSAGES, ToolError } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { EditSpec } from '../text/apply.js';
-import type { TextEncodingName } from '../text/codec.js';
-import { toLineDoc, type LineDoc } from '../text/line-endings.js';
+import { toLineDoc } from '../text/line-endings.js';
 import { trimTrailingNewlines } from '../text/trailing-whitespace.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { CurrentFile } from '../write/current-file.js';
-import type { FreshnessDecision } from '../write/freshness.js';
 import type { Plan, PlanContext } from '../write/write-pipeline.js';
-import { atEdit, editTaskSize, runEditTask, type ComputedEdit, type EditTask } from './edit-task.js';
+import { atEdit, runEditTask, type ComputedEdit, type EditTask } from './edit-task.js';
 import { requireEditableText } from './editable-text.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import { fileNotFound } from '../policy/file-not-found.js';
@@ -23,52 +21,6 @@ export interface EditDeps {
   config: Config;
   session: Session;
   workers: WorkerPool;
-}
-
-/** The text an edit applies to: an existing file's, or empty for a file the edit creates. */
-interface PreparedEdit {
-  create: boolean;
-  doc: LineDoc;
-  encoding: TextEncodingName;
-  freshness: FreshnessDecision;
-}
-
-/**
- * Validation in the seeds' order up to the freshness check (seed 000).
- * @throws ToolError BINARY_FILE, ENCODING_UNSUPPORTED, FILE_NOT_FOUND, FILE_EXISTS, NOTEBOOK_FILE, NOT_READ, STALE.
- */
-async function prepareTextEdit(
-  current: CurrentFile,
-  ctx: PlanContext,
-  deps: Pick<EditDeps, 'session'>,
-  firstOld: string,
-): Promise<PreparedEdit> {
-  const display = current.target.input;
-  if (current.exists) requireEditableText(current);
-  if (!current.exists && firstOld !== '')
-    throw await fileNotFound(display, current.target.absPath, deps.session.policy);
-  if (current.exists && firstOld === '' && current.doc().text.trim() !== '') {
-    throw new ToolError('FILE_EXISTS', MESSAGES.FILE_EXISTS, { path: display });
-  }
-  if (isNotebookPath(current.target.realPath))
-    throw new ToolError('NOTEBOOK_FILE', MESSAGES.NOTEBOOK_FILE, { path: display });
-  // A new file has nothing to be stale against; filling an empty file needs no read (seed 000 step 8).
-  if (!current.exists) return { create: true, doc: toLineDoc(''), encoding: 'utf8', freshness: ctx.assertFresh() };
-  const freshness = firstOld === '' ? ctx.waiveFreshness() : ctx.assertFresh();
-  return { create: false, doc: current.doc(), encoding: current.decoded().encoding, freshness };
-}
-
-/**
- * The already-applied retry rule: a retried call whose first attempt succeeded (its response
- * lost) finds the file exactly as that attempt left it (same bytes: the hash proves it, so the
- * file is not searched once per new_string, which made a 10,000-edit retry quadratic). Checked
- * before matching, so an edit whose new_string contains its old_string (foo → foo()) is not
- * applied twice. A Read in between clears the record (the repeat is then deliberate).
- */
-function isAlreadyApplied(current: CurrentFile, session: Session, inputKey: string): boolean {
-  if (!current.exists) return false;
-  const last = session.lastEdits.get(current.target.realPath);
-  return last?.inputKey === inputKey && last.resultHash === current.hash;
 }
 
 /** The answer when the retry rule applies: nothing written, and how to apply the edit again. */
@@ -97,7 +49,8 @@ export const EDIT_IN_POOL_FROM = 1024 * 1024;
  * function in a worker of the pool (DESIGN §1 "one way to do heavy work"). Throws what runEditTask throws.
  */
 export async function computeEditTask(task: EditTask, deps: Pick<EditDeps, 'workers'>): Promise<ComputedEdit> {
-  if (editTaskSize(task) < EDIT_IN_POOL_FROM) return runEditTask(task);
+  const size = task.specs.reduce((n, s) => n + s.old_string.length + s.new_string.length, task.doc.raw.length);
+  if (size < EDIT_IN_POOL_FROM) return runEditTask(task);
   const done = await deps.workers.run<ComputedEdit>('edit/edit-task.js', 'runEditTask', task);
   // Structured cloning turns a Buffer into a plain Uint8Array over the same bytes.
   return { ...done, bytes: Buffer.from(done.bytes.buffer, done.bytes.byteOffset, done.bytes.byteLength) };
@@ -106,7 +59,8 @@ export async function computeEditTask(task: EditTask, deps: Pick<EditDeps, 'work
 /**
  * Edit's or MultiEdit's write plan for the file as found (`specs`: Edit's one edit or MultiEdit's list; `key`: the
  * retry rule's digest of the inputs).
- * @throws ToolError as prepareTextEdit, and what runEditTask throws.
+ * @throws ToolError BINARY_FILE, ENCODING_UNSUPPORTED, FILE_NOT_FOUND, FILE_EXISTS, NOTEBOOK_FILE, NOT_READ, STALE, and
+ *   what runEditTask throws.
  */
 export async function planTextEdit(
   tool: EditTask['tool'],
@@ -117,28 +71,44 @@ export async function planTextEdit(
   input: { file_path: string; replace_all?: boolean; dry_run: boolean },
   deps: EditDeps,
 ): Promise<Plan> {
-  // The seeds' order: prepareTextEdit's checks and freshness, the retry rule, then each edit in turn.
+  // The seeds' order (000): editable text, existing unless created, not a notebook, fresh; the retry rule; the edits.
+  const display = current.target.input;
   const creates = specs[0]!.old_string === '';
-  const prepared = await prepareTextEdit(current, ctx, deps, specs[0]!.old_string);
-  if ((tool === 'MultiEdit' || !creates) && isAlreadyApplied(current, deps.session, key)) {
+  if (current.exists) requireEditableText(current);
+  if (!current.exists && !creates) throw await fileNotFound(display, current.target.absPath, deps.session.policy);
+  if (current.exists && creates && current.doc().text.trim() !== '') {
+    throw new ToolError('FILE_EXISTS', MESSAGES.FILE_EXISTS, { path: display });
+  }
+  if (isNotebookPath(current.target.realPath))
+    throw new ToolError('NOTEBOOK_FILE', MESSAGES.NOTEBOOK_FILE, { path: display });
+  // A new file has nothing to be stale against; filling an empty file needs no read (seed 000 step 8).
+  const freshness = current.exists && creates ? ctx.waiveFreshness() : ctx.assertFresh();
+  // The already-applied retry rule: a retried call whose first attempt succeeded (its response lost) finds the file
+  // exactly as that attempt left it (same bytes: the hash proves it, so the file is not searched once per
+  // new_string, which made a 10,000-edit retry quadratic). Checked before matching, so an edit whose new_string
+  // contains its old_string (foo → foo()) is not applied twice. A Read in between clears the record.
+  const last = current.exists ? deps.session.lastEdits.get(current.target.realPath) : undefined;
+  const retried = current.exists && last?.inputKey === key && last.resultHash === current.hash;
+  if (retried && (tool === 'MultiEdit' || !creates)) {
     return { change: 'none', output: alreadyAppliedOutput(current, tool, input.dry_run) };
   }
   const opts = {
     display: input.file_path,
-    encoding: prepared.encoding,
+    encoding: current.exists ? current.decoded().encoding : 'utf8',
     factsBefore: current.exists ? describeText(current.decoded(), current.doc()) : undefined,
-    create: prepared.create,
+    create: !current.exists,
     replaceAll: input.replace_all ?? false,
     dryRun: input.dry_run,
     maxEditBytes: deps.config.maxEditBytes,
     lineNumbers: deps.config.read.lineNumbers,
   };
-  const outcome = await computeEditTask({ tool, doc: prepared.doc, specs, opts }, deps);
+  const doc = current.exists ? current.doc() : toLineDoc('');
+  const outcome = await computeEditTask({ tool, doc, specs, opts }, deps);
   const realPath = current.target.realPath;
   return {
     change: 'write',
     bytes: outcome.bytes,
-    freshness: prepared.freshness,
+    freshness,
     text: outcome.text,
     totalLines: outcome.totalLines,
     // The model wrote all of a new or empty file; otherwise a ranged view stays partial.
