@@ -4,11 +4,10 @@
 // and the search stops with what it has found once the budget is spent, so a diagnosis in a 50 MB
 // file is bounded work.
 import { normalizeQuotes } from './quotes.js';
-import { indexOfWithin } from './bounded-search.js';
+import { trailingBlankStart } from './trailing-whitespace.js';
 
 /** Characters searched natively at a time for an anchor, each window charged to the budget. */
 const SEARCH_WINDOW = 256 * 1024;
-import { trailingBlankStart } from './trailing-whitespace.js';
 
 export interface NearMiss {
   /** 1-based first line of the region. */
@@ -220,6 +219,17 @@ export function findNearMisses(file: string, oldString: string, max = 3, budget 
       hints: diffHints(region, oldLines),
     };
   });
+}
+
+/**
+ * `text.indexOf(needle, from)` limited to occurrences starting before `to`, having read at most
+ * `to - from + needle.length` characters (a slice of a long string is a view in V8, not a copy).
+ */
+function indexOfWithin(text: string, needle: string, from: number, to: number): number {
+  if (to + needle.length - 1 >= text.length) return text.indexOf(needle, from);
+  if (to <= from) return -1;
+  const i = text.slice(from, to + needle.length - 1).indexOf(needle);
+  return i === -1 ? -1 : from + i;
 }
 
 /** The longest run of `key` without blanks or quote characters (which squash may have changed). */
