@@ -1,9 +1,5 @@
-// applyEditSequence: MultiEdit's edits applied one by one, each matched against the result of the previous ones.
-//
-// Pure (no I/O). Each edit is applyEdit on the whole current text (exact errors, every fallback, the
-// near-miss diagnosis); its splices are composed with those before it, so the result is also given as
-// splices of the ORIGINAL text: the caller writes them into the raw document, and every byte (and every
-// line ending) outside them stays as it was. Work: edits × text, bounded by MultiEdit's cap on edits.
+// applyEditSequence: MultiEdit's edits applied one by one, each matched (applyEdit) against the result of the previous
+// ones, their splices composed into splices of the ORIGINAL text, so every byte and line ending outside them stays.
 import { ToolError } from '../errors.js';
 import { applyEdit, spliceText, type EditSpec } from './apply.js';
 import { lengthAfter, type Splice, type SpliceList } from './line-endings.js';
@@ -79,11 +75,7 @@ export function applyEditSequence(
   return { text: current, splices: composed, edits };
 }
 
-/**
- * Moves each earlier edit's `at` through the splices of a later one (a position inside a replaced
- * span goes to the start of its replacement; an insertion at the position leaves it before the
- * insertion). One merge pass over the splices and the (few) positions.
- */
+/** Moves each earlier edit's `at` through a later edit's splices (inside a replaced span: to its start). */
 function mapPositions(edits: Array<{ at: number }>, splices: SpliceList): void {
   const order = edits.map((_, i) => i).sort((a, b) => edits[a]!.at - edits[b]!.at);
   let k = 0;

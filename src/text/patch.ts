@@ -3,9 +3,9 @@ import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { countBreaks } from './count-lines.js';
 import type { Splice, SpliceList } from './line-endings.js';
 
-export const CONTEXT_LINES = 3;
+const CONTEXT_LINES = 3;
 /** Lines shown either side of the first splice in an edit's snippet. */
-export const SNIPPET_CONTEXT = 4;
+const SNIPPET_CONTEXT = 4;
 const MAX_SNIPPET_LINES = 60;
 /** Snippet lines are cut shorter than Read's: the snippet is a confirmation, ≤ 60 × 500 characters. */
 const SNIPPET_LINE_CHARS = 500;
@@ -39,11 +39,7 @@ interface Cluster {
   last: number;
 }
 
-/**
- * Groups splices whose context windows touch, mapping each group into old and new coordinates.
- * Streams: yields each cluster once it is complete, so a replace_all
- * of millions of scattered occurrences never holds a list of them.
- */
+/** Splices whose context windows touch, grouped, in old and new coordinates; streamed (millions never listed). */
 function* clusters(oldText: string, splices: SpliceList, context: number): Generator<Cluster, void, undefined> {
   let cur: Cluster | undefined;
   let delta = 0; // new − old offset before the current splice
@@ -100,10 +96,9 @@ export interface BoundedPatch {
 }
 
 /**
- * structuredPatch of the edited regions only, with file-level line numbers. Work and size follow the
- * edited regions, never the file: a cluster too large to diff line by line (a replace_all touching
- * every line, a rewritten 50 MB file) is shown as its changed lines removed and added, and the hunks
- * stop at `budget.lines` lines while the counts still cover everything.
+ * structuredPatch of the edited regions only, with file-level line numbers; work and size follow the regions. A
+ * cluster too large to diff line by line is shown splice by splice; hunks stop at `budget.lines` lines, while the
+ * counts cover everything.
  */
 export function regionPatch(
   oldText: string,
@@ -242,16 +237,12 @@ export function numberLine(n: number, line: string, style: LineNumberStyle, maxC
   return style === 'legacy' ? `${String(n).padStart(6, ' ')}→${body}` : `${n}\t${body}`;
 }
 
-/**
- * cat -n snippet of the new text around the first splice (±4 lines, capped). `lineBase`: lines before
- * the texts given (a window of whole lines cut from a larger file is numbered as in the file).
- */
+/** cat -n snippet of the new text around the first splice (±4 lines, capped). */
 export function editSnippet(
   oldText: string,
   newText: string,
   splices: SpliceList,
   style: LineNumberStyle = 'compact',
-  lineBase = 0,
 ): string {
   const first = splices.at(0);
   if (!first) return '';
@@ -265,7 +256,7 @@ export function editSnippet(
   if (lines.length > total) lines.length = total;
   const shown = lines
     .slice(0, MAX_SNIPPET_LINES)
-    .map((l, i) => numberLine(lineBase + c.newLine + i, l, style, SNIPPET_LINE_CHARS));
+    .map((l, i) => numberLine(c.newLine + i, l, style, SNIPPET_LINE_CHARS));
   if (total > MAX_SNIPPET_LINES) shown.push(`… ${total - MAX_SNIPPET_LINES} more lines`);
   return shown.join('\n');
 }
@@ -273,10 +264,7 @@ export function editSnippet(
 /** Characters compared at once, natively, before comparing one by one. */
 const COMPARE_BLOCK = 4096;
 
-/**
- * The single splice turning `a` into `b`: everything between their common prefix and suffix (equal
- * stretches compared a block at a time, by native string equality).
- */
+/** The single splice turning `a` into `b`: between their common prefix and suffix (compared a block at a time). */
 function wholeTextSplice(a: string, b: string): Splice {
   let start = 0;
   const max = Math.min(a.length, b.length);
