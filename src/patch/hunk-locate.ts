@@ -65,10 +65,9 @@ function findAnchor(lines: KeyedLines, anchor: string, from: number): { line: nu
 }
 
 /**
- * Where lines added without context or '-' lines go. After the last anchor — which must then occur once only
- * after the one before it, since nothing else tells its places apart; into an empty file; or at the end of the
- * file for an '*** End of File' hunk. Anything else is refused: Codex appends such a hunk at the end of the file
- * while reporting success (openai/codex#30946).
+ * Where lines added without context or '-' lines go: after the last anchor (which must occur once only after the one
+ * before it), into an empty file, or at the end for '*** End of File'. Anything else is refused: Codex appends such a
+ * hunk at the end of the file while reporting success (openai/codex#30946).
  */
 function placeAddition(
   lines: KeyedLines,

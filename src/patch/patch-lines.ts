@@ -9,10 +9,7 @@ export interface PatchLines {
   readonly from: number;
   /** Index past its last line (before a heredoc closer and trailing blank lines). */
   readonly to: number;
-  /**
-   * Index past the text's last line (the empty piece after a final "\n" aside): a unified hunk may need the blank
-   * lines past `to`, since " " is a context line holding an empty line.
-   */
+  /** Index past the text's last line: a unified hunk may need blank lines past `to` (" " is an empty context line). */
   readonly end: number;
 }
 
