@@ -5,7 +5,7 @@ import { applyEdit, type EditSpec } from '../text/apply.js';
 import { encodeText, type TextEncodingName } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import type { TextFacts } from '../text/describe-text.js';
-import { applyEditSequence, EditFailure } from '../text/edit-sequence.js';
+import { applyEditSequence } from '../text/edit-sequence.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { lengthAfter, spliceLineDoc, type LineDoc, type SpliceList } from '../text/line-endings.js';
 import { lineNumbersOf } from '../text/match.js';
@@ -97,27 +97,8 @@ function editOnce(doc: LineDoc, spec: EditSpec, opts: EditTaskOptions): Edited {
 }
 
 function editInTurn(doc: LineDoc, specs: readonly EditSpec[], opts: EditTaskOptions): Edited {
-  try {
-    return applyEditSequence(doc.text, specs, {
-      before: (i) => {
-        try {
-          requireEncodable(specs[i]!.new_string, opts.encoding, opts.display);
-        } catch (err) {
-          throw atEdit(err, i, specs.length);
-        }
-      },
-      maxLength: opts.maxEditBytes,
-    });
-  } catch (err) {
-    throw err instanceof EditFailure ? atEdit(err.error, err.index, specs.length) : err;
-  }
-}
-
-/** The failing edit's index, in the message and in details.edit_index (0-based, as in the array). */
-export function atEdit(err: unknown, index: number, count: number): unknown {
-  if (!(err instanceof ToolError)) return err;
-  const message = `edits[${index}] (edit ${index + 1} of ${count}): ${err.message}\nNo edit was applied and nothing was written; fix this edit and send the whole MultiEdit again.`;
-  return new ToolError(err.code, message, { ...err.details, edit_index: index });
+  const before = (i: number) => requireEncodable(specs[i]!.new_string, opts.encoding, opts.display);
+  return applyEditSequence(doc.text, specs, { before, maxLength: opts.maxEditBytes });
 }
 
 /** The structuredContent both tools share: the patch, dry_run, already_applied and the encoding facts. */

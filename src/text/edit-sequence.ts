@@ -4,19 +4,15 @@ import { ToolError } from '../errors.js';
 import { applyEdit, spliceText, type EditSpec } from './apply.js';
 import { lengthAfter, type Splice, type SpliceList } from './line-endings.js';
 
-/** An edit that failed: `index` in the list given, `error` what applyEdit threw (NO_MATCH, AMBIGUOUS …). */
-export class EditFailure extends Error {
-  constructor(
-    readonly index: number,
-    readonly error: unknown,
-  ) {
-    super(error instanceof Error ? error.message : String(error));
-    this.name = 'EditFailure';
-  }
+/** The failing edit's index, in the message and in details.edit_index (0-based, as in the array). */
+export function atEdit(err: unknown, index: number, count: number): unknown {
+  if (!(err instanceof ToolError)) return err;
+  const message = `edits[${index}] (edit ${index + 1} of ${count}): ${err.message}\nNo edit was applied and nothing was written; fix this edit and send the whole MultiEdit again.`;
+  return new ToolError(err.code, message, { ...err.details, edit_index: index });
 }
 
 export interface SequenceOptions {
-  /** Called before edit i is matched: input checks that must fail in edit order. */
+  /** Called before edit i is matched: input checks that must fail in edit order (errors named as the edit's). */
   before?: ((index: number) => void) | undefined;
   /** Largest text (UTF-16 code units) the result may reach; beyond it TOO_LARGE before it is built. */
   maxLength?: number | undefined;
@@ -33,8 +29,8 @@ export interface SequenceResult {
 
 /**
  * Applies `specs` (normalised: LF strings; only the first may have an empty old_string) to `text`
- * in order. @throws EditFailure for the first edit that fails to match (its NO_MATCH/AMBIGUOUS
- * ToolError inside), ToolError TOO_LARGE when the result would pass maxLength.
+ * in order. @throws ToolError (atEdit: naming the edit) for the first edit that fails (NO_MATCH, AMBIGUOUS, what
+ * `before` throws), TOO_LARGE when the result would pass maxLength.
  */
 export function applyEditSequence(
   text: string,
@@ -46,17 +42,17 @@ export function applyEditSequence(
   let composed: Splice[] = [];
   const edits: SequenceResult['edits'] = [];
   for (let j = 0; j < specs.length; j++) {
-    opts.before?.(j);
     const spec = specs[j]!;
     let splices: SpliceList;
     try {
+      opts.before?.(j);
       // An empty first old_string creates the file or fills an empty one: the rest edits its new_string.
       splices =
         spec.old_string === ''
           ? [{ start: 0, end: current.length, replacement: spec.new_string }]
           : applyEdit(current, spec).splices;
     } catch (err) {
-      throw new EditFailure(j, err);
+      throw atEdit(err, j, specs.length);
     }
     const length = lengthAfter(current.length, splices);
     // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
