@@ -2,7 +2,7 @@
 import { ToolError, MESSAGES } from '../errors.js';
 import type { SpliceList } from './line-endings.js';
 import { findNearMisses, nearMissText } from './near-miss.js';
-import { lineNumbersOf, planMatch, type MatchKind } from './match.js';
+import { lineNumbersOf, planMatch } from './match.js';
 import { OccurrenceSplices } from './occurrence-splices.js';
 import { stripAddedTrailingWhitespace, type CarriedLines } from './carried-lines.js';
 
@@ -14,13 +14,6 @@ export interface EditSpec {
   carried?: CarriedLines | undefined;
 }
 
-export interface AppliedEdit {
-  /** Splices in the coordinates of the text the edit was applied to, ascending (compact: one offset each). */
-  splices: SpliceList;
-  replacements: number;
-  kind: MatchKind;
-}
-
 const MAX_LISTED_LINES = 20;
 const MAX_ECHO = 500;
 
@@ -30,9 +23,8 @@ const toLf = (s: string) => (s.indexOf('\r') === -1 ? s : s.replaceAll('\r\n', '
 const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
 
 /**
- * normalizeFileEditInput: line breaks of both strings become "\n" (matching is on LF text) and
- * trailing whitespace is stripped from each line new_string adds or changes — never from a line it carries over
- * unchanged from old_string (issue 32) — except in Markdown, where two trailing spaces are a hard break.
+ * normalizeFileEditInput: both strings to LF, and trailing whitespace stripped from each line new_string adds or
+ * changes, never from one it carries over from old_string (issue 32), nor in Markdown (two spaces are a hard break).
  */
 export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T & { carried: CarriedLines } {
   const old_string = toLf(spec.old_string);
@@ -48,7 +40,7 @@ export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string)
  * Plans one replacement on `text` (LF). Throws NO_MATCH (with near misses) or AMBIGUOUS (with the
  * lines of every match). Replacement text is literal: "$&" stays "$&".
  */
-export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
+export function applyEdit(text: string, spec: EditSpec): { splices: SpliceList; replacements: number } {
   const plan = planMatch(text, spec.old_string, spec.new_string, spec.carried);
   if (!plan) throw noMatch(text, spec.old_string);
   const { positions } = plan;
@@ -66,7 +58,7 @@ export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
     }
   }
   const splices = new OccurrenceSplices(positions, plan.length, swallow, plan.replacementAt);
-  return { splices, replacements: splices.length, kind: plan.kind };
+  return { splices, replacements: splices.length };
 }
 
 /** `text` with the splices (ascending, in its coordinates) made: one join, linear in text and splices. */

@@ -4,11 +4,8 @@ import { desanitize } from './desanitize.js';
 import { OffsetList } from './offset-list.js';
 import { normalizeQuotes, preserveQuoteStyle } from './quotes.js';
 
-export type MatchKind = 'exact' | 'quotes' | 'desanitized' | 'desanitized+quotes';
-
 /** How old_string was found: where, and what each occurrence is replaced with. */
 export interface MatchPlan {
-  kind: MatchKind;
   /** Start offsets of the non-overlapping occurrences, ascending (4 bytes each: there may be millions). */
   positions: Int32Array;
   /** Length of every occurrence (all fallbacks are length-preserving on the file side). */
@@ -27,10 +24,8 @@ export function findAll(haystack: string, needle: string): Int32Array {
 }
 
 /**
- * findActualString, widened to every occurrence: exact match first, then curly→straight quote
- * normalisation, then de-sanitisation (whose substitutions also apply to new_string), then both.
- * Returns undefined when nothing matches. `carried`: new_string's lines that old_string carries over unchanged; a
- * match through quote normalisation writes them as the file has them (issue 32).
+ * findActualString, widened to every occurrence: exact, then curly quotes as straight, then de-sanitised (new_string
+ * too), then both; undefined when nothing matches. A match through quotes writes `carried` lines as the file has them.
  */
 export function planMatch(
   file: string,
@@ -40,11 +35,11 @@ export function planMatch(
 ): MatchPlan | undefined {
   const exact = findAll(file, oldString);
   if (exact.length > 0) {
-    return { kind: 'exact', positions: exact, length: oldString.length, replacementAt: () => newString };
+    return { positions: exact, length: oldString.length, replacementAt: () => newString };
   }
   // Quote normalisation is length-preserving, so positions in the normalised file are file positions.
   let normalizedFile: string | undefined;
-  function viaQuotes(search: string, replacement: string, kind: MatchKind): MatchPlan | undefined {
+  function viaQuotes(search: string, replacement: string): MatchPlan | undefined {
     const normSearch = normalizeQuotes(search);
     normalizedFile ??= normalizeQuotes(file);
     // Nothing to normalise on either side: this search was made already (exactly, or de-sanitised).
@@ -52,7 +47,6 @@ export function planMatch(
     const positions = findAll(normalizedFile, normSearch);
     if (positions.length === 0) return undefined;
     return {
-      kind,
       positions,
       length: search.length,
       replacementAt: (pos) => {
@@ -61,7 +55,7 @@ export function planMatch(
       },
     };
   }
-  const quoted = viaQuotes(oldString, newString, 'quotes');
+  const quoted = viaQuotes(oldString, newString);
   if (quoted) return quoted;
 
   const old = desanitize(oldString);
@@ -69,9 +63,9 @@ export function planMatch(
   const replacement = desanitize(newString).text;
   const positions = findAll(file, old.text);
   if (positions.length > 0) {
-    return { kind: 'desanitized', positions, length: old.text.length, replacementAt: () => replacement };
+    return { positions, length: old.text.length, replacementAt: () => replacement };
   }
-  return viaQuotes(old.text, replacement, 'desanitized+quotes');
+  return viaQuotes(old.text, replacement);
 }
 
 /** 1-based line number of each offset; offsets must be ascending. One pass over the text. */

@@ -1,8 +1,5 @@
-// NO_MATCH diagnosis: the regions of the file that old_string most likely meant, and what differs.
-//
-// Bounded in work, not only in answer (issue 12): every character handled is charged to a budget,
-// and the search stops with what it has found once the budget is spent, so a diagnosis in a 50 MB
-// file is bounded work.
+// NO_MATCH diagnosis: the regions of the file that old_string most likely meant, and what differs. Bounded in work
+// (issue 12): every character handled is charged to a budget, and the search stops with what it has once it is spent.
 import { normalizeQuotes } from './quotes.js';
 import { trailingBlankStart } from './trailing-whitespace.js';
 
@@ -18,10 +15,7 @@ export interface NearMiss {
   hints: string[];
 }
 
-/**
- * Work one diagnosis may do, in characters handled by script (a character scanned by a native
- * search counts 1/NATIVE_DISCOUNT): about 50–100 ms on an idle core, whatever the file and old_string.
- */
+/** Work one diagnosis may do, in characters handled by script (natively scanned: 1/NATIVE_DISCOUNT): ~50–100 ms. */
 export const NEAR_MISS_BUDGET = 10_000_000;
 const NATIVE_DISCOUNT = 32;
 const MAX_ANCHORS = 20;
@@ -67,9 +61,8 @@ export function nearMissText(misses: readonly NearMiss[], what = 'old_string'): 
 class Budget {
   constructor(public left: number) {}
 
-  charge(units: number): boolean {
+  charge(units: number): void {
     this.left -= units;
-    return this.left > 0;
   }
 
   get spent(): boolean {
@@ -139,9 +132,8 @@ class LineIndex {
 }
 
 /**
- * Up to `max` regions similar to `oldString`: aligned on lines equal modulo whitespace and quotes,
- * else on the most similar single line. Never used to edit — only to tell the model where to look.
- * Spends at most `budget` units of work (see NEAR_MISS_BUDGET), returning what it found by then.
+ * Up to `max` regions similar to `oldString` (aligned on lines equal modulo whitespace and quotes, else on the most
+ * similar single line), found within `budget` units of work. Never used to edit: only to tell the model where to look.
  */
 export function findNearMisses(file: string, oldString: string, max = 3, budget = NEAR_MISS_BUDGET): NearMiss[] {
   const work = new Budget(budget);
@@ -221,10 +213,7 @@ export function findNearMisses(file: string, oldString: string, max = 3, budget 
   });
 }
 
-/**
- * `text.indexOf(needle, from)` limited to occurrences starting before `to`, having read at most
- * `to - from + needle.length` characters (a slice of a long string is a view in V8, not a copy).
- */
+/** `text.indexOf(needle, from)` for occurrences starting before `to`, reading no further (a slice is a view). */
 function indexOfWithin(text: string, needle: string, from: number, to: number): number {
   if (to + needle.length - 1 >= text.length) return text.indexOf(needle, from);
   if (to <= from) return -1;
