@@ -58,9 +58,8 @@ const MAX_LISTED_EDITS = 50;
 const MAX_REPORTED_EDITS = 1000;
 
 /**
- * Everything Edit and MultiEdit do after their input checks, freshness and retry rule: new_string's encodability
- * and the replacements (in edit order), TOO_LARGE before the result is built, the new document and bytes, the
- * patch and the answer.
+ * Edit and MultiEdit after their checks, freshness and retry rule: encodability and matches in edit order, TOO_LARGE
+ * before the result is built, the new bytes, the patch and the answer.
  * @throws ToolError NO_MATCH, AMBIGUOUS, ENCODING_UNSUPPORTED (MultiEdit: each naming its edit), TOO_LARGE.
  */
 export function runEditTask({ tool, doc, specs, opts }: EditTask): ComputedEdit {

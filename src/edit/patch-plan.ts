@@ -143,10 +143,7 @@ async function planMoveTarget(
   return writePlan(content, freshness, patch, current.exists ? undefined : source.stat);
 }
 
-/**
- * An existing file a patch creates (Add, or a move onto it) is a Write: this session must have read all of it and
- * it must not have changed since; a file it has not read whole is FILE_EXISTS.
- */
+/** An existing file a patch creates (Add, or a move onto it) is a Write: read whole and unchanged, else FILE_EXISTS. */
 function overwriteFreshness(file: PlannedFile, display: string): FreshnessDecision {
   const state = file.current.state;
   if (state === undefined || state.isPartialView) {

@@ -45,10 +45,7 @@ function alreadyAppliedOutput(current: CurrentFile, tool: EditTask['tool'], dryR
 /** Tasks this large (file plus edit strings, in characters) run in the worker pool: other sessions keep being answered. */
 export const EDIT_IN_POOL_FROM = 1024 * 1024;
 
-/**
- * Computes an edit after its validation: runEditTask, in the server's thread, or for a large one the very same
- * function in a worker of the pool (DESIGN §1 "one way to do heavy work"). Throws what runEditTask throws.
- */
+/** runEditTask in the server's thread, or for a large task in a worker of the pool (DESIGN §1). Throws as it does. */
 export async function computeEditTask(task: EditTask, deps: Pick<EditDeps, 'workers'>): Promise<ComputedEdit> {
   const size = task.specs.reduce((n, s) => n + s.old_string.length + s.new_string.length, task.doc.raw.length);
   if (size < EDIT_IN_POOL_FROM) return runEditTask(task);
@@ -58,8 +55,7 @@ export async function computeEditTask(task: EditTask, deps: Pick<EditDeps, 'work
 }
 
 /**
- * Edit's or MultiEdit's write plan for the file as found (`specs`: Edit's one edit or MultiEdit's list; `key`: the
- * retry rule's digest of the inputs).
+ * Edit's or MultiEdit's write plan for the file as found (`key`: the retry rule's digest of the inputs).
  * @throws ToolError BINARY_FILE, ENCODING_UNSUPPORTED, FILE_NOT_FOUND, FILE_EXISTS, NOTEBOOK_FILE, NOT_READ, STALE, and
  *   what runEditTask throws.
  */
@@ -122,10 +118,9 @@ export async function planTextEdit(
 }
 
 /**
- * MultiEdit's input-only checks, before any I/O: NO_CHANGE for an edit that changes nothing, INVALID_INPUT for
- * an empty old_string after the first edit, CASCADE when an old_string (trailing newlines ignored)
- * lies inside an earlier edit's new_string (seed 000 "级联编辑保护"). The first failing edit wins.
- * Each old_string is searched for in the new_strings before it: MAX_EDITS bounds the pairs.
+ * MultiEdit's input-only checks, before any I/O, first failing edit first: NO_CHANGE, INVALID_INPUT (an empty
+ * old_string after the first edit), CASCADE when an old_string (trailing newlines ignored) lies inside an earlier
+ * edit's new_string (seed 000 "级联编辑保护"; MAX_EDITS bounds the pairs searched).
  */
 export function checkEditList(specs: readonly EditSpec[]): void {
   for (let i = 0; i < specs.length; i++) {

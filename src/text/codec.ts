@@ -124,57 +124,35 @@ function isSuspiciousControl(c: number): boolean {
  */
 export function isLikelyBinary(bytes: Uint8Array): boolean {
   const encoding = detectEncoding(bytes);
-  if (encoding === 'utf16le' || encoding === 'utf16be') {
-    const end = Math.min(bytes.length, SNIFF_BYTES) & ~1;
-    const units = (end - 2) / 2;
-    if (units <= 0) return false;
-    const hiFirst = encoding === 'utf16be';
-    let controls = 0;
-    for (let i = 2; i < end; i += 2) {
-      const a = bytes[i] ?? 0;
-      const b = bytes[i + 1] ?? 0;
-      const unit = hiFirst ? (a << 8) | b : (b << 8) | a;
-      if (unit === 0) return true;
-      if (isSuspiciousControl(unit)) controls++;
-    }
-    return controls / units > CONTROL_RATIO_LIMIT;
-  }
-
-  const end = Math.min(bytes.length, SNIFF_BYTES);
-  if (end === 0) return false;
-  // indexOf on a Buffer is native and much faster than a JS loop for the common no-NUL case.
-  const sample = asBuffer(bytes).subarray(0, end);
-  if (sample.indexOf(0) !== -1) return true;
+  const wide = encoding === 'utf16le' || encoding === 'utf16be';
+  const end = Math.min(bytes.length, SNIFF_BYTES) & (wide ? ~1 : ~0);
+  const start = wide ? 2 : 0;
+  const units = wide ? (end - start) / 2 : end;
+  if (units <= 0) return false;
   let controls = 0;
-  for (let i = 0; i < end; i++) {
-    if (isSuspiciousControl(sample[i] ?? 0)) controls++;
+  for (let i = start; i < end; i += wide ? 2 : 1) {
+    const a = bytes[i]!;
+    const unit = !wide ? a : encoding === 'utf16be' ? (a << 8) | bytes[i + 1]! : (bytes[i + 1]! << 8) | a;
+    if (unit === 0) return true;
+    if (isSuspiciousControl(unit)) controls++;
   }
-  return controls / end > CONTROL_RATIO_LIMIT;
+  return controls / units > CONTROL_RATIO_LIMIT;
 }
 
-function startsWith(bytes: Uint8Array, magic: readonly number[], at = 0): boolean {
-  if (bytes.length < at + magic.length) return false;
-  for (let i = 0; i < magic.length; i++) {
-    if (bytes[at + i] !== magic[i]) return false;
-  }
-  return true;
-}
-
-const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
-const JPEG_MAGIC = [0xff, 0xd8, 0xff] as const;
-const GIF87A = [0x47, 0x49, 0x46, 0x38, 0x37, 0x61] as const; // "GIF87a"
-const GIF89A = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61] as const; // "GIF89a"
-const RIFF = [0x52, 0x49, 0x46, 0x46] as const; // "RIFF"
-const WEBP = [0x57, 0x45, 0x42, 0x50] as const; // "WEBP" at offset 8, after the RIFF chunk size
+const startsWith = (bytes: Uint8Array, magic: string, at = 0) =>
+  asBuffer(bytes)
+    .subarray(at, at + magic.length)
+    .equals(Buffer.from(magic, 'latin1'));
 
 /**
  * Identifies PNG, JPEG, GIF (87a/89a) and WebP (RIFF....WEBP) images from their magic bytes.
  * Returns undefined for anything else, including truncated headers.
  */
 export function sniffImageMime(bytes: Uint8Array): 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | undefined {
-  if (startsWith(bytes, PNG_MAGIC)) return 'image/png';
-  if (startsWith(bytes, JPEG_MAGIC)) return 'image/jpeg';
-  if (startsWith(bytes, GIF87A) || startsWith(bytes, GIF89A)) return 'image/gif';
-  if (startsWith(bytes, RIFF) && startsWith(bytes, WEBP, 8)) return 'image/webp';
+  if (startsWith(bytes, '\x89PNG\r\n\x1a\n')) return 'image/png';
+  if (startsWith(bytes, '\xff\xd8\xff')) return 'image/jpeg';
+  if (startsWith(bytes, 'GIF87a') || startsWith(bytes, 'GIF89a')) return 'image/gif';
+  // "WEBP" at offset 8, after the RIFF chunk size.
+  if (startsWith(bytes, 'RIFF') && startsWith(bytes, 'WEBP', 8)) return 'image/webp';
   return undefined;
 }
