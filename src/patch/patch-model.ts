@@ -1,7 +1,7 @@
 // The one model both patch formats parse to (Codex's apply_patch and unified diff): file operations and their hunks.
 import { ToolError } from '../errors.js';
 
-/** One line of a hunk body: ' ' context (kept), '-' removed, '+' added. `text` has no prefix and no line break. */
+/** One line of a hunk body: ' ' context (kept), '-' removed, '+' added; `text` without prefix or line break. */
 export interface HunkLine {
   readonly op: ' ' | '-' | '+';
   readonly text: string;
@@ -9,7 +9,7 @@ export interface HunkLine {
 
 /** A change to one region of a file, located by its context and '-' lines (`oldLines`) after the previous hunk. */
 export interface Hunk {
-  /** Codex `@@ text` lines, in order: each moves the search start past its first occurrence. Unified diff: none. */
+  /** Codex `@@ text` lines, in order: each moves the search start past its first occurrence. */
   readonly anchors: readonly string[];
   /** The body in patch order; `oldLines`/`newLines` are its two sides. */
   readonly lines: readonly HunkLine[];

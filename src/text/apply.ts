@@ -1,7 +1,7 @@
 // Edit semantics on LF-normalised text: input normalisation, matching, and the splices to make (seed 000).
 import { ToolError, MESSAGES } from '../errors.js';
 import type { SpliceList } from './line-endings.js';
-import { findNearMisses, nearMissText } from './near-miss.js';
+import { findNearMisses, nearMissText, shownLine } from './near-miss.js';
 import { lineNumbersOf, planMatch } from './match.js';
 import { OccurrenceSplices } from './occurrence-splices.js';
 import { stripAddedTrailingWhitespace, type CarriedLines } from './carried-lines.js';
@@ -74,13 +74,9 @@ export function spliceText(text: string, splices: SpliceList): string {
   return parts.join('');
 }
 
-function echo(s: string): string {
-  return s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}… (${s.length} chars)` : s;
-}
-
 function noMatch(text: string, oldString: string): ToolError {
   const misses = findNearMisses(text, oldString);
-  let message = `${MESSAGES.NO_MATCH}\nString: ${echo(oldString)}`;
+  let message = `${MESSAGES.NO_MATCH}\nString: ${shownLine(oldString, MAX_ECHO)}`;
   message +=
     misses.length > 0
       ? nearMissText(misses)
@@ -95,6 +91,6 @@ function ambiguous(text: string, oldString: string, positions: Int32Array): Tool
     `Found ${positions.length} matches of the string to replace, but replace_all is false. ` +
     'To replace all occurrences, set replace_all to true. To replace only one occurrence, ' +
     'please provide more context to uniquely identify the instance.\n' +
-    `String: ${echo(oldString)}\nMatches start at lines: ${lines.join(', ')}${more}`;
+    `String: ${shownLine(oldString, MAX_ECHO)}\nMatches start at lines: ${lines.join(', ')}${more}`;
   return new ToolError('AMBIGUOUS', message, { matches: positions.length, lines });
 }

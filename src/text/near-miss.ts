@@ -34,9 +34,9 @@ const squash = (s: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** A line as a diagnosis shows it: cut past SHOWN_LINE_CHARS, saying how long it was. */
-export function shownLine(line: string): string {
-  return line.length > SHOWN_LINE_CHARS ? `${line.slice(0, SHOWN_LINE_CHARS)}… (${line.length} chars)` : line;
+/** A line (or an echoed input) as a message shows it: cut past `max`, saying how long it was. */
+export function shownLine(line: string, max = SHOWN_LINE_CHARS): string {
+  return line.length > max ? `${line.slice(0, max)}… (${line.length} chars)` : line;
 }
 
 /** Makes whitespace visible: tab → "→", trailing spaces → "·". */
