@@ -18,7 +18,6 @@ export interface EditTaskOptions {
   encoding: TextEncodingName;
   /** The encoding facts of the file as found (undefined: the edit creates it). */
   factsBefore: TextFacts | undefined;
-  /** Whether the edit creates the file (a missing one). */
   create: boolean;
   /** Edit's replace_all (MultiEdit: each EditSpec has its own). */
   replaceAll: boolean;

@@ -5,7 +5,7 @@ import { MESSAGES, ToolError } from '../errors.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import type { Ownership } from '../fs/atomic-write.js';
 import { applyHunks } from '../patch/apply-hunks.js';
-import { fileLines } from '../patch/file-lines.js';
+import { fileLines } from '../patch/hunk-match.js';
 import { addedText, type PatchOp } from '../patch/patch-model.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import type { PathPolicy } from '../policy/path-policy.js';
@@ -20,12 +20,10 @@ import type { PresentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import { requireEditableText, requireEncodable } from './editable-text.js';
 
-/** Where each operation's files are among the change's targets: its path, and a move's destination. */
+/** Where each operation's files are among the change's targets: `at` its path's, `to` its move destination's. */
 export interface PatchFileIndex {
   op: PatchOp;
-  /** Index of op.path's target. */
   at: number;
-  /** Index of op.moveTo's target. */
   to?: number | undefined;
 }
 

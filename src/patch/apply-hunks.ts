@@ -2,8 +2,7 @@
 // spliced — context lines are never rewritten, so they keep the file's bytes (and line endings) even where a
 // tolerant match found them — and new lines take the line endings of the lines they replace (spliceLineDoc).
 import { spliceLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
-import { fileLines, lineStart, type FileLines } from './file-lines.js';
-import { KeyedLines, type Tolerance } from './hunk-match.js';
+import { fileLines, KeyedLines, lineStart, type FileLines, type Tolerance } from './hunk-match.js';
 import { locateHunk } from './hunk-locate.js';
 import type { Hunk } from './patch-model.js';
 

@@ -5,10 +5,9 @@ import { findNearMisses, nearMissText, shownLine, visibleWhitespace } from '../t
 import { firstFit, type KeyedLines, type Tolerance } from './hunk-match.js';
 import type { Hunk } from './patch-model.js';
 
-/** Which hunk of which file, for messages. */
+/** Which hunk of which file, for messages (`index`: 1-based among the file's `total` hunks). */
 export interface HunkRef {
   path: string;
-  /** 1-based index among the file's hunks. */
   index: number;
   total: number;
 }

@@ -17,8 +17,7 @@ export interface EditSpec {
 const MAX_LISTED_LINES = 20;
 const MAX_ECHO = 500;
 
-// replaceAll copies even when nothing matches; most inputs have no CR at all.
-const toLf = (s: string) => (s.indexOf('\r') === -1 ? s : s.replaceAll('\r\n', '\n'));
+const toLf = (s: string) => s.replaceAll('\r\n', '\n');
 
 const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
 

@@ -7,11 +7,9 @@ import { TextDecoder } from 'node:util';
 /** Encodings a file can be read and written in. `utf8bom`, `utf16le` and `utf16be` carry a BOM on disk. */
 export type TextEncodingName = 'utf8' | 'utf8bom' | 'utf16le' | 'utf16be' | 'latin1';
 
-/** Result of {@link decodeText}. */
+/** Result of {@link decodeText}: the text without BOM, the encoding to write it back in, whether that is exact. */
 export interface DecodedText {
-  /** Content WITHOUT the BOM. */
   text: string;
-  /** Encoding the bytes were decoded with (and should be written back with). */
   encoding: TextEncodingName;
   /** encodeText(text, encoding) reproduces the input bytes exactly. */
   lossless: boolean;

@@ -5,15 +5,14 @@ import { countBreaks } from './count-lines.js';
 /** Line breaks present in a document. `none` means no LF or CRLF at all (a lone "\r" does not count). */
 export type LineEndingStyle = 'LF' | 'CRLF' | 'mixed' | 'none';
 
-/** A decoded document in both raw and LF-normalised form. Create it with {@link toLineDoc}. */
+/**
+ * A decoded document (made by {@link toLineDoc}): `raw` as on disk (no BOM), `text` with every "\r\n" as "\n" (a lone
+ * "\r" kept), `style` its breaks, `dominant` the majority of its breaks (ties and none: LF).
+ */
 export interface LineDoc {
-  /** Decoded text as on disk (no BOM), CRLF intact. */
   readonly raw: string;
-  /** `raw` with every "\r\n" replaced by "\n"; a lone "\r" is kept as is. */
   readonly text: string;
-  /** LF only / CRLF only / both / no line breaks at all. */
   readonly style: LineEndingStyle;
-  /** Majority of line breaks over the whole file; ties and none → LF. */
   readonly dominant: 'LF' | 'CRLF';
 }
 

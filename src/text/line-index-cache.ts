@@ -51,6 +51,4 @@ export class LineIndexCache {
   }
 }
 
-function identityKey(id: FileIdentity): string {
-  return `${id.dev}:${id.ino}:${id.size}:${id.mtimeMs}:${id.ctimeMs}`;
-}
+const identityKey = (id: FileIdentity) => `${id.dev}:${id.ino}:${id.size}:${id.mtimeMs}:${id.ctimeMs}`;

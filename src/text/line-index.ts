@@ -16,7 +16,6 @@ export interface LineIndex {
   readonly encoding: 'utf8' | 'utf8bom' | 'latin1';
   /** The bytes decode without U+FFFD (as decodeText's `lossless`). */
   readonly lossless: boolean;
-  /** "\n" bytes in the file. */
   readonly breaks: number;
   /** Lines as Read counts them (a final "\n" does not start another line). */
   readonly totalLines: number;

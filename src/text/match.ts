@@ -1,7 +1,6 @@
 // Locating old_string in a file: findActualString's fallbacks (seeds 000/002), every match, and near misses.
 import { withFileLines, type CarriedLines } from './carried-lines.js';
 import { desanitize } from './desanitize.js';
-import { OffsetList } from './offset-list.js';
 import { normalizeQuotes, preserveQuoteStyle } from './quotes.js';
 
 /** How old_string was found: where, and what each occurrence is replaced with. */
@@ -12,6 +11,30 @@ export interface MatchPlan {
   length: number;
   /** The replacement for the occurrence at `pos` (quote style and de-sanitisation applied). */
   replacementAt(pos: number): string;
+}
+
+/** Ascending text offsets, 4 bytes each, growing as they are found (millions of occurrences, no number[] of them). */
+export class OffsetList {
+  #items = new Int32Array(64);
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
+  }
+
+  push(offset: number): void {
+    if (this.#length === this.#items.length) {
+      const grown = new Int32Array(this.#items.length * 2);
+      grown.set(this.#items);
+      this.#items = grown;
+    }
+    this.#items[this.#length++] = offset;
+  }
+
+  /** The offsets found, as a view (no copy). */
+  toArray(): Int32Array {
+    return this.#items.subarray(0, this.#length);
+  }
 }
 
 /** Non-overlapping occurrences of `needle` in `haystack`, left to right. */

@@ -6,12 +6,10 @@ import { trailingBlankStart } from './trailing-whitespace.js';
 /** Characters searched natively at a time for an anchor, each window charged to the budget. */
 const SEARCH_WINDOW = 256 * 1024;
 
+/** A region of the file (1-based first `line`, its `text`) and what differs from old_string. */
 export interface NearMiss {
-  /** 1-based first line of the region. */
   line: number;
-  /** The region as it is in the file. */
   text: string;
-  /** Human-readable differences, e.g. "indentation: the file uses tabs where old_string uses spaces". */
   hints: string[];
 }
 

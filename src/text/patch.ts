@@ -34,8 +34,7 @@ interface Cluster {
   newTo: number;
   oldLine: number; // 1-based line of oldFrom
   newLine: number;
-  /** Indexes of its first and last splice. */
-  first: number;
+  first: number; // indexes of its first and last splice
   last: number;
 }
 
@@ -91,7 +90,6 @@ export interface BoundedPatch {
   /** Lines added and removed by the whole change (not only the hunks shown). */
   added: number;
   removed: number;
-  /** Hunks or lines were left out (or lines cut) to stay within the budget. */
   truncated: boolean;
 }
 
