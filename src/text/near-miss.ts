@@ -205,7 +205,10 @@ export function findNearMisses(file: string, oldString: string, max = 3, budget 
     for (let j = 0; j < oldLines.length && lines.has(start + j) === true; j++) region.push(lines.line(start + j));
     return {
       line: start + 1,
-      text: region.slice(0, SHOWN_LINES).map((l) => shownLine(l)).join('\n'),
+      text: region
+        .slice(0, SHOWN_LINES)
+        .map((l) => shownLine(l))
+        .join('\n'),
       hints: diffHints(region, oldLines),
     };
   });
