@@ -15,6 +15,7 @@ import { describeText } from '../text/describe-text.js';
 import { formatBytes } from '../text/format-bytes.js';
 import { spliceLineDoc } from '../text/line-endings.js';
 import { coversAll, describeRanges, unseenRanges } from '../text/line-ranges.js';
+import { shownLine } from '../text/near-miss.js';
 import { regionPatch } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { CurrentFile } from '../write/current-file.js';
@@ -131,7 +132,7 @@ function answerText(result: NotebookEditResult, input: NotebookPlanRequest, nb: 
   let text =
     result.mode === 'delete'
       ? `Deleted cell ${result.name}`
-      : `${verb} cell ${result.name} with ${echo(input.new_source)}`;
+      : `${verb} cell ${result.name} with ${shownLine(input.new_source, ECHO_CHARS)}`;
   if (input.dry_run) text = `Dry run: nothing was written. ${text}`;
   else if (!result.changed) text += '\n(The notebook already had this content; nothing was written.)';
   const notes = [...result.notes];
@@ -142,8 +143,4 @@ function answerText(result: NotebookEditResult, input: NotebookPlanRequest, nb: 
   }
   if (notes.length > 0) text += `\n${notes.join('\n')}`;
   return text;
-}
-
-function echo(s: string): string {
-  return s.length > ECHO_CHARS ? `${s.slice(0, ECHO_CHARS)}… (${s.length} chars)` : s;
 }

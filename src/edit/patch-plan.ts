@@ -5,27 +5,25 @@ import { MESSAGES, ToolError } from '../errors.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import type { Ownership } from '../fs/atomic-write.js';
 import { applyHunks } from '../patch/apply-hunks.js';
-import { fileLines } from '../patch/file-lines.js';
+import { fileLines } from '../patch/hunk-match.js';
 import { addedText, type PatchOp } from '../patch/patch-model.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import type { PathPolicy } from '../policy/path-policy.js';
 import { encodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
-import { describeText } from '../text/describe-text.js';
+import { describeText, type TextFacts } from '../text/describe-text.js';
 import { toLineDoc, type LineDoc } from '../text/line-endings.js';
 import { hunkSnippets, regionPatch, wholeTextPatch, type BoundedPatch, type LineNumberStyle } from '../text/patch.js';
 import type { ToolOutput } from '../tool-output.js';
 import type { ChangePlan, Plan, PlannedFile } from '../write/change-plan.js';
-import type { CurrentFile, PresentFile } from '../write/current-file.js';
+import type { PresentFile } from '../write/current-file.js';
 import type { FreshnessDecision } from '../write/freshness.js';
 import { requireEditableText, requireEncodable } from './editable-text.js';
 
-/** Where each operation's files are among the change's targets: its path, and a move's destination. */
+/** Where each operation's files are among the change's targets: `at` its path's, `to` its move destination's. */
 export interface PatchFileIndex {
   op: PatchOp;
-  /** Index of op.path's target. */
   at: number;
-  /** Index of op.moveTo's target. */
   to?: number | undefined;
 }
 
@@ -37,19 +35,7 @@ export interface PatchPlanOptions {
 }
 
 /** One file's line in the answer. */
-interface FileAnswer {
-  file_path: string;
-  action: 'added' | 'updated' | 'deleted' | 'moved';
-  moved_from?: string;
-  lines_added: number;
-  lines_removed: number;
-  structuredPatch: BoundedPatch['hunks'];
-  patch_truncated?: boolean;
-  encoding: string;
-  bom: boolean;
-  line_endings: string;
-  snippet: string;
-}
+type FileAnswer = ReturnType<typeof answerOf> & { moved_from?: string };
 
 /** A file's new content: its bytes and LF text (what the session knows of it after the write). */
 interface NewContent {
@@ -77,8 +63,7 @@ export async function planPatch(
   for (const { op, at, to } of index) {
     const file = files[at]!;
     if (op.kind === 'add') {
-      const text = addedText(op);
-      const { plan, answer } = await planCreate(file, text, 'added', undefined);
+      const { plan, answer } = await planCreate(file, addedText(op));
       plans[at] = plan;
       answers.push(answer);
     } else if (op.kind === 'delete') {
@@ -94,7 +79,7 @@ export async function planPatch(
       }
       plans[at] = deletePlan(freshness, countLines(old));
       const patch = wholeTextPatch(old, '');
-      answers.push(answerOf(op.path, 'deleted', patch, facts(current, toLineDoc('')), ''));
+      answers.push(answerOf(op.path, 'deleted', patch, describeText(current.decoded(), toLineDoc('')), ''));
     } else {
       const current = await existing(file, opts);
       if (isNotebookPath(current.target.realPath)) {
@@ -112,14 +97,14 @@ export async function planPatch(
       );
       if (op.moveTo === undefined || to === undefined) {
         plans[at] = writePlan(content, freshness, patch);
-        answers.push(answerOf(op.path, 'updated', patch, facts(current, applied.doc), snippet));
+        answers.push(answerOf(op.path, 'updated', patch, describeText(decoded, applied.doc), snippet));
         continue;
       }
       plans[at] = deletePlan(freshness, countLines(oldDoc.text));
       const dest = await planMoveTarget(files[to]!, content, current, op.moveTo);
       plans[to] = dest;
       answers.push({
-        ...answerOf(op.moveTo, 'moved', patch, facts(current, applied.doc), snippet),
+        ...answerOf(op.moveTo, 'moved', patch, describeText(decoded, applied.doc), snippet),
         moved_from: op.path,
       });
     }
@@ -128,21 +113,15 @@ export async function planPatch(
 }
 
 /** An Add's file: created, or — read whole in this session and unchanged since — overwritten like a Write. */
-async function planCreate(
-  file: PlannedFile,
-  text: string,
-  action: 'added',
-  keep: Ownership | undefined,
-): Promise<{ plan: Plan; answer: FileAnswer }> {
+async function planCreate(file: PlannedFile, text: string): Promise<{ plan: Plan; answer: FileAnswer }> {
   const { current, ctx } = file;
   const display = current.target.input;
   const doc = toLineDoc(text);
   if (!current.exists) {
     const freshness = ctx.assertFresh();
     const patch = wholeTextPatch('', doc.text);
-    const plan = writePlan({ bytes: encodeText(text, 'utf8'), doc }, freshness, patch, keep);
-    const answer = answerOf(display, action, patch, { encoding: 'utf-8', bom: false, line_endings: doc.style }, '');
-    return { plan, answer };
+    const plan = writePlan({ bytes: encodeText(text, 'utf8'), doc }, freshness, patch);
+    return { plan, answer: answerOf(display, 'added', patch, describeText(undefined, doc), '') };
   }
   const freshness = overwriteFreshness(file, display);
   const decoded = requireEditableText(current);
@@ -150,7 +129,7 @@ async function planCreate(
   const old = current.doc().text;
   const patch = wholeTextPatch(old, doc.text);
   const plan = writePlan({ bytes: encodeText(text, decoded.encoding), doc }, freshness, patch);
-  return { plan, answer: answerOf(display, action, patch, facts(current, doc), '') };
+  return { plan, answer: answerOf(display, 'added', patch, describeText(decoded, doc), '') };
 }
 
 /** A move's destination: created with the source's mode, or a file read whole and unchanged (overwritten). */
@@ -166,10 +145,7 @@ async function planMoveTarget(
   return writePlan(content, freshness, patch, current.exists ? undefined : source.stat);
 }
 
-/**
- * An existing file a patch creates (Add, or a move onto it) is a Write: this session must have read all of it and
- * it must not have changed since; a file it has not read whole is FILE_EXISTS.
- */
+/** An existing file a patch creates (Add, or a move onto it) is a Write: read whole and unchanged, else FILE_EXISTS. */
 function overwriteFreshness(file: PlannedFile, display: string): FreshnessDecision {
   const state = file.current.state;
   if (state === undefined || state.isPartialView) {
@@ -208,17 +184,13 @@ function deletePlan(freshness: FreshnessDecision, lines: number): Plan {
   return { change: 'delete', freshness, linesAdded: 0, linesRemoved: lines, output: { text: '', structured: {} } };
 }
 
-function facts(current: CurrentFile, doc: LineDoc): { encoding: string; bom: boolean; line_endings: string } {
-  return describeText(current.decoded(), doc);
-}
-
 function answerOf(
   filePath: string,
-  action: FileAnswer['action'],
+  action: 'added' | 'updated' | 'deleted' | 'moved',
   patch: BoundedPatch,
-  textFacts: { encoding: string; bom: boolean; line_endings: string },
+  textFacts: TextFacts,
   snippet: string,
-): FileAnswer {
+) {
   return {
     file_path: filePath,
     action,

@@ -1,11 +1,10 @@
 // Write's plan inside the write pipeline: the whole new content, in the file's encoding, after a full Read.
-import { encodeText, type TextEncodingName } from '../text/codec.js';
+import { encodeText } from '../text/codec.js';
 import { countLines } from '../text/count-lines.js';
 import { describeText } from '../text/describe-text.js';
 import { toLineDoc } from '../text/line-endings.js';
 import { wholeTextPatch } from '../text/patch.js';
 import type { CurrentFile } from '../write/current-file.js';
-import type { FreshnessDecision } from '../write/freshness.js';
 import type { PlanContext, WritePlan } from '../write/write-pipeline.js';
 import { requireEditableText, requireEncodable } from './editable-text.js';
 
@@ -22,26 +21,17 @@ export interface WriteRequest {
  */
 export async function planWrite(current: CurrentFile, ctx: PlanContext, input: WriteRequest): Promise<WritePlan> {
   const display = input.file_path;
-  let encoding: TextEncodingName = 'utf8';
-  let oldText = '';
-  let freshness: FreshnessDecision;
-  if (current.exists) {
-    encoding = requireEditableText(current).encoding;
-    freshness = ctx.assertFresh({ fullView: true });
-    oldText = current.doc().text;
-  } else {
-    freshness = ctx.assertFresh(); // a new file: nothing to be stale against
-  }
+  const encoding = current.exists ? requireEditableText(current).encoding : 'utf8';
+  // A new file has nothing to be stale against; an existing one must have been read whole.
+  const freshness = ctx.assertFresh({ fullView: current.exists });
   requireEncodable(input.content, encoding, display);
   const newDoc = toLineDoc(input.content);
   const totalLines = countLines(newDoc.text);
   // Diffs are on LF text, like every other tool's; only the changed middle is diffed.
   const { hunks, added, removed, truncated } = current.exists
-    ? wholeTextPatch(oldText, newDoc.text)
+    ? wholeTextPatch(current.doc().text, newDoc.text)
     : { hunks: [], added: totalLines, removed: 0, truncated: false };
-  const facts = current.exists
-    ? describeText(current.decoded(), newDoc)
-    : { encoding: 'utf-8', bom: false, line_endings: newDoc.style };
+  const facts = describeText(current.exists ? current.decoded() : undefined, newDoc);
   const headline = current.exists
     ? `The file ${display} has been updated successfully.`
     : `File created successfully at: ${display}`;

@@ -2,36 +2,20 @@
 // spliced — context lines are never rewritten, so they keep the file's bytes (and line endings) even where a
 // tolerant match found them — and new lines take the line endings of the lines they replace (spliceLineDoc).
 import { spliceLineDoc, type LineDoc, type Splice } from '../text/line-endings.js';
-import { fileLines, lineStart, type FileLines } from './file-lines.js';
-import { KeyedLines, type Tolerance } from './hunk-match.js';
+import { fileLines, KeyedLines, lineStart, type FileLines, type Tolerance } from './hunk-match.js';
 import { locateHunk } from './hunk-locate.js';
 import type { Hunk } from './patch-model.js';
 
-export interface ApplyHunksOptions {
-  /** The file's path as the patch names it, for messages. */
-  path: string;
-}
-
-/** Where a hunk was found. */
-export interface LocatedHunk {
-  /** 1-based index among the file's hunks. */
+/** Where a hunk was found: its 1-based index, and the 1-based old line where its old lines start (or it inserts). */
+interface LocatedHunk {
   index: number;
-  /** 1-based line of the old file where its old lines start (a pure addition: the line it is inserted before). */
   line: number;
   oldCount: number;
   newCount: number;
   tolerance: Tolerance;
 }
 
-export interface AppliedHunks {
-  /** The new document (`doc.text` LF, `doc.raw` with the file's line endings kept). */
-  doc: LineDoc;
-  /** The splices made, ascending, in the old document's LF coordinates. */
-  splices: Splice[];
-  located: LocatedHunk[];
-}
-
-/** A replacement of old lines [at, at + removed) by `added`; `fnl` is the final-newline state when it ends the file. */
+/** A replacement of old lines [at, at + removed) by `added`; `finalNewline` is set when it ends the file. */
 interface Run {
   at: number;
   removed: number;
@@ -40,12 +24,16 @@ interface Run {
 }
 
 /**
- * Locates every hunk after the end of the one before it (see locateHunk) and applies them all to `doc`.
- * Pure. A Codex hunk keeps the file's final newline as it is; a unified hunk at the end of the file sets it as the
- * diff says.
+ * Locates every hunk after the one before it (locateHunk) and applies them all to `doc` (`path`: for messages): the
+ * new doc, the splices (old LF coordinates) and where each hunk was found. A Codex hunk keeps the file's final
+ * newline; a unified hunk at the end of the file sets it as the diff says.
  * @throws ToolError NO_MATCH, AMBIGUOUS, INVALID_INPUT; each names the path and the hunk's 1-based index.
  */
-export function applyHunks(doc: LineDoc, hunks: readonly Hunk[], opts: ApplyHunksOptions): AppliedHunks {
+export function applyHunks(
+  doc: LineDoc,
+  hunks: readonly Hunk[],
+  opts: { path: string },
+): { doc: LineDoc; splices: Splice[]; located: LocatedHunk[] } {
   const file = fileLines(doc.text);
   const keyed = new KeyedLines(file);
   const runs: Run[] = [];

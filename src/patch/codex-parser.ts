@@ -28,11 +28,10 @@ const OP_HEADER = /^\*\*\* (Add|Delete|Update) File:\s*(.*)$/;
 const MOVE_TO = /^\*\*\* Move to:\s*(.*)$/;
 const OPS_EXPECTED = "'*** Add File: path', '*** Delete File: path' or '*** Update File: path'";
 
-/** A cursor over the patch lines; `n` is the 0-based index, messages use `n + 1`. */
+/** A cursor over the patch lines: `n` 0-based (messages use `n + 1`), `end` the '*** End Patch' line's index. */
 interface Cursor {
   readonly lines: readonly string[];
   n: number;
-  /** Index of the '*** End Patch' line. */
   readonly end: number;
 }
 

@@ -1,14 +1,13 @@
 // The errors of locating a hunk, written for the model to act on: each names the file, the hunk's index and its
 // patch line, and says what to change (Edit's NO_MATCH near-miss diagnosis, AMBIGUOUS with every place).
 import { ToolError } from '../errors.js';
-import { findNearMisses, shownLine, visibleWhitespace } from '../text/near-miss.js';
+import { findNearMisses, nearMissText, shownLine, visibleWhitespace } from '../text/near-miss.js';
 import { firstFit, type KeyedLines, type Tolerance } from './hunk-match.js';
 import type { Hunk } from './patch-model.js';
 
-/** Which hunk of which file, for messages. */
+/** Which hunk of which file, for messages (`index`: 1-based among the file's `total` hunks). */
 export interface HunkRef {
   path: string;
-  /** 1-based index among the file's hunks. */
   index: number;
   total: number;
 }
@@ -48,16 +47,10 @@ export function noMatchForHunk(lines: KeyedLines, hunk: Hunk, pos: number, ref: 
   } else {
     const misses = findNearMisses(lines.file.text, hunk.oldLines.join('\n'));
     candidates = misses;
-    if (misses.length > 0) {
-      message += '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
-      for (const m of misses) {
-        message += `\n- line ${m.line}:\n    ${m.text.split('\n').map(visibleWhitespace).join('\n    ')}`;
-        for (const h of m.hints) message += `\n  differs: ${h.replaceAll('old_string', 'the hunk')}`;
-      }
-    } else {
-      message +=
-        '\nNothing similar was found. Read the file again and copy the context lines exactly, indentation included.';
-    }
+    message +=
+      misses.length > 0
+        ? nearMissText(misses, 'the hunk')
+        : '\nNothing similar was found. Read the file again and copy the context lines exactly, indentation included.';
   }
   return new ToolError('NO_MATCH', message, { ...details(ref, hunk), candidates });
 }

@@ -4,15 +4,12 @@ import type { Hunk, HunkLine } from './patch-model.js';
 import { ANCHOR_LEVELS, firstFit, matchesUnder, type KeyedLines, type Tolerance } from './hunk-match.js';
 import { ambiguousHunk, missingAnchor, noMatchForHunk, unplacedAddition, type HunkRef } from './hunk-errors.js';
 
-export interface Location {
-  /** 0-based file line where the hunk's old lines start (or where a pure addition goes). */
+/** `start`: 0-based line of the old lines (or of a pure addition); `body`: the hunk's, maybe without Codex's retry line. */
+interface Location {
   start: number;
-  /** The body used: the hunk's, or without a trailing empty context line that did not fit (Codex's retry). */
   body: readonly HunkLine[];
   oldCount: number;
   tolerance: Tolerance;
-  /** 0-based lines of the anchors, in order. */
-  anchorLines: number[];
 }
 
 /**
@@ -37,7 +34,6 @@ export function locateHunk(lines: KeyedLines, hunk: Hunk, from: number, ref: Hun
       body: hunk.lines,
       oldCount: 0,
       tolerance: 'exact',
-      anchorLines,
     };
   }
   let body = hunk.lines;
@@ -51,7 +47,7 @@ export function locateHunk(lines: KeyedLines, hunk: Hunk, from: number, ref: Hun
   if (!fit) throw noMatchForHunk(lines, hunk, pos, ref);
   if (fit.starts.length > 1) throw ambiguousHunk(ref, hunk, fit.starts, fit.tolerance);
   const oldCount = body.filter((l) => l.op !== '+').length;
-  return { start: fit.starts[0]!, body, oldCount, tolerance: fit.tolerance, anchorLines };
+  return { start: fit.starts[0]!, body, oldCount, tolerance: fit.tolerance };
 }
 
 /** The first line at or after `from` equal to `anchor`, at the first level where one is. */
@@ -65,10 +61,9 @@ function findAnchor(lines: KeyedLines, anchor: string, from: number): { line: nu
 }
 
 /**
- * Where lines added without context or '-' lines go. After the last anchor — which must then occur once only
- * after the one before it, since nothing else tells its places apart; into an empty file; or at the end of the
- * file for an '*** End of File' hunk. Anything else is refused: Codex appends such a hunk at the end of the file
- * while reporting success (openai/codex#30946).
+ * Where lines added without context or '-' lines go: after the last anchor (which must occur once only after the one
+ * before it), into an empty file, or at the end for '*** End of File'. Anything else is refused: Codex appends such a
+ * hunk at the end of the file while reporting success (openai/codex#30946).
  */
 function placeAddition(
   lines: KeyedLines,

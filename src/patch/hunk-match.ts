@@ -3,7 +3,35 @@
 // spaces) are not taken: indentation is meaning in Python and YAML, and Edit does not ignore it either; a
 // near-miss diagnosis names such differences instead.
 import { normalizeQuotes } from '../text/quotes.js';
-import type { FileLines } from './file-lines.js';
+
+/**
+ * A file's LF text as lines (a final "\n" opens no empty line) with their start offsets; `finalNewline`: the text
+ * ends with a break or is empty (lines added to it end with one).
+ */
+export interface FileLines {
+  readonly text: string;
+  readonly lines: readonly string[];
+  readonly starts: readonly number[];
+  readonly finalNewline: boolean;
+}
+
+export function fileLines(text: string): FileLines {
+  const lines = text === '' ? [] : text.split('\n');
+  const finalNewline = text === '' || text.endsWith('\n');
+  if (text !== '' && finalNewline) lines.pop();
+  const starts: number[] = [];
+  let at = 0;
+  for (const line of lines) {
+    starts.push(at);
+    at += line.length + 1;
+  }
+  return { text, lines, starts, finalNewline };
+}
+
+/** Offset where line `i` starts; the end of the text for `i` at or past the last line. */
+export function lineStart(f: FileLines, i: number): number {
+  return i < f.starts.length ? f.starts[i]! : f.text.length;
+}
 
 export type Tolerance = 'exact' | 'trailing-whitespace' | 'quotes';
 
@@ -34,10 +62,7 @@ export class KeyedLines {
   }
 }
 
-/**
- * Every start index i in from..(last possible) where `pattern` fits under `key`; only the last possible start when
- * `atEof`. Stops after `cap` matches.
- */
+/** Every start from `from` where `pattern` fits under `key` (only the last possible one when `atEof`), up to `cap`. */
 export function matchesUnder(
   keyed: readonly string[],
   pattern: readonly string[],

@@ -1,18 +1,15 @@
 // A patch's text as numbered lines: line breaks of any kind, the leading and trailing blank lines, and the heredoc
 // wrapper GPT-4.1 sends (Codex's lenient mode) taken off, so every parser counts lines the same way.
 
-/** The lines of a patch and the part of them that holds it (1-based line n is `lines[n - 1]`). */
+/**
+ * The lines of a patch (without "\n" and one trailing "\r"; 1-based line n is `lines[n - 1]`), and [from, to): the
+ * patch itself, without blank lines and a heredoc wrapper around it.
+ */
 export interface PatchLines {
-  /** Every line of the text, without its "\n" and without one trailing "\r" (a patch sent with CRLF). */
   readonly lines: readonly string[];
-  /** Index of the first line of the patch itself (after blank lines and a heredoc opener). */
   readonly from: number;
-  /** Index past its last line (before a heredoc closer and trailing blank lines). */
   readonly to: number;
-  /**
-   * Index past the text's last line (the empty piece after a final "\n" aside): a unified hunk may need the blank
-   * lines past `to`, since " " is a context line holding an empty line.
-   */
+  /** Index past the text's last line: a unified hunk may need blank lines past `to` (" " is an empty context line). */
   readonly end: number;
 }
 

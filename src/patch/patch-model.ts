@@ -1,22 +1,15 @@
 // The one model both patch formats parse to (Codex's apply_patch and unified diff): file operations and their hunks.
 import { ToolError } from '../errors.js';
 
-/** Which grammar a patch was written in, told apart by its first non-blank line. */
-export type PatchFormat = 'codex' | 'unified';
-
-/** One line of a hunk body: ' ' context (kept), '-' removed, '+' added. `text` has no prefix and no line break. */
+/** One line of a hunk body: ' ' context (kept), '-' removed, '+' added; `text` without prefix or line break. */
 export interface HunkLine {
   readonly op: ' ' | '-' | '+';
   readonly text: string;
 }
 
-/**
- * A change to one region of a file. It is located by its context and '-' lines (`oldLines`), searched after the
- * previous hunk of the same file, and replaced by `newLines`; context lines are never rewritten, so they keep the
- * file's bytes even where the match was tolerant.
- */
+/** A change to one region of a file, located by its context and '-' lines (`oldLines`) after the previous hunk. */
 export interface Hunk {
-  /** Codex `@@ text` lines, in order: each moves the search start past its first occurrence. Unified diff: none. */
+  /** Codex `@@ text` lines, in order: each moves the search start past its first occurrence. */
   readonly anchors: readonly string[];
   /** The body in patch order; `oldLines`/`newLines` are its two sides. */
   readonly lines: readonly HunkLine[];
@@ -24,10 +17,7 @@ export interface Hunk {
   readonly newLines: readonly string[];
   /** The old lines must end at the end of the file (Codex `*** End of File`; unified: a no-newline marker). */
   readonly atEof: boolean;
-  /**
-   * Whether the new text ends with a line break, when the patch says so (a unified hunk at the end of the file:
-   * `\ No newline at end of file` on its new side, or only on its old side). Undefined: the file keeps its own.
-   */
+  /** Whether the new text ends with a line break, when a unified hunk's no-newline markers say; else the file's. */
   readonly finalNewline?: boolean;
   /** Unified diff: the 1-based old start line of the header. Orders reported places; never picks one. */
   readonly hint?: number;
@@ -67,7 +57,7 @@ export type PatchOp = AddOp | DeleteOp | UpdateOp;
 
 /** A parsed patch: its format and its file operations in patch order (each path at most once). */
 export interface ParsedPatch {
-  readonly format: PatchFormat;
+  readonly format: 'codex' | 'unified';
   readonly ops: readonly PatchOp[];
 }
 

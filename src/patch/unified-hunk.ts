@@ -12,25 +12,6 @@ export interface UnifiedHunk {
   newNoNewline: boolean;
 }
 
-interface Counts {
-  oldStart: number;
-  oldCount: number;
-  newCount: number;
-  section: string;
-}
-
-function parseHeader(line: string, n: number): Counts {
-  const m = HEADER.exec(line.trimEnd());
-  if (!m) {
-    throw parseError(
-      n + 1,
-      `expected a hunk header like '@@ -12,5 +12,6 @@' (old start,count and new start,count), found ${quoteLine(line)}`,
-    );
-  }
-  const count = (s: string | undefined) => (s === undefined ? 1 : Number(s));
-  return { oldStart: Number(m[1]), oldCount: count(m[2]), newCount: count(m[4]), section: (m[5] ?? '').trim() };
-}
-
 /**
  * Reads the hunk whose header is `lines[n]`: exactly as many lines as its header counts, each ' ' (or an empty
  * line: an editor stripped its space), '-' or '+', and the `\ No newline at end of file` markers among them.
@@ -38,7 +19,15 @@ function parseHeader(line: string, n: number): Counts {
  */
 export function parseUnifiedHunk(lines: readonly string[], n: number, to: number): UnifiedHunk {
   const header = lines[n]!;
-  const { oldStart, oldCount, newCount, section } = parseHeader(header, n);
+  const m = HEADER.exec(header.trimEnd());
+  if (!m) {
+    throw parseError(
+      n + 1,
+      `expected a hunk header like '@@ -12,5 +12,6 @@' (old start,count and new start,count), found ${quoteLine(header)}`,
+    );
+  }
+  const count = (s: string | undefined) => (s === undefined ? 1 : Number(s));
+  const [oldStart, oldCount, newCount, section] = [Number(m[1]), count(m[2]), count(m[4]), (m[5] ?? '').trim()];
   const body: HunkLine[] = [];
   let olds = 0;
   let news = 0;

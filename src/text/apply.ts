@@ -1,8 +1,8 @@
 // Edit semantics on LF-normalised text: input normalisation, matching, and the splices to make (seed 000).
 import { ToolError, MESSAGES } from '../errors.js';
 import type { SpliceList } from './line-endings.js';
-import { findNearMisses, visibleWhitespace } from './near-miss.js';
-import { lineNumbersOf, planMatch, type MatchKind } from './match.js';
+import { findNearMisses, nearMissText, shownLine } from './near-miss.js';
+import { lineNumbersOf, planMatch } from './match.js';
 import { OccurrenceSplices } from './occurrence-splices.js';
 import { stripAddedTrailingWhitespace, type CarriedLines } from './carried-lines.js';
 
@@ -14,25 +14,16 @@ export interface EditSpec {
   carried?: CarriedLines | undefined;
 }
 
-export interface AppliedEdit {
-  /** Splices in the coordinates of the text the edit was applied to, ascending (compact: one offset each). */
-  splices: SpliceList;
-  replacements: number;
-  kind: MatchKind;
-}
-
 const MAX_LISTED_LINES = 20;
 const MAX_ECHO = 500;
 
-// replaceAll copies even when nothing matches; most inputs have no CR at all.
-const toLf = (s: string) => (s.indexOf('\r') === -1 ? s : s.replaceAll('\r\n', '\n'));
+const toLf = (s: string) => s.replaceAll('\r\n', '\n');
 
 const isMarkdown = (filePath: string) => /\.(md|mdx)$/i.test(filePath);
 
 /**
- * normalizeFileEditInput: line breaks of both strings become "\n" (matching is on LF text) and
- * trailing whitespace is stripped from each line new_string adds or changes — never from a line it carries over
- * unchanged from old_string (issue 32) — except in Markdown, where two trailing spaces are a hard break.
+ * normalizeFileEditInput: both strings to LF, and trailing whitespace stripped from each line new_string adds or
+ * changes, never from one it carries over from old_string (issue 32), nor in Markdown (two spaces are a hard break).
  */
 export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string): T & { carried: CarriedLines } {
   const old_string = toLf(spec.old_string);
@@ -48,7 +39,7 @@ export function normalizeEditSpec<T extends EditSpec>(spec: T, filePath: string)
  * Plans one replacement on `text` (LF). Throws NO_MATCH (with near misses) or AMBIGUOUS (with the
  * lines of every match). Replacement text is literal: "$&" stays "$&".
  */
-export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
+export function applyEdit(text: string, spec: EditSpec): { splices: SpliceList; replacements: number } {
   const plan = planMatch(text, spec.old_string, spec.new_string, spec.carried);
   if (!plan) throw noMatch(text, spec.old_string);
   const { positions } = plan;
@@ -66,38 +57,29 @@ export function applyEdit(text: string, spec: EditSpec): AppliedEdit {
     }
   }
   const splices = new OccurrenceSplices(positions, plan.length, swallow, plan.replacementAt);
-  return { splices, replacements: splices.length, kind: plan.kind };
+  return { splices, replacements: splices.length };
 }
 
-/** Reference splice on a plain string (used for LF text and by tests). */
+/** `text` with the splices (ascending, in its coordinates) made: one join, linear in text and splices. */
 export function spliceText(text: string, splices: SpliceList): string {
-  let out = '';
+  const parts: string[] = [];
   let at = 0;
   for (let k = 0; k < splices.length; k++) {
     const s = splices.at(k)!;
-    out += text.slice(at, s.start) + s.replacement;
+    parts.push(text.slice(at, s.start), s.replacement);
     at = s.end;
   }
-  return out + text.slice(at);
-}
-
-function echo(s: string): string {
-  return s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}… (${s.length} chars)` : s;
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 function noMatch(text: string, oldString: string): ToolError {
   const misses = findNearMisses(text, oldString);
-  let message = `${MESSAGES.NO_MATCH}\nString: ${echo(oldString)}`;
-  if (misses.length > 0) {
-    message += '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
-    for (const m of misses) {
-      const shown = m.text.split('\n').map(visibleWhitespace);
-      message += `\n- line ${m.line}:\n    ${shown.join('\n    ')}`;
-      for (const h of m.hints) message += `\n  differs: ${h}`;
-    }
-  } else {
-    message += '\nNothing similar was found. Read the file again and copy old_string exactly, including indentation.';
-  }
+  let message = `${MESSAGES.NO_MATCH}\nString: ${shownLine(oldString, MAX_ECHO)}`;
+  message +=
+    misses.length > 0
+      ? nearMissText(misses)
+      : '\nNothing similar was found. Read the file again and copy old_string exactly, including indentation.';
   return new ToolError('NO_MATCH', message, { candidates: misses });
 }
 
@@ -108,6 +90,6 @@ function ambiguous(text: string, oldString: string, positions: Int32Array): Tool
     `Found ${positions.length} matches of the string to replace, but replace_all is false. ` +
     'To replace all occurrences, set replace_all to true. To replace only one occurrence, ' +
     'please provide more context to uniquely identify the instance.\n' +
-    `String: ${echo(oldString)}\nMatches start at lines: ${lines.join(', ')}${more}`;
+    `String: ${shownLine(oldString, MAX_ECHO)}\nMatches start at lines: ${lines.join(', ')}${more}`;
   return new ToolError('AMBIGUOUS', message, { matches: positions.length, lines });
 }

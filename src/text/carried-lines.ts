@@ -5,24 +5,21 @@ import { stripTrailingWhitespace } from './trailing-whitespace.js';
 /** Pairs [line of new_string, line of old_string] that new_string carries over unchanged, ascending. */
 export type CarriedLines = ReadonlyArray<readonly [newLine: number, oldLine: number]>;
 
-export interface NewString {
-  /** new_string with trailing whitespace stripped from the lines it adds or changes (not from carried lines). */
-  text: string;
-  carried: CarriedLines;
-}
-
 // The line diff costs up to (lines of both) × (differing lines): past either bound it is not run, and a line counts
 // as carried when old_string has the same line anywhere (one pass over each side), so a 50 MB edit stays linear.
 const MAX_DIFF_EDITS = 1_000;
 const MAX_DIFF_LINES = 10_000;
 
 /**
- * The seed's trailing-whitespace rule (000 "输入预处理管线"), applied only to what the edit changes: each line of
- * `newLf` that a line diff against `oldLf` aligns with an identical line of old_string is carried over and kept as it
- * is; every other line loses its trailing spaces and tabs unless `keepWhitespace` (Markdown, where two trailing
- * spaces are a hard break). Both strings are LF-normalised.
+ * The seed's trailing-whitespace rule (000 "输入预处理管线") on what the edit changes only: lines of `newLf` that a line
+ * diff aligns with an identical line of `oldLf` are carried and kept; the others lose trailing spaces and tabs
+ * unless `keepWhitespace` (Markdown). Both strings are LF.
  */
-export function stripAddedTrailingWhitespace(oldLf: string, newLf: string, keepWhitespace: boolean): NewString {
+export function stripAddedTrailingWhitespace(
+  oldLf: string,
+  newLf: string,
+  keepWhitespace: boolean,
+): { text: string; carried: CarriedLines } {
   const oldLines = oldLf === '' ? [] : oldLf.split('\n');
   const newLines = newLf.split('\n');
   const carried = carriedLines(oldLines, newLines);

@@ -1,20 +1,15 @@
 // Byte <-> text codec for file tools: BOM sniffing, lossless-aware decoding, re-encoding, binary and image sniffing.
-//
-// Pure module (no I/O). The central promise is `lossless`: when decodeText() says true,
-// encodeText(text, encoding) reproduces the input bytes exactly, so an edit that only touches
-// one span cannot silently rewrite the rest of the file.
+// Pure. When decodeText() says `lossless`, encodeText() gives the input bytes back, so an edit cannot rewrite the rest.
 
-import { isAscii, isUtf8 } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 
 /** Encodings a file can be read and written in. `utf8bom`, `utf16le` and `utf16be` carry a BOM on disk. */
 export type TextEncodingName = 'utf8' | 'utf8bom' | 'utf16le' | 'utf16be' | 'latin1';
 
-/** Result of {@link decodeText}. */
+/** Result of {@link decodeText}: the text without BOM, the encoding to write it back in, whether that is exact. */
 export interface DecodedText {
-  /** Content WITHOUT the BOM. */
   text: string;
-  /** Encoding the bytes were decoded with (and should be written back with). */
   encoding: TextEncodingName;
   /** encodeText(text, encoding) reproduces the input bytes exactly. */
   lossless: boolean;
@@ -45,14 +40,8 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/**
- * Sniffs the encoding from a byte-order mark.
- *
- * EF BB BF → `utf8bom`, FF FE → `utf16le`, FE FF → `utf16be`; anything else (including empty
- * input) → `utf8`. `latin1` is never detected here: it is only chosen by {@link decodeText}'s
- * fallback, because any byte sequence is valid Latin-1 and sniffing it would be meaningless.
- */
-export function detectEncoding(bytes: Uint8Array): TextEncodingName {
+/** The encoding a byte-order mark names, else `utf8` (`latin1` is only decodeText's fallback: any bytes are Latin-1). */
+export function detectEncoding(bytes: Uint8Array): 'utf8' | 'utf8bom' | 'utf16le' | 'utf16be' {
   const b0 = bytes[0];
   const b1 = bytes[1];
   if (b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) return 'utf8bom';
@@ -62,57 +51,19 @@ export function detectEncoding(bytes: Uint8Array): TextEncodingName {
 }
 
 /**
- * Decodes file bytes to text, stripping exactly one BOM.
- *
- * - UTF-8 (with or without BOM): a fatal decoder is tried first; success implies losslessness
- *   (valid UTF-8 always round-trips), so nothing is re-encoded to check. On invalid UTF-8, with
- *   `fallback === 'latin1'` the WHOLE input (a UTF-8 BOM included, as "ï»¿") is decoded as
- *   Latin-1, which maps every byte to one character and is therefore lossless; otherwise it is
- *   decoded with U+FFFD replacement and `lossless` is false.
- * - UTF-16 LE/BE (BOM required): an odd byte length or unpaired surrogates give U+FFFD in `text`
- *   and `lossless: false`. The Latin-1 fallback does not apply, since the BOM is strong evidence.
- *
- * @param bytes raw file content
- * @param fallback what to do with invalid UTF-8 (see above)
+ * Decodes file bytes to text, stripping exactly one BOM. Invalid UTF-8 is decoded with U+FFFD and `lossless: false`,
+ * or with `fallback === 'latin1'` as Latin-1 whole (a UTF-8 BOM included, as "ï»¿"), which is lossless. UTF-16
+ * (BOM required) with an odd length or unpaired surrogates gives U+FFFD and `lossless: false`; no fallback there.
  */
 export function decodeText(bytes: Uint8Array, fallback?: 'latin1'): DecodedText {
   const encoding = detectEncoding(bytes);
-  switch (encoding) {
-    case 'utf16le':
-      return decodeWith(bytes.subarray(2), encoding, UTF16LE_FATAL, UTF16LE_REPLACE);
-    case 'utf16be':
-      return decodeWith(bytes.subarray(2), encoding, UTF16BE_FATAL, UTF16BE_REPLACE);
-    case 'utf8bom':
-    case 'utf8': {
-      const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
-      // isUtf8 + toString (simdutf) is several times faster than a fatal TextDecoder, same result.
-      const strict = isUtf8(body) ? asciiOrUtf8(asBuffer(body)) : undefined;
-      if (strict !== undefined) return { text: strict, encoding, lossless: true };
-      if (fallback === 'latin1') {
-        return { text: asBuffer(bytes).toString('latin1'), encoding: 'latin1', lossless: true };
-      }
-      return { text: UTF8_REPLACE.decode(body), encoding, lossless: false };
-    }
-    case 'latin1': // unreachable: detectEncoding never sniffs latin1; kept for exhaustiveness
-      return { text: asBuffer(bytes).toString('latin1'), encoding, lossless: true };
-  }
-}
-
-/** Valid UTF-8 as text; ASCII by the faster Latin-1 decoder (the same characters). */
-function asciiOrUtf8(buf: Buffer): string {
-  return isAscii(buf) ? buf.toString('latin1') : buf.toString('utf8');
-}
-
-/**
- * The UTF-8 bytes of `text`. Text whose UTF-8 length equals its length is ASCII (every other code
- * unit takes two bytes or more), and is copied as Latin-1 instead: the same bytes, ten times faster.
- */
-function utf8Bytes(text: string): Buffer {
-  const size = Buffer.byteLength(text, 'utf8');
-  if (size === text.length) return Buffer.from(text, 'latin1');
-  const out = Buffer.allocUnsafe(size);
-  out.write(text, 0, 'utf8');
-  return out;
+  if (encoding === 'utf16le') return decodeWith(bytes.subarray(2), encoding, UTF16LE_FATAL, UTF16LE_REPLACE);
+  if (encoding === 'utf16be') return decodeWith(bytes.subarray(2), encoding, UTF16BE_FATAL, UTF16BE_REPLACE);
+  const body = encoding === 'utf8bom' ? bytes.subarray(3) : bytes;
+  // isUtf8 + toString (simdutf) is several times faster than a fatal TextDecoder, same result.
+  if (isUtf8(body)) return { text: asBuffer(body).toString('utf8'), encoding, lossless: true };
+  if (fallback === 'latin1') return { text: asBuffer(bytes).toString('latin1'), encoding: 'latin1', lossless: true };
+  return { text: UTF8_REPLACE.decode(body), encoding, lossless: false };
 }
 
 function decodeWith(
@@ -129,21 +80,16 @@ function decodeWith(
 }
 
 /**
- * Encodes text (given without BOM) for writing, prepending the BOM for `utf8bom`, `utf16le`
- * and `utf16be`.
- *
- * Unpaired surrogates cannot exist in UTF-8: they are written as U+FFFD there (as Buffer does),
- * while the UTF-16 encodings write the code unit as is.
- *
- * @throws RangeError for `latin1` when the text has a character above U+00FF, because writing it
- *   would silently truncate the character to its low byte and corrupt the file.
+ * Encodes text (without BOM) for writing, with the BOM of `utf8bom`, `utf16le` and `utf16be`. An unpaired
+ * surrogate becomes U+FFFD in UTF-8 (as Buffer does); UTF-16 writes the code unit as is.
+ * @throws RangeError for `latin1` when the text has a character above U+00FF (it would be cut to its low byte).
  */
 export function encodeText(text: string, encoding: TextEncodingName): Buffer {
   switch (encoding) {
     case 'utf8':
-      return utf8Bytes(text);
+      return Buffer.from(text, 'utf8');
     case 'utf8bom':
-      return Buffer.concat([BOM_UTF8, utf8Bytes(text)]);
+      return Buffer.concat([BOM_UTF8, Buffer.from(text, 'utf8')]);
     case 'utf16le':
       return Buffer.concat([BOM_UTF16LE, Buffer.from(text, 'utf16le')]);
     case 'utf16be': {
@@ -170,69 +116,41 @@ function isSuspiciousControl(c: number): boolean {
 }
 
 /**
- * Heuristic binary check on the first 8 KiB.
- *
- * Binary when there is a NUL byte, or when more than 30% of the sampled bytes are control
- * characters other than \t \n \r \f \v and ESC (DEL counts as a control). Bytes 0x80–0x9F are not
- * counted because in UTF-8 they are ordinary continuation bytes.
- *
- * UTF-16 with a BOM is text even though ASCII characters carry NUL bytes: for it the same two
- * rules are applied to 16-bit code units instead of bytes (a U+0000 character, or >30% control
- * characters), so a real UTF-16 document passes while garbage behind an FF FE prefix does not.
+ * Heuristic binary check on the first 8 KiB: a NUL, or more than 30% control characters other than \t \n \r \f \v
+ * and ESC (DEL counts; 0x80–0x9F do not, they are UTF-8 continuation bytes). UTF-16 with a BOM is checked by
+ * 16-bit code units instead, so a real UTF-16 document passes while garbage behind an FF FE prefix does not.
  */
 export function isLikelyBinary(bytes: Uint8Array): boolean {
   const encoding = detectEncoding(bytes);
-  if (encoding === 'utf16le' || encoding === 'utf16be') {
-    const end = Math.min(bytes.length, SNIFF_BYTES) & ~1;
-    const units = (end - 2) / 2;
-    if (units <= 0) return false;
-    const hiFirst = encoding === 'utf16be';
-    let controls = 0;
-    for (let i = 2; i < end; i += 2) {
-      const a = bytes[i] ?? 0;
-      const b = bytes[i + 1] ?? 0;
-      const unit = hiFirst ? (a << 8) | b : (b << 8) | a;
-      if (unit === 0) return true;
-      if (isSuspiciousControl(unit)) controls++;
-    }
-    return controls / units > CONTROL_RATIO_LIMIT;
-  }
-
-  const end = Math.min(bytes.length, SNIFF_BYTES);
-  if (end === 0) return false;
-  // indexOf on a Buffer is native and much faster than a JS loop for the common no-NUL case.
-  const sample = asBuffer(bytes).subarray(0, end);
-  if (sample.indexOf(0) !== -1) return true;
+  const wide = encoding === 'utf16le' || encoding === 'utf16be';
+  const end = Math.min(bytes.length, SNIFF_BYTES) & (wide ? ~1 : ~0);
+  const start = wide ? 2 : 0;
+  const units = wide ? (end - start) / 2 : end;
+  if (units <= 0) return false;
   let controls = 0;
-  for (let i = 0; i < end; i++) {
-    if (isSuspiciousControl(sample[i] ?? 0)) controls++;
+  for (let i = start; i < end; i += wide ? 2 : 1) {
+    const a = bytes[i]!;
+    const unit = !wide ? a : encoding === 'utf16be' ? (a << 8) | bytes[i + 1]! : (bytes[i + 1]! << 8) | a;
+    if (unit === 0) return true;
+    if (isSuspiciousControl(unit)) controls++;
   }
-  return controls / end > CONTROL_RATIO_LIMIT;
+  return controls / units > CONTROL_RATIO_LIMIT;
 }
 
-function startsWith(bytes: Uint8Array, magic: readonly number[], at = 0): boolean {
-  if (bytes.length < at + magic.length) return false;
-  for (let i = 0; i < magic.length; i++) {
-    if (bytes[at + i] !== magic[i]) return false;
-  }
-  return true;
-}
-
-const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
-const JPEG_MAGIC = [0xff, 0xd8, 0xff] as const;
-const GIF87A = [0x47, 0x49, 0x46, 0x38, 0x37, 0x61] as const; // "GIF87a"
-const GIF89A = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61] as const; // "GIF89a"
-const RIFF = [0x52, 0x49, 0x46, 0x46] as const; // "RIFF"
-const WEBP = [0x57, 0x45, 0x42, 0x50] as const; // "WEBP" at offset 8, after the RIFF chunk size
+const startsWith = (bytes: Uint8Array, magic: string, at = 0) =>
+  asBuffer(bytes)
+    .subarray(at, at + magic.length)
+    .equals(Buffer.from(magic, 'latin1'));
 
 /**
  * Identifies PNG, JPEG, GIF (87a/89a) and WebP (RIFF....WEBP) images from their magic bytes.
  * Returns undefined for anything else, including truncated headers.
  */
 export function sniffImageMime(bytes: Uint8Array): 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | undefined {
-  if (startsWith(bytes, PNG_MAGIC)) return 'image/png';
-  if (startsWith(bytes, JPEG_MAGIC)) return 'image/jpeg';
-  if (startsWith(bytes, GIF87A) || startsWith(bytes, GIF89A)) return 'image/gif';
-  if (startsWith(bytes, RIFF) && startsWith(bytes, WEBP, 8)) return 'image/webp';
+  if (startsWith(bytes, '\x89PNG\r\n\x1a\n')) return 'image/png';
+  if (startsWith(bytes, '\xff\xd8\xff')) return 'image/jpeg';
+  if (startsWith(bytes, 'GIF87a') || startsWith(bytes, 'GIF89a')) return 'image/gif';
+  // "WEBP" at offset 8, after the RIFF chunk size.
+  if (startsWith(bytes, 'RIFF') && startsWith(bytes, 'WEBP', 8)) return 'image/webp';
   return undefined;
 }

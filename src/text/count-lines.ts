@@ -3,10 +3,6 @@
 /** Line breaks ('\n') in text[from, to). */
 export function countBreaks(text: string, from = 0, to = text.length): number {
   let n = 0;
-  if (to - from < 64) {
-    for (let i = from; i < to; i++) if (text.charCodeAt(i) === 10) n++;
-    return n;
-  }
   // Searching a slice (a view, not a copy) keeps the last search from running on past `to`.
   const s = from === 0 && to >= text.length ? text : text.slice(from, to);
   for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;

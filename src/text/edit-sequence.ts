@@ -1,26 +1,18 @@
-// applyEditSequence: MultiEdit's edits applied one by one, each matched against the result of the previous ones.
-//
-// Pure (no I/O). Each edit is applyEdit on the whole current text (exact errors, every fallback, the
-// near-miss diagnosis); its splices are composed with those before it, so the result is also given as
-// splices of the ORIGINAL text: the caller writes them into the raw document, and every byte (and every
-// line ending) outside them stays as it was. Work: edits × text, bounded by MultiEdit's cap on edits.
+// applyEditSequence: MultiEdit's edits applied one by one, each matched (applyEdit) against the result of the previous
+// ones, their splices composed into splices of the ORIGINAL text, so every byte and line ending outside them stays.
 import { ToolError } from '../errors.js';
-import { applyEdit, type EditSpec } from './apply.js';
+import { applyEdit, spliceText, type EditSpec } from './apply.js';
 import { lengthAfter, type Splice, type SpliceList } from './line-endings.js';
 
-/** An edit that failed: `index` in the list given, `error` what applyEdit threw (NO_MATCH, AMBIGUOUS …). */
-export class EditFailure extends Error {
-  constructor(
-    readonly index: number,
-    readonly error: unknown,
-  ) {
-    super(error instanceof Error ? error.message : String(error));
-    this.name = 'EditFailure';
-  }
+/** The failing edit's index, in the message and in details.edit_index (0-based, as in the array). */
+export function atEdit(err: unknown, index: number, count: number): unknown {
+  if (!(err instanceof ToolError)) return err;
+  const message = `edits[${index}] (edit ${index + 1} of ${count}): ${err.message}\nNo edit was applied and nothing was written; fix this edit and send the whole MultiEdit again.`;
+  return new ToolError(err.code, message, { ...err.details, edit_index: index });
 }
 
 export interface SequenceOptions {
-  /** Called before edit i is matched: input checks that must fail in edit order. */
+  /** Called before edit i is matched: input checks that must fail in edit order (errors named as the edit's). */
   before?: ((index: number) => void) | undefined;
   /** Largest text (UTF-16 code units) the result may reach; beyond it TOO_LARGE before it is built. */
   maxLength?: number | undefined;
@@ -37,44 +29,30 @@ export interface SequenceResult {
 
 /**
  * Applies `specs` (normalised: LF strings; only the first may have an empty old_string) to `text`
- * in order. @throws EditFailure for the first edit that fails to match (its NO_MATCH/AMBIGUOUS
- * ToolError inside), ToolError TOO_LARGE when the result would pass maxLength.
+ * in order. @throws ToolError (atEdit: naming the edit) for the first edit that fails (NO_MATCH, AMBIGUOUS, what
+ * `before` throws), TOO_LARGE when the result would pass maxLength.
  */
 export function applyEditSequence(
   text: string,
   specs: readonly EditSpec[],
   opts: SequenceOptions = {},
 ): SequenceResult {
-  if (specs.length === 0) return { text, splices: [], edits: [] };
-  // An empty first old_string creates the file or fills an empty one: the rest edits its new_string.
-  if (specs[0]!.old_string === '') {
-    opts.before?.(0);
-    let rest: SequenceResult;
-    try {
-      rest = applyEditSequence(specs[0]!.new_string, specs.slice(1), {
-        ...opts,
-        before: opts.before && ((i) => opts.before!(i + 1)),
-      });
-    } catch (err) {
-      throw err instanceof EditFailure ? new EditFailure(err.index + 1, err.error) : err;
-    }
-    return {
-      text: rest.text,
-      splices: text === rest.text ? [] : [{ start: 0, end: text.length, replacement: rest.text }],
-      edits: [{ replacements: 1, at: 0 }, ...rest.edits],
-    };
-  }
   const maxLength = opts.maxLength ?? Infinity;
   let current = text;
   let composed: Splice[] = [];
   const edits: SequenceResult['edits'] = [];
   for (let j = 0; j < specs.length; j++) {
-    opts.before?.(j);
+    const spec = specs[j]!;
     let splices: SpliceList;
     try {
-      splices = applyEdit(current, specs[j]!).splices;
+      opts.before?.(j);
+      // An empty first old_string creates the file or fills an empty one: the rest edits its new_string.
+      splices =
+        spec.old_string === ''
+          ? [{ start: 0, end: current.length, replacement: spec.new_string }]
+          : applyEdit(current, spec).splices;
     } catch (err) {
-      throw new EditFailure(j, err);
+      throw atEdit(err, j, specs.length);
     }
     const length = lengthAfter(current.length, splices);
     // A character is at least one byte: past maxEditBytes characters the result is refused before it is built.
@@ -88,29 +66,12 @@ export function applyEditSequence(
     mapPositions(edits, splices);
     edits.push({ replacements: splices.length, at: splices.at(0)!.start });
     composed = composeSplices(composed, splices);
-    current = spliceString(current, splices);
+    current = spliceText(current, splices);
   }
   return { text: current, splices: composed, edits };
 }
 
-/** `text` with the splices (ascending, in its coordinates) made: one join, linear in text and splices. */
-function spliceString(text: string, splices: SpliceList): string {
-  const parts: string[] = [];
-  let at = 0;
-  for (let k = 0; k < splices.length; k++) {
-    const s = splices.at(k)!;
-    parts.push(text.slice(at, s.start), s.replacement);
-    at = s.end;
-  }
-  parts.push(text.slice(at));
-  return parts.join('');
-}
-
-/**
- * Moves each earlier edit's `at` through the splices of a later one (a position inside a replaced
- * span goes to the start of its replacement; an insertion at the position leaves it before the
- * insertion). One merge pass over the splices and the (few) positions.
- */
+/** Moves each earlier edit's `at` through a later edit's splices (inside a replaced span: to its start). */
 function mapPositions(edits: Array<{ at: number }>, splices: SpliceList): void {
   const order = edits.map((_, i) => i).sort((a, b) => edits[a]!.at - edits[b]!.at);
   let k = 0;

@@ -1,21 +1,18 @@
-// Line-ending aware text documents: match on LF-normalised text, write back without touching bytes outside the edit.
-//
-// Pure module (no I/O). Edits are expressed in LF-normalised coordinates (`LineDoc.text`) so that
-// search strings behave the same on CRLF and LF files, but they are applied to the raw text so a
-// mixed CRLF/LF file stays exactly as mixed as it was everywhere the edit did not reach.
+// Line-ending aware text documents: match on LF-normalised text, write back without touching bytes outside the edit
+// (splices in LF coordinates are applied to the raw text, so a mixed file stays as mixed where the edit did not reach).
+import { countBreaks } from './count-lines.js';
 
 /** Line breaks present in a document. `none` means no LF or CRLF at all (a lone "\r" does not count). */
 export type LineEndingStyle = 'LF' | 'CRLF' | 'mixed' | 'none';
 
-/** A decoded document in both raw and LF-normalised form. Create it with {@link toLineDoc}. */
+/**
+ * A decoded document (made by {@link toLineDoc}): `raw` as on disk (no BOM), `text` with every "\r\n" as "\n" (a lone
+ * "\r" kept), `style` its breaks, `dominant` the majority of its breaks (ties and none: LF).
+ */
 export interface LineDoc {
-  /** Decoded text as on disk (no BOM), CRLF intact. */
   readonly raw: string;
-  /** `raw` with every "\r\n" replaced by "\n"; a lone "\r" is kept as is. */
   readonly text: string;
-  /** LF only / CRLF only / both / no line breaks at all. */
   readonly style: LineEndingStyle;
-  /** Majority of line breaks over the whole file; ties and none → LF. */
   readonly dominant: 'LF' | 'CRLF';
 }
 
@@ -26,10 +23,7 @@ export interface Splice {
   replacement: string;
 }
 
-/**
- * Splices in ascending order, read by index: an array of Splice objects, or a compact list that
- * builds each one when asked (OccurrenceSplices: a replace_all of millions of occurrences).
- */
+/** Ascending splices by index: an array, or OccurrenceSplices (a replace_all of millions, built when asked). */
 export interface SpliceList {
   readonly length: number;
   at(index: number): Splice | undefined;
@@ -48,19 +42,7 @@ export function lengthAfter(length: number, splices: SpliceList): number {
 // stays a plain frozen object, and built only when an offset is first mapped.
 const crlfIndexCache = new WeakMap<LineDoc, Int32Array>();
 
-function countOf(haystack: string, needle: string, from = 0, to = haystack.length): number {
-  // Searching a slice bounds each scan to the span; an unbounded indexOf could run to the end
-  // of a 5 MB file once per splice. V8 slices are views, so this does not copy.
-  const s = from === 0 && to === haystack.length ? haystack : haystack.slice(from, to);
-  let n = 0;
-  for (let i = s.indexOf(needle); i !== -1; i = s.indexOf(needle, i + needle.length)) n++;
-  return n;
-}
-
-/**
- * Builds a {@link LineDoc} from decoded text. O(n); when `raw` has no "\r" no copy is made and
- * `text === raw`.
- */
+/** Builds a {@link LineDoc} from decoded text; when `raw` has no "\r", `text === raw` (no copy). */
 export function toLineDoc(raw: string): LineDoc {
   if (raw.indexOf('\r') === -1) {
     const style: LineEndingStyle = raw.indexOf('\n') === -1 ? 'none' : 'LF';
@@ -69,7 +51,7 @@ export function toLineDoc(raw: string): LineDoc {
   const text = raw.replaceAll('\r\n', '\n');
   // Every collapsed CRLF shortened the string by exactly one character.
   const crlf = raw.length - text.length;
-  const lf = countOf(text, '\n') - crlf;
+  const lf = countBreaks(text) - crlf;
   const style: LineEndingStyle = crlf > 0 ? (lf > 0 ? 'mixed' : 'CRLF') : lf > 0 ? 'LF' : 'none';
   return Object.freeze({ raw, text, style, dominant: crlf > lf ? 'CRLF' : 'LF' });
 }
@@ -112,11 +94,8 @@ function checkOffset(doc: LineDoc, offset: number, what: string): void {
 }
 
 /**
- * Maps an offset in `doc.text` to the corresponding offset in `doc.raw`. An offset pointing at a
- * "\n" that was "\r\n" maps to the "\r", so a span starting or ending there covers or excludes the
- * whole CRLF. O(1) without CRLFs, O(log n) otherwise.
- *
- * @throws RangeError when `offset` is not an integer in 0..doc.text.length
+ * Maps an offset in `doc.text` to `doc.raw`; one at a "\n" that was "\r\n" maps to the "\r" (a span covers or
+ * excludes the whole CRLF). @throws RangeError when `offset` is not an integer in 0..doc.text.length
  */
 export function toRawOffset(doc: LineDoc, offset: number): number {
   checkOffset(doc, offset, 'offset');
@@ -125,19 +104,11 @@ export function toRawOffset(doc: LineDoc, offset: number): number {
 }
 
 /**
- * Applies sorted, non-overlapping splices (in `doc.text` coordinates) to `doc.raw` and returns
- * the resulting document. Every raw character outside the spans is unchanged. Adjacent spans and
- * several insertions at one offset are allowed and applied in array order.
- *
- * Each "\n" in a replacement is written as "\r\n" if the raw span it replaces contains line
- * breaks and all of them are CRLF, as "\n" if all of them are LF, and otherwise (no line break in
- * the span, or both kinds) as `doc.dominant`. Any "\r" in a replacement is written verbatim: the
- * replacement is LF-normalised text, where "\r" is a lone carriage return.
- *
- * The new `text` equals the splice applied to `doc.text`, except where a "\r" ends up directly
- * before a "\n" written as LF (across a span boundary or inside an LF replacement): on disk that
- * pair is a CRLF, so it reads back as a single "\n".
- *
+ * Applies sorted, non-overlapping splices (in `doc.text` coordinates, touching ones in order) to `doc.raw`: every
+ * raw character outside the spans is unchanged. A replacement's "\n" is written as "\r\n" when every break of the
+ * span it replaces is CRLF, as "\n" when every one is LF, else (none, or both kinds) as `doc.dominant`; a "\r" is
+ * written as is. The new `text` is the splice of `doc.text`, except where a "\r" lands before a "\n" written as LF:
+ * on disk that is a CRLF, read back as one "\n".
  * @throws RangeError on unsorted, overlapping or out-of-range splices
  */
 export function spliceLineDoc(doc: LineDoc, splices: SpliceList): LineDoc {
@@ -173,7 +144,7 @@ export function spliceLineDoc(doc: LineDoc, splices: SpliceList): LineDoc {
       // Each offset's shift is the number of CRLFs before it, so the difference of the shifts
       // counts the CRLFs inside the span without scanning it.
       const crlfInSpan = rawEnd - s.end - (rawStart - s.start);
-      const breaksInSpan = countOf(text, '\n', s.start, s.end);
+      const breaksInSpan = countBreaks(text, s.start, s.end);
       let ending: 'LF' | 'CRLF' = doc.dominant;
       if (breaksInSpan > 0 && crlfInSpan === breaksInSpan) ending = 'CRLF';
       else if (breaksInSpan > 0 && crlfInSpan === 0) ending = 'LF';
@@ -187,11 +158,7 @@ export function spliceLineDoc(doc: LineDoc, splices: SpliceList): LineDoc {
   return toLineDoc(chunks.length === 1 ? chunks[0]! : chunks.join(''));
 }
 
-/**
- * Converts every "\n" to "\r\n", for whole-content writes that want CRLF. The input is taken as
- * LF-normalised text, so an existing "\r\n" (a lone "\r" before a break) becomes "\r\r\n"; this
- * makes `toLineDoc(lfToCrlf(t)).text === t` hold for every string.
- */
+/** Every "\n" as "\r\n" (a lone "\r" before a break stays: `toLineDoc(lfToCrlf(t)).text === t` for every t). */
 export function lfToCrlf(text: string): string {
   return text.replaceAll('\n', '\r\n');
 }

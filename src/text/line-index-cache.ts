@@ -21,9 +21,8 @@ export interface FileIdentity {
 }
 
 /**
- * Indexes by real path, valid while the file keeps the identity it was scanned at. Bounded by
- * count (an index is about 128 KiB per GiB of file). Shared by every session: an index holds
- * counts and offsets, nothing a session may not see of a file it is allowed to read.
+ * Indexes by real path, valid while the file keeps the identity it was scanned at; bounded by count (about 128 KiB
+ * per GiB of file). Shared by every session: an index holds counts and offsets, nothing a session may not see.
  */
 export class LineIndexCache {
   readonly #cache: LRUCache<string, { key: string; scan: ScannedFile }>;
@@ -52,6 +51,4 @@ export class LineIndexCache {
   }
 }
 
-function identityKey(id: FileIdentity): string {
-  return `${id.dev}:${id.ino}:${id.size}:${id.mtimeMs}:${id.ctimeMs}`;
-}
+const identityKey = (id: FileIdentity) => `${id.dev}:${id.ino}:${id.size}:${id.mtimeMs}:${id.ctimeMs}`;

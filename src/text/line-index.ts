@@ -1,8 +1,5 @@
-// A sparse line index of a file streamed once: line breaks before every 64 KiB block, CRLFs, UTF-8 validity.
-//
-// Pure module (no I/O): the caller reads the file in order and hands each chunk to LineIndexBuilder.add().
-// The index answers what Read needs of a file it never holds whole: how many lines, where line N starts
-// (to one block), the encoding and line endings.
+// A sparse line index of a file streamed once (chunks handed to LineIndexBuilder.add()): line breaks before every
+// 64 KiB block, CRLFs, UTF-8 validity — what Read needs of a file it never holds whole.
 import { isAscii } from 'node:buffer';
 import { detectEncoding } from './codec.js';
 import type { LineEndingStyle } from './line-endings.js';
@@ -10,18 +7,15 @@ import type { LineEndingStyle } from './line-endings.js';
 /** Bytes per index entry: a line is found by reading at most this much before it. */
 export const INDEX_BLOCK = 64 * 1024;
 
-/** Encodings a streamed file is read in (UTF-16 is not streamed). */
-export type StreamedEncoding = 'utf8' | 'utf8bom' | 'latin1';
-
 export interface LineIndex {
   /** Bytes indexed (the file's size when it was scanned). */
   readonly size: number;
   /** Where the text starts: after a UTF-8 BOM, else 0 (a Latin-1 file shows its BOM bytes as text). */
   readonly bodyStart: number;
-  readonly encoding: StreamedEncoding;
+  /** UTF-16 is not streamed. */
+  readonly encoding: 'utf8' | 'utf8bom' | 'latin1';
   /** The bytes decode without U+FFFD (as decodeText's `lossless`). */
   readonly lossless: boolean;
-  /** "\n" bytes in the file. */
   readonly breaks: number;
   /** Lines as Read counts them (a final "\n" does not start another line). */
   readonly totalLines: number;
@@ -43,10 +37,7 @@ export class LineIndexBuilder {
   #lastByte = -1;
   #valid = true;
 
-  /**
-   * `size` is the file's size; `head` its first bytes (at least 3, or the whole file).
-   * @throws RangeError for a UTF-16 file (BOM): it is not indexed by bytes.
-   */
+  /** `head`: the file's first bytes (at least 3, or all). @throws RangeError for a UTF-16 file (BOM). */
   constructor(size: number, head: Uint8Array) {
     const enc = detectEncoding(head);
     if (enc !== 'utf8' && enc !== 'utf8bom') throw new RangeError(`a ${enc} file cannot be indexed by bytes`);
@@ -78,10 +69,7 @@ export class LineIndexBuilder {
     this.#breaksBefore[Math.ceil(this.#pos / INDEX_BLOCK)] = this.#breaks;
   }
 
-  /**
-   * The index; `fallback` as decodeText's (invalid UTF-8 read as Latin-1 when set).
-   * @throws RangeError unless exactly `size` bytes were added.
-   */
+  /** The index; `fallback` as decodeText's. @throws RangeError unless exactly `size` bytes were added. */
   finish(fallback: 'latin1' | undefined): LineIndex {
     if (this.#pos !== this.#size) throw new RangeError(`indexed ${this.#pos} of ${this.#size} bytes`);
     let lossless = this.#valid;

@@ -1,20 +1,40 @@
 // Locating old_string in a file: findActualString's fallbacks (seeds 000/002), every match, and near misses.
 import { withFileLines, type CarriedLines } from './carried-lines.js';
 import { desanitize } from './desanitize.js';
-import { OffsetList } from './offset-list.js';
 import { normalizeQuotes, preserveQuoteStyle } from './quotes.js';
-
-export type MatchKind = 'exact' | 'quotes' | 'desanitized' | 'desanitized+quotes';
 
 /** How old_string was found: where, and what each occurrence is replaced with. */
 export interface MatchPlan {
-  kind: MatchKind;
   /** Start offsets of the non-overlapping occurrences, ascending (4 bytes each: there may be millions). */
   positions: Int32Array;
   /** Length of every occurrence (all fallbacks are length-preserving on the file side). */
   length: number;
   /** The replacement for the occurrence at `pos` (quote style and de-sanitisation applied). */
   replacementAt(pos: number): string;
+}
+
+/** Ascending text offsets, 4 bytes each, growing as they are found (millions of occurrences, no number[] of them). */
+export class OffsetList {
+  #items = new Int32Array(64);
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
+  }
+
+  push(offset: number): void {
+    if (this.#length === this.#items.length) {
+      const grown = new Int32Array(this.#items.length * 2);
+      grown.set(this.#items);
+      this.#items = grown;
+    }
+    this.#items[this.#length++] = offset;
+  }
+
+  /** The offsets found, as a view (no copy). */
+  toArray(): Int32Array {
+    return this.#items.subarray(0, this.#length);
+  }
 }
 
 /** Non-overlapping occurrences of `needle` in `haystack`, left to right. */
@@ -27,10 +47,8 @@ export function findAll(haystack: string, needle: string): Int32Array {
 }
 
 /**
- * findActualString, widened to every occurrence: exact match first, then curly→straight quote
- * normalisation, then de-sanitisation (whose substitutions also apply to new_string), then both.
- * Returns undefined when nothing matches. `carried`: new_string's lines that old_string carries over unchanged; a
- * match through quote normalisation writes them as the file has them (issue 32).
+ * findActualString, widened to every occurrence: exact, then curly quotes as straight, then de-sanitised (new_string
+ * too), then both; undefined when nothing matches. A match through quotes writes `carried` lines as the file has them.
  */
 export function planMatch(
   file: string,
@@ -40,11 +58,11 @@ export function planMatch(
 ): MatchPlan | undefined {
   const exact = findAll(file, oldString);
   if (exact.length > 0) {
-    return { kind: 'exact', positions: exact, length: oldString.length, replacementAt: () => newString };
+    return { positions: exact, length: oldString.length, replacementAt: () => newString };
   }
   // Quote normalisation is length-preserving, so positions in the normalised file are file positions.
   let normalizedFile: string | undefined;
-  function viaQuotes(search: string, replacement: string, kind: MatchKind): MatchPlan | undefined {
+  function viaQuotes(search: string, replacement: string): MatchPlan | undefined {
     const normSearch = normalizeQuotes(search);
     normalizedFile ??= normalizeQuotes(file);
     // Nothing to normalise on either side: this search was made already (exactly, or de-sanitised).
@@ -52,7 +70,6 @@ export function planMatch(
     const positions = findAll(normalizedFile, normSearch);
     if (positions.length === 0) return undefined;
     return {
-      kind,
       positions,
       length: search.length,
       replacementAt: (pos) => {
@@ -61,7 +78,7 @@ export function planMatch(
       },
     };
   }
-  const quoted = viaQuotes(oldString, newString, 'quotes');
+  const quoted = viaQuotes(oldString, newString);
   if (quoted) return quoted;
 
   const old = desanitize(oldString);
@@ -69,9 +86,9 @@ export function planMatch(
   const replacement = desanitize(newString).text;
   const positions = findAll(file, old.text);
   if (positions.length > 0) {
-    return { kind: 'desanitized', positions, length: old.text.length, replacementAt: () => replacement };
+    return { positions, length: old.text.length, replacementAt: () => replacement };
   }
-  return viaQuotes(old.text, replacement, 'desanitized+quotes');
+  return viaQuotes(old.text, replacement);
 }
 
 /** 1-based line number of each offset; offsets must be ascending. One pass over the text. */

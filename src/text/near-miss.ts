@@ -1,28 +1,19 @@
-// NO_MATCH diagnosis: the regions of the file that old_string most likely meant, and what differs.
-//
-// Bounded in work, not only in answer (issue 12): every character handled is charged to a budget,
-// and the search stops with what it has found once the budget is spent, so a diagnosis in a 50 MB
-// file is bounded work.
+// NO_MATCH diagnosis: the regions of the file that old_string most likely meant, and what differs. Bounded in work
+// (issue 12): every character handled is charged to a budget, and the search stops with what it has once it is spent.
 import { normalizeQuotes } from './quotes.js';
-import { indexOfWithin } from './bounded-search.js';
+import { trailingBlankStart } from './trailing-whitespace.js';
 
 /** Characters searched natively at a time for an anchor, each window charged to the budget. */
 const SEARCH_WINDOW = 256 * 1024;
-import { trailingBlankStart } from './trailing-whitespace.js';
 
+/** A region of the file (1-based first `line`, its `text`) and what differs from old_string. */
 export interface NearMiss {
-  /** 1-based first line of the region. */
   line: number;
-  /** The region as it is in the file. */
   text: string;
-  /** Human-readable differences, e.g. "indentation: the file uses tabs where old_string uses spaces". */
   hints: string[];
 }
 
-/**
- * Work one diagnosis may do, in characters handled by script (a character scanned by a native
- * search counts 1/NATIVE_DISCOUNT): about 50–100 ms on an idle core, whatever the file and old_string.
- */
+/** Work one diagnosis may do, in characters handled by script (natively scanned: 1/NATIVE_DISCOUNT): ~50–100 ms. */
 export const NEAR_MISS_BUDGET = 10_000_000;
 const NATIVE_DISCOUNT = 32;
 const MAX_ANCHORS = 20;
@@ -41,9 +32,9 @@ const squash = (s: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** A line as a diagnosis shows it: cut past SHOWN_LINE_CHARS, saying how long it was. */
-export function shownLine(line: string): string {
-  return line.length > SHOWN_LINE_CHARS ? `${line.slice(0, SHOWN_LINE_CHARS)}… (${line.length} chars)` : line;
+/** A line (or an echoed input) as a message shows it: cut past `max`, saying how long it was. */
+export function shownLine(line: string, max = SHOWN_LINE_CHARS): string {
+  return line.length > max ? `${line.slice(0, max)}… (${line.length} chars)` : line;
 }
 
 /** Makes whitespace visible: tab → "→", trailing spaces → "·". */
@@ -54,13 +45,22 @@ export function visibleWhitespace(line: string): string {
   return body.replace(/\t/g, '→') + tail;
 }
 
+/** How NO_MATCH shows near misses: each region with its whitespace visible, and what differs (old_string named `what`). */
+export function nearMissText(misses: readonly NearMiss[], what = 'old_string'): string {
+  let out = '\n\nNearest regions in the file (copy the exact text from a fresh Read):';
+  for (const m of misses) {
+    out += `\n- line ${m.line}:\n    ${m.text.split('\n').map(visibleWhitespace).join('\n    ')}`;
+    for (const h of m.hints) out += `\n  differs: ${h.replaceAll('old_string', what)}`;
+  }
+  return out;
+}
+
 /** The work left; charged as characters are handled. */
 class Budget {
   constructor(public left: number) {}
 
-  charge(units: number): boolean {
+  charge(units: number): void {
     this.left -= units;
-    return this.left > 0;
   }
 
   get spent(): boolean {
@@ -130,9 +130,8 @@ class LineIndex {
 }
 
 /**
- * Up to `max` regions similar to `oldString`: aligned on lines equal modulo whitespace and quotes,
- * else on the most similar single line. Never used to edit — only to tell the model where to look.
- * Spends at most `budget` units of work (see NEAR_MISS_BUDGET), returning what it found by then.
+ * Up to `max` regions similar to `oldString` (aligned on lines equal modulo whitespace and quotes, else on the most
+ * similar single line), found within `budget` units of work. Never used to edit: only to tell the model where to look.
  */
 export function findNearMisses(file: string, oldString: string, max = 3, budget = NEAR_MISS_BUDGET): NearMiss[] {
   const work = new Budget(budget);
@@ -206,10 +205,21 @@ export function findNearMisses(file: string, oldString: string, max = 3, budget 
     for (let j = 0; j < oldLines.length && lines.has(start + j) === true; j++) region.push(lines.line(start + j));
     return {
       line: start + 1,
-      text: region.slice(0, SHOWN_LINES).map(shownLine).join('\n'),
+      text: region
+        .slice(0, SHOWN_LINES)
+        .map((l) => shownLine(l))
+        .join('\n'),
       hints: diffHints(region, oldLines),
     };
   });
+}
+
+/** `text.indexOf(needle, from)` for occurrences starting before `to`, reading no further (a slice is a view). */
+function indexOfWithin(text: string, needle: string, from: number, to: number): number {
+  if (to + needle.length - 1 >= text.length) return text.indexOf(needle, from);
+  if (to <= from) return -1;
+  const i = text.slice(from, to + needle.length - 1).indexOf(needle);
+  return i === -1 ? -1 : from + i;
 }
 
 /** The longest run of `key` without blanks or quote characters (which squash may have changed). */

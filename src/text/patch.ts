@@ -3,9 +3,9 @@ import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { countBreaks } from './count-lines.js';
 import type { Splice, SpliceList } from './line-endings.js';
 
-export const CONTEXT_LINES = 3;
+const CONTEXT_LINES = 3;
 /** Lines shown either side of the first splice in an edit's snippet. */
-export const SNIPPET_CONTEXT = 4;
+const SNIPPET_CONTEXT = 4;
 const MAX_SNIPPET_LINES = 60;
 /** Snippet lines are cut shorter than Read's: the snippet is a confirmation, ≤ 60 × 500 characters. */
 const SNIPPET_LINE_CHARS = 500;
@@ -34,16 +34,11 @@ interface Cluster {
   newTo: number;
   oldLine: number; // 1-based line of oldFrom
   newLine: number;
-  /** Indexes of its first and last splice. */
-  first: number;
+  first: number; // indexes of its first and last splice
   last: number;
 }
 
-/**
- * Groups splices whose context windows touch, mapping each group into old and new coordinates.
- * Streams: yields each cluster once it is complete, so a replace_all
- * of millions of scattered occurrences never holds a list of them.
- */
+/** Splices whose context windows touch, grouped, in old and new coordinates; streamed (millions never listed). */
 function* clusters(oldText: string, splices: SpliceList, context: number): Generator<Cluster, void, undefined> {
   let cur: Cluster | undefined;
   let delta = 0; // new − old offset before the current splice
@@ -95,15 +90,13 @@ export interface BoundedPatch {
   /** Lines added and removed by the whole change (not only the hunks shown). */
   added: number;
   removed: number;
-  /** Hunks or lines were left out (or lines cut) to stay within the budget. */
   truncated: boolean;
 }
 
 /**
- * structuredPatch of the edited regions only, with file-level line numbers. Work and size follow the
- * edited regions, never the file: a cluster too large to diff line by line (a replace_all touching
- * every line, a rewritten 50 MB file) is shown as its changed lines removed and added, and the hunks
- * stop at `budget.lines` lines while the counts still cover everything.
+ * structuredPatch of the edited regions only, with file-level line numbers; work and size follow the regions. A
+ * cluster too large to diff line by line is shown splice by splice; hunks stop at `budget.lines` lines, while the
+ * counts cover everything.
  */
 export function regionPatch(
   oldText: string,
@@ -242,22 +235,18 @@ export function numberLine(n: number, line: string, style: LineNumberStyle, maxC
   return style === 'legacy' ? `${String(n).padStart(6, ' ')}→${body}` : `${n}\t${body}`;
 }
 
-/**
- * cat -n snippet of the new text around the first splice (±4 lines, capped). `lineBase`: lines before
- * the texts given (a window of whole lines cut from a larger file is numbered as in the file).
- */
+/** cat -n snippet of the new text around the first splice (±4 lines, capped). */
 export function editSnippet(
   oldText: string,
   newText: string,
   splices: SpliceList,
   style: LineNumberStyle = 'compact',
-  lineBase = 0,
 ): string {
   const first = splices.at(0);
   if (!first) return '';
   let c: Cluster | undefined;
   for (const x of clusters(oldText, [first], SNIPPET_CONTEXT)) c ??= x;
-  return c ? clusterSnippet(newText, c, style, lineBase) : '';
+  return c ? clusterSnippet(newText, c, style) : '';
 }
 
 /** cat -n snippets of the new text around each group of nearby splices (a patch's hunks), the first `max` of them. */
@@ -271,12 +260,12 @@ export function hunkSnippets(
   const out: string[] = [];
   for (const c of clusters(oldText, splices, SNIPPET_CONTEXT)) {
     if (out.length === max) break;
-    out.push(clusterSnippet(newText, c, style, 0));
+    out.push(clusterSnippet(newText, c, style));
   }
   return out;
 }
 
-function clusterSnippet(newText: string, c: Cluster, style: LineNumberStyle, lineBase: number): string {
+function clusterSnippet(newText: string, c: Cluster, style: LineNumberStyle): string {
   const region = newText.slice(c.newFrom, c.newTo);
   // Split only what is shown; the rest is counted.
   const lines = region.split('\n', MAX_SNIPPET_LINES + 1);
@@ -284,7 +273,7 @@ function clusterSnippet(newText: string, c: Cluster, style: LineNumberStyle, lin
   if (lines.length > total) lines.length = total;
   const shown = lines
     .slice(0, MAX_SNIPPET_LINES)
-    .map((l, i) => numberLine(lineBase + c.newLine + i, l, style, SNIPPET_LINE_CHARS));
+    .map((l, i) => numberLine(c.newLine + i, l, style, SNIPPET_LINE_CHARS));
   if (total > MAX_SNIPPET_LINES) shown.push(`… ${total - MAX_SNIPPET_LINES} more lines`);
   return shown.join('\n');
 }
@@ -292,11 +281,8 @@ function clusterSnippet(newText: string, c: Cluster, style: LineNumberStyle, lin
 /** Characters compared at once, natively, before comparing one by one. */
 const COMPARE_BLOCK = 4096;
 
-/**
- * The single splice turning `a` into `b`: everything between their common prefix and suffix (equal
- * stretches compared a block at a time, by native string equality).
- */
-export function wholeTextSplice(a: string, b: string): Splice {
+/** The single splice turning `a` into `b`: between their common prefix and suffix (compared a block at a time). */
+function wholeTextSplice(a: string, b: string): Splice {
   let start = 0;
   const max = Math.min(a.length, b.length);
   while (
@@ -319,6 +305,6 @@ export function wholeTextSplice(a: string, b: string): Splice {
 }
 
 /** The diff between two whole texts, computed over their changed middle only (bounded like regionPatch). */
-export function wholeTextPatch(a: string, b: string): BoundedPatch {
-  return regionPatch(a, b, [wholeTextSplice(a, b)]);
+export function wholeTextPatch(a: string, b: string, context = CONTEXT_LINES, budget = PATCH_BUDGET): BoundedPatch {
+  return regionPatch(a, b, [wholeTextSplice(a, b)], context, budget);
 }

@@ -5,11 +5,9 @@ export const LEFT_DOUBLE = '\u201C';
 export const RIGHT_DOUBLE = '\u201D';
 
 const CURLY = /[\u2018\u2019\u201C\u201D]/g;
-const HAS_CURLY = /[\u2018\u2019\u201C\u201D]/;
 
-/** The four curly quotes → straight quotes. Length-preserving (one UTF-16 unit each); `s` itself when it has none. */
+/** The four curly quotes → straight quotes. Length-preserving (one UTF-16 unit each). */
 export function normalizeQuotes(s: string): string {
-  if (!HAS_CURLY.test(s)) return s;
   return s.replace(CURLY, (q) => (q === LEFT_DOUBLE || q === RIGHT_DOUBLE ? '"' : "'"));
 }
 

@@ -1,6 +1,6 @@
 // Edit: replace one unique string (or every occurrence) in a file this session has read.
 import { z } from 'zod';
-import { planEdit } from '../edit/edit-plan.js';
+import { planTextEdit } from '../edit/text-edit.js';
 import { MESSAGES, ToolError } from '../errors.js';
 import { digestTexts } from '../fs/digest.js';
 import { normalizeEditSpec, type EditSpec } from '../text/apply.js';
@@ -62,7 +62,7 @@ export async function edit(raw: EditInput, deps: ToolDeps, ctx?: ToolCallExtra):
     'Edit',
     input.file_path,
     input.dry_run,
-    (current, plan) => planEdit(current, plan, spec, key, input, deps),
+    (current, plan) => planTextEdit('Edit', current, plan, [spec], key, input, deps),
     ctx,
   );
 }

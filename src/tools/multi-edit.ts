@@ -1,6 +1,6 @@
 // MultiEdit: several Edit replacements on one file, applied in sequence, all or nothing, one write.
 import { z } from 'zod';
-import { checkEditList, planMultiEdit } from '../edit/multi-edit-plan.js';
+import { checkEditList, planTextEdit } from '../edit/text-edit.js';
 import { normalizeEditSpec } from '../text/apply.js';
 import type { ToolOutput } from '../tool-output.js';
 import { authorizedWrite } from './authorized-write.js';
@@ -81,7 +81,7 @@ export async function multiEdit(
     'MultiEdit',
     input.file_path,
     input.dry_run,
-    (current, plan) => planMultiEdit(current, plan, specs, key, input, deps),
+    (current, plan) => planTextEdit('MultiEdit', current, plan, specs, key, input, deps),
     ctx,
   );
 }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { applyEdit, spliceText, type EditSpec } from '../../src/text/apply.js';
-import { applyEditSequence, EditFailure } from '../../src/text/edit-sequence.js';
+import { applyEditSequence, atEdit } from '../../src/text/edit-sequence.js';
 import { spliceLineDoc, toLineDoc } from '../../src/text/line-endings.js';
 
 /** The reference: each edit matched on the whole current text (the method MultiEdit used before). */
@@ -25,7 +25,7 @@ function reference(text: string, specs: readonly EditSpec[]) {
     try {
       applied = applyEdit(cur, spec);
     } catch (err) {
-      return { failed: i, code: (err as ToolError).code, message: (err as ToolError).message };
+      return { failed: i, code: (err as ToolError).code, message: (atEdit(err, i, specs.length) as ToolError).message };
     }
     counts.push(applied.replacements);
     // Earlier positions move with this edit's splices, one at a time (inside a replaced span: to its start).
@@ -58,9 +58,8 @@ function engine(text: string, specs: readonly EditSpec[]) {
       expect(r.splices[k]!.start).toBeGreaterThanOrEqual(r.splices[k - 1]!.end);
     return { text: r.text, counts: r.edits.map((e) => e.replacements), at: r.edits.map((e) => e.at) };
   } catch (err) {
-    if (!(err instanceof EditFailure)) throw err;
-    const e = err.error as ToolError;
-    return { failed: err.index, code: e.code, message: e.message };
+    if (!(err instanceof ToolError)) throw err;
+    return { failed: err.details.edit_index, code: err.code, message: err.message };
   }
 }
 

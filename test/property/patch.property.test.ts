@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { applyHunks } from '../../src/patch/apply-hunks.js';
-import { codexPatch, unifiedPatch } from '../../src/patch/generate-patch.js';
+import { codexPatch, unifiedPatch } from '../helpers/generate-patch.js';
 import { parsePatch } from '../../src/patch/parse-patch.js';
 import type { Hunk } from '../../src/patch/patch-model.js';
 import { decodeText, encodeText, type TextEncodingName } from '../../src/text/codec.js';

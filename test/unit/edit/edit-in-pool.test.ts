@@ -5,13 +5,12 @@ import { ToolError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
 import { normalizeEditSpec } from '../../../src/text/apply.js';
 import { toLineDoc } from '../../../src/text/line-endings.js';
-import type { EditComputeOptions } from '../../../src/edit/edit-compute.js';
-import { runEditTask, type EditTask } from '../../../src/edit/edit-task.js';
+import { runEditTask, type EditTask, type EditTaskOptions } from '../../../src/edit/edit-task.js';
 import { computeEditTask, EDIT_IN_POOL_FROM } from '../../../src/edit/text-edit.js';
 import { WorkerPool } from '../../../src/workers/worker-pool.js';
 
 const DIST = new URL('../../../dist/', import.meta.url);
-const opts: EditComputeOptions = {
+const opts: EditTaskOptions = {
   display: '/r/a.txt',
   encoding: 'utf8',
   factsBefore: { encoding: 'utf8', bom: false, line_endings: 'CRLF' },
@@ -20,7 +19,7 @@ const opts: EditComputeOptions = {
   dryRun: false,
   maxEditBytes: 256 * 1024 * 1024,
   lineNumbers: 'compact',
-} as unknown as EditComputeOptions;
+} as unknown as EditTaskOptions;
 
 describe('computeEditTask()', () => {
   let pool: WorkerPool;
@@ -34,7 +33,7 @@ describe('computeEditTask()', () => {
     const task: EditTask = {
       tool: 'Edit',
       doc: toLineDoc(raw),
-      spec: normalizeEditSpec({ old_string: 'a = 1', new_string: 'b = 2', replace_all: true }, '/r/a.txt'),
+      specs: [normalizeEditSpec({ old_string: 'a = 1', new_string: 'b = 2', replace_all: true }, '/r/a.txt')],
       opts,
     };
     const got = await computeEditTask(task, { workers: counting as unknown as WorkerPool });
@@ -52,7 +51,7 @@ describe('computeEditTask()', () => {
     const task: EditTask = {
       tool: 'Edit',
       doc: toLineDoc('x\n'.repeat(EDIT_IN_POOL_FROM)),
-      spec: normalizeEditSpec({ old_string: 'zz', new_string: 'y' }, '/r/a.txt'),
+      specs: [normalizeEditSpec({ old_string: 'zz', new_string: 'y' }, '/r/a.txt')],
       opts,
     };
     const err = await computeEditTask(task, { workers: pool }).catch((e: unknown) => e);

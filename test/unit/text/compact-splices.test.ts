@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { spliceText } from '../../../src/text/apply.js';
 import { OccurrenceSplices } from '../../../src/text/occurrence-splices.js';
-import { OffsetList } from '../../../src/text/offset-list.js';
+import { OffsetList } from '../../../src/text/match.js';
 
 describe('OffsetList', () => {
   it('keeps every offset pushed, in order, across growth', () => {

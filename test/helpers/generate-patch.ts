@@ -1,4 +1,4 @@
-// Patches from two texts in both formats (jsdiff's structuredPatch): for the property tests and the bench.
+// Patches from two texts in both formats (jsdiff's structuredPatch), for the ApplyPatch property tests.
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
 
 const NO_NEWLINE = '\\ No newline at end of file';
