@@ -86,25 +86,11 @@ export function largeFileMark(stat: fs.Stats): string {
   return `large:${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }
 
-/** Read reads files up to this size in one go in this thread (a pread from the page cache beats pool round trips). */
-export const SYNC_READ_MAX = 8 * 1024 * 1024;
-
 /** A small file read whole, in this thread, through one descriptor: its stat and bytes. */
 export interface SmallFile {
   stat: fs.Stats;
   /** Undefined when the file is not a regular file of at most `maxBytes` (the caller reads it otherwise). */
   bytes: Buffer | undefined;
-}
-
-/** readSmallInSync() of the file at `realPath` through its verified directory. @throws as openConfined(). */
-export function readSmallConfined(realPath: string, maxBytes: number): SmallFile | undefined {
-  const dir = ConfinedDir.openIfExists(path.dirname(realPath));
-  if (dir === undefined) return undefined;
-  try {
-    return readSmallInSync(dir, path.basename(realPath), maxBytes);
-  } finally {
-    dir.close();
-  }
 }
 
 /**

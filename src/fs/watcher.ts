@@ -1,4 +1,4 @@
-// File watching behind an interface (DESIGN §7): one watch per path, ref-counted and capped; chokidar in production.
+// File watching behind an interface (DESIGN §7): one watch per path, capped; chokidar in production.
 import fsp from 'node:fs/promises';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../log.js';
@@ -19,16 +19,16 @@ export type WatchListener = (event: WatchEvent) => void;
 export interface FileWatcher {
   /** Whether this watcher watches anything at all (false when `watch.enabled` is off). */
   readonly enabled: boolean;
-  /** Distinct paths watched now (one OS watch each, however many holders). */
+  /** Paths watched now (one OS watch each). */
   readonly count: number;
   /** The cap on `count` (`watch.maxFiles`). */
   readonly maxFiles: number;
   /**
-   * Adds one reference to `path` (a real path). False — no reference held, no unwatch() due — past the cap
-   * (logged), for an editguard temp file, or when disabled.
+   * Watches `path` (a real path; true again when already watched). False — nothing watched, no unwatch()
+   * due — past the cap (logged), for an editguard temp file, or when disabled.
    */
   watch(path: string): boolean;
-  /** Drops one reference; the watch ends with the last one. Paths without a reference are ignored. */
+  /** Ends the watch of `path`; paths not watched are ignored. */
   unwatch(path: string): void;
   /** Registers a listener; returns its removal. */
   onChange(listener: WatchListener): () => void;
@@ -36,12 +36,12 @@ export interface FileWatcher {
   close(): Promise<void>;
 }
 
-/** The reference counting, cap and listener fan-out every watcher shares (tests drive one by hand). */
-export abstract class RefCountedWatcher implements FileWatcher {
+/** The watched set, cap and listener fan-out every watcher shares (tests drive one by hand). */
+export abstract class CappedWatcher implements FileWatcher {
   readonly enabled = true;
   readonly maxFiles: number;
   protected readonly log: Logger;
-  readonly #refs = new Map<string, number>();
+  readonly #watched = new Set<string>();
   readonly #listeners = new Set<WatchListener>();
   #closed = false;
   #capLogged = false;
@@ -52,27 +52,18 @@ export abstract class RefCountedWatcher implements FileWatcher {
   }
 
   get count(): number {
-    return this.#refs.size;
-  }
-
-  /** References held on `path` (0 when unwatched). */
-  refs(path: string): number {
-    return this.#refs.get(path) ?? 0;
+    return this.#watched.size;
   }
 
   /** Paths watched now, sorted. */
   paths(): string[] {
-    return [...this.#refs.keys()].sort();
+    return [...this.#watched].sort();
   }
 
   watch(path: string): boolean {
     if (this.#closed || isTempPath(path)) return false;
-    const n = this.#refs.get(path);
-    if (n !== undefined) {
-      this.#refs.set(path, n + 1);
-      return true;
-    }
-    if (this.#refs.size >= this.maxFiles) {
+    if (this.#watched.has(path)) return true;
+    if (this.#watched.size >= this.maxFiles) {
       // One warning per saturation episode; the rest at debug so 5,000 reads do not flood stderr.
       const line = `watch cap of ${this.maxFiles} files reached: ${path} is not watched; changes to it are still caught when writing (watch.maxFiles raises the cap)`;
       if (this.#capLogged) this.log.debug(line);
@@ -80,20 +71,14 @@ export abstract class RefCountedWatcher implements FileWatcher {
       this.#capLogged = true;
       return false;
     }
-    this.#refs.set(path, 1);
+    this.#watched.add(path);
     this.start(path);
     return true;
   }
 
   unwatch(path: string): void {
-    const n = this.#refs.get(path);
-    if (n === undefined) return;
-    if (n > 1) {
-      this.#refs.set(path, n - 1);
-      return;
-    }
-    this.#refs.delete(path);
-    if (this.#refs.size < this.maxFiles) this.#capLogged = false;
+    if (!this.#watched.delete(path)) return;
+    if (this.#watched.size < this.maxFiles) this.#capLogged = false;
     this.stop(path);
   }
 
@@ -105,13 +90,13 @@ export abstract class RefCountedWatcher implements FileWatcher {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#refs.clear();
+    this.#watched.clear();
     this.#listeners.clear();
     await this.shutdown();
   }
 
   protected isWatched(path: string): boolean {
-    return this.#refs.has(path);
+    return this.#watched.has(path);
   }
 
   protected get closed(): boolean {
@@ -119,7 +104,7 @@ export abstract class RefCountedWatcher implements FileWatcher {
   }
 
   protected emit(event: WatchEvent): void {
-    if (!this.#refs.has(event.path)) return;
+    if (!this.#watched.has(event.path)) return;
     for (const l of [...this.#listeners]) {
       try {
         l(event);
@@ -169,7 +154,7 @@ const ATTACH_STAT_EVERY = 4;
  * save (write temp + rename over) or a delete-and-recreate chokidar may drop the path — the
  * stat finds the file back and the path is re-added, so it stays watched.
  */
-export class ChokidarWatcher extends RefCountedWatcher {
+export class ChokidarWatcher extends CappedWatcher {
   readonly #fsw: FSWatcher;
   readonly #settleMs: number;
   readonly #timers = new Map<string, NodeJS.Timeout>();

@@ -47,8 +47,6 @@ export const realDisk: ChangeDisk = {
 interface Hold {
   state: boolean;
   subs: Map<string, (uri: string) => void>;
-  /** This hold owns one watcher reference. */
-  watched: boolean;
   /** The bytes (hash) the last notice described: the same bytes are not announced twice. */
   noticedHash: string | undefined;
   /** That notice while it still waits in session.notices (withdrawn when it goes out of date). */
@@ -57,6 +55,8 @@ interface Hold {
 
 interface PathState {
   holders: Map<Session, Hold>;
+  /** The watcher watches the path for its holders (false past the cap or when disabled). */
+  watched: boolean;
   /** Hash of the bytes last known on disk ('' when deleted, undefined before anything was seen). */
   diskHash: string | undefined;
   /** The identity of editguard's own last write, while no event has shown the file otherwise since. */
@@ -202,9 +202,7 @@ export class ChangeTracker {
     this.#closed = true;
     this.#unsubscribe();
     await this.idle();
-    for (const [path, ps] of this.#paths) {
-      for (const hold of ps.holders.values()) if (hold.watched) this.#watcher.unwatch(path);
-    }
+    for (const [path, ps] of this.#paths) if (ps.watched) this.#watcher.unwatch(path);
     this.#paths.clear();
     this.#unwatched.clear();
   }
@@ -212,30 +210,24 @@ export class ChangeTracker {
   #hold(session: Session, path: string): { ps: PathState; hold: Hold } {
     let ps = this.#paths.get(path);
     if (!ps) {
-      ps = { holders: new Map(), diskHash: undefined, own: undefined };
+      ps = { holders: new Map(), watched: false, diskHash: undefined, own: undefined };
       this.#paths.set(path, ps);
     }
     let hold = ps.holders.get(session);
     if (!hold) {
-      hold = { state: false, subs: new Map(), watched: false, noticedHash: undefined, pendingNotice: undefined };
+      hold = { state: false, subs: new Map(), noticedHash: undefined, pendingNotice: undefined };
       ps.holders.set(session, hold);
     }
-    if (!hold.watched && this.#watcher.enabled) this.#watch(path, ps);
+    if (!ps.watched && this.#watcher.enabled) this.#watch(path, ps);
     return { ps, hold };
   }
 
-  /** Gives every hold of `path` its watcher reference; all succeed or (cap) none does. */
+  /** Watches `path` for its holders; past the cap it waits in #unwatched. */
   #watch(path: string, ps: PathState): boolean {
-    for (const hold of ps.holders.values()) {
-      if (hold.watched) continue;
-      hold.watched = this.#watcher.watch(path);
-      if (!hold.watched) {
-        this.#unwatched.add(path);
-        return false;
-      }
-    }
-    this.#unwatched.delete(path);
-    return true;
+    ps.watched = this.#watcher.watch(path);
+    if (ps.watched) this.#unwatched.delete(path);
+    else this.#unwatched.add(path);
+    return ps.watched;
   }
 
   #releaseIfIdle(session: Session, path: string, hold: Hold): void {
@@ -243,12 +235,11 @@ export class ChangeTracker {
     const ps = this.#paths.get(path);
     if (!ps) return;
     ps.holders.delete(session);
-    if (ps.holders.size === 0) {
-      this.#paths.delete(path);
-      this.#unwatched.delete(path);
-    }
-    if (hold.watched) {
-      hold.watched = false;
+    if (ps.holders.size > 0) return;
+    this.#paths.delete(path);
+    this.#unwatched.delete(path);
+    if (ps.watched) {
+      ps.watched = false;
       this.#watcher.unwatch(path);
       this.#retryUnwatched();
     }
@@ -350,9 +341,8 @@ export class ChangeTracker {
 
     if (!snap.exists) {
       // The OS watch died with the file; subscribers keep their subscription, not a dead watch.
-      for (const hold of ps.holders.values()) {
-        if (!hold.watched) continue;
-        hold.watched = false;
+      if (ps.watched) {
+        ps.watched = false;
         this.#watcher.unwatch(path);
       }
     }

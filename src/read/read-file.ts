@@ -2,7 +2,7 @@
 // attachments, big text streamed in ranges, other text as numbered lines) and recorded in the session.
 import type { Stats } from 'node:fs';
 import { ToolError, fsError } from '../errors.js';
-import { openConfined, readSmallConfined, SYNC_READ_MAX, type ConfinedFile } from '../fs/confined-read.js';
+import { openConfined, type ConfinedFile } from '../fs/confined-read.js';
 import { isNotebookPath } from '../notebook/notebook-path.js';
 import { fileNotFound } from '../policy/file-not-found.js';
 import type { ResolvedPath } from '../policy/path-policy.js';
@@ -63,12 +63,6 @@ async function readWhole(
   input: ReadFileInput,
   deps: ReadDeps,
 ): Promise<{ stat: Stats; bytes: Buffer } | { output: ToolOutput }> {
-  // A small file (the common case) is read in this thread: no thread-pool round trips.
-  const max = Math.min(SYNC_READ_MAX, deps.config.read.streamFromBytes - 1, deps.config.maxEditBytes);
-  const small = readSmallConfined(target.realPath, max);
-  if (small === undefined) throw await fileNotFound(display, target.absPath, deps.session.policy);
-  if (small.bytes !== undefined) return { stat: small.stat, bytes: small.bytes };
-  // A directory, a FIFO or a device, or a bigger file: opened again, and answered or read below.
   const file = await openConfined(target.realPath);
   if (!file) throw await fileNotFound(display, target.absPath, deps.session.policy);
   try {

@@ -173,23 +173,16 @@ export function nearestName(name: string, valid: readonly string[]): string | un
   return best !== undefined && bestDistance <= allowed ? best : undefined;
 }
 
-/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
+/** Levenshtein distance (a transposition counts two, within the allowance for any name of 6 letters or more). */
 function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[] = new Array<number>(rows * cols).fill(0);
-  for (let i = 0; i < rows; i++) d[i * cols] = i;
-  for (let j = 0; j < cols; j++) d[j] = j;
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[(i - 1) * cols + j]! + 1, d[i * cols + j - 1]! + 1, d[(i - 1) * cols + j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1);
-      d[i * cols + j] = v;
-    }
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
   }
-  return d[rows * cols - 1]!;
+  return prev[b.length]!;
 }
 
 function showPath(path: readonly PropertyKey[]): string {

@@ -1,9 +1,9 @@
 // ManualWatcher: a FileWatcher driven by hand (STYLE "Seams for deterministic tests").
-import { RefCountedWatcher, type WatchEvent } from '../../src/fs/watcher.js';
+import { CappedWatcher, type WatchEvent } from '../../src/fs/watcher.js';
 import type { Logger } from '../../src/log.js';
 
 /** The real watcher's references and cap; events happen only when a test fires one. */
-export class ManualWatcher extends RefCountedWatcher {
+export class ManualWatcher extends CappedWatcher {
   constructor(opts: { maxFiles?: number | undefined; log: Logger }) {
     super({ maxFiles: opts.maxFiles ?? Number.POSITIVE_INFINITY, log: opts.log });
   }

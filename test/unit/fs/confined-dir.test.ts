@@ -9,7 +9,7 @@ import {
   setConfinementModeForTests,
   type ConfinementMode,
 } from '../../../src/fs/confined-dir.js';
-import { openConfined, openReadOnlyIn, readConfined, readSmallConfined } from '../../../src/fs/confined-read.js';
+import { openConfined, openReadOnlyIn, readConfined, readSmallInSync } from '../../../src/fs/confined-read.js';
 import { tempDir } from '../../helpers/harness.js';
 
 let base: string;
@@ -106,7 +106,16 @@ describe.each(modes)('ConfinedDir (%s)', (mode) => {
     }
   });
 
-  it('readSmallConfined() reads a small file in this thread, leaves anything else to openConfined(), and refuses a swapped directory', async () => {
+  it('readSmallInSync() reads a small file in this thread, leaves anything else to the caller, and refuses a swapped directory', async () => {
+    const readSmallConfined = (realPath: string, max: number) => {
+      const dir = ConfinedDir.openIfExists(path.dirname(realPath));
+      if (dir === undefined) return undefined;
+      try {
+        return readSmallInSync(dir, path.basename(realPath), max);
+      } finally {
+        dir.close();
+      }
+    };
     expect(readSmallConfined(path.join(inside, 'f'), 100)?.bytes?.toString()).toBe('inside');
     // Over the limit, a directory, a FIFO: the stat only.
     const big = readSmallConfined(path.join(inside, 'f'), 5)!;

@@ -12,21 +12,19 @@ function logged() {
 }
 
 describe('ManualWatcher', () => {
-  it('watch() counts references per path; the watch ends with the last unwatch()', () => {
+  it('watch() of a watched path is a no-op; unwatch() ends the watch', () => {
     const w = new ManualWatcher({ log: logged().log });
     expect(w.watch('/r/a')).toBe(true);
     expect(w.watch('/r/a')).toBe(true);
     expect(w.watch('/r/b')).toBe(true);
     expect(w.count).toBe(2);
     w.unwatch('/r/a');
-    expect(w.refs('/r/a')).toBe(1);
-    w.unwatch('/r/a');
     w.unwatch('/r/a');
     w.unwatch('/r/never');
     expect(w.paths()).toEqual(['/r/b']);
   });
 
-  it('past maxFiles a new path is refused with one warning, already watched paths still take references', () => {
+  it('past maxFiles a new path is refused with one warning, already watched paths still answer true', () => {
     const { lines, log } = logged();
     const w = new ManualWatcher({ maxFiles: 2, log });
     w.watch('/r/a');
