@@ -184,13 +184,16 @@ export class DirLister {
   private levelOf(dir: WalkedDir, entries: Dirent[]) {
     // A real .git directory only: through a symlinked one, info/exclude could be read from outside the roots.
     const gitDir = entries.some((entry) => entry.name === '.git' && entry.isDirectory());
-    return levelAt(dir.abs, (name) => dir.handle.path(name), gitDir);
+    // Only where the listing shows an ignore file (Glob `**/*.ts` on the bench's 50,000 files: 227–244 ms opening
+    // both in every directory, 124–141 ms this way); only regular files: a symlinked one could point outside the roots.
+    const files = entries.some((e) => e.isFile() && (IGNORE_FILES as readonly string[]).includes(e.name));
+    return levelAt(dir.abs, (name) => dir.handle.path(name), gitDir, files);
   }
 }
 
-/** The ignore level of the directory `abs` whose files `at(name)` names: its ignore files, then .git/info/exclude. */
-function levelAt(abs: string, at: (name: string) => string, gitDir: boolean) {
-  const texts = IGNORE_FILES.map((name) => readSmallFile(at(name)));
+/** The ignore level of the directory `abs` whose files `at(name)` names: its ignore files (when `files`), then .git/info/exclude. */
+function levelAt(abs: string, at: (name: string) => string, gitDir: boolean, files = true) {
+  const texts = files ? IGNORE_FILES.map((name) => readSmallFile(at(name))) : [];
   const exclude = gitDir ? readSmallFile(at(EXCLUDE_FILE), at('.git')) : undefined;
   return ignoreLevel(abs, [...texts, exclude]);
 }
