@@ -17,21 +17,26 @@ export default defineConfig({
         extends: true,
         // Pure functions and adapters on temp dirs: no module-level state in src/ (STYLE.md), so the
         // files share one module graph per worker instead of re-importing it 80 times.
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/property/**/*.test.ts'], isolate: false },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/property/**/*.test.ts'],
+          isolate: false,
+          setupFiles: ['test/helpers/file-setup.ts'],
+        },
       },
       {
         extends: true,
-        // The same for e2e files: they share src/ and the SDK per worker, and test/helpers/e2e-setup.ts ends
-        // what one file started (its shared HTTP server) before the next.
+        // The same for e2e files: they share src/ and the SDK per worker, and test/helpers/file-setup.ts ends
+        // what one file started (its shared HTTP server, its temp dirs) before the next.
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           exclude: INSTALL,
           isolate: false,
-          setupFiles: ['test/helpers/e2e-setup.ts'],
+          setupFiles: ['test/helpers/file-setup.ts'],
         },
       },
-      { extends: true, test: { name: 'install', include: INSTALL } },
+      { extends: true, test: { name: 'install', include: INSTALL, setupFiles: ['test/helpers/file-setup.ts'] } },
     ],
   },
 });

@@ -26,8 +26,18 @@ export const CLI = path.join(REPO, 'dist/cli.js');
 /** The compiled dist/ root, where the worker pool finds its task modules when tests run the TS sources. */
 export const WORKER_BASE = pathToFileURL(path.join(REPO, 'dist/'));
 
+/** Every directory tempDir() made in this worker and not yet removed (removeTempDirs() at the end of a file). */
+const made: string[] = [];
+
 export async function tempDir(prefix = 'eg-'): Promise<string> {
-  return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes what tempDir() made (best effort: a file's own cleanup may have removed it already). */
+export async function removeTempDirs(): Promise<void> {
+  await Promise.allSettled(made.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
 }
 
 export interface Harness {
@@ -173,7 +183,7 @@ function sharable(opts: HarnessOptions): boolean {
   );
 }
 
-/** Stops the shared HTTP server, if one was started (test/helpers/e2e-setup.ts runs it after each e2e file). */
+/** Stops the shared HTTP server, if one was started (test/helpers/file-setup.ts runs it after each e2e file). */
 export async function closeSharedHttpServer(): Promise<void> {
   if (!shared) return;
   const { server, root, stateDir } = await shared;
