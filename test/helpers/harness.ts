@@ -151,19 +151,28 @@ export async function harness(kind: TransportKind, opts: HarnessOptions = {}): P
   }
   // The SDK client checks structuredContent against outputSchema only for tools it has listed.
   if (opts.listTools !== false) await listToolsChecked(client);
+  return handle(root, stateDir, client, { app, session, url }, async () => {
+    await client.close();
+    await closeServer();
+  });
+}
+
+/** A Harness over a connected client; `close` ends what the harness opened. */
+function handle(
+  root: string,
+  stateDir: string,
+  client: Client,
+  extra: Pick<Harness, 'app' | 'session' | 'url' | 'shared'>,
+  close: () => Promise<void>,
+): Harness {
   return {
     root,
     stateDir,
     client,
-    app,
-    session,
-    url,
+    ...extra,
     path: (rel) => path.join(root, rel),
     call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
-    close: async () => {
-      await client.close();
-      await closeServer();
-    },
+    close,
   };
 }
 
@@ -208,19 +217,10 @@ async function sharedHttpHarness(opts: HarnessOptions): Promise<Harness> {
   const transport = new StreamableHTTPClientTransport(new URL(server.url));
   await client.connect(transport);
   if (opts.listTools !== false) await listToolsChecked(client);
-  return {
-    root,
-    stateDir,
-    client,
-    url: server.url,
-    shared: true,
-    path: (rel) => path.join(root, rel),
-    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
-    close: async () => {
-      await transport.terminateSession();
-      await client.close();
-    },
-  };
+  return handle(root, stateDir, client, { url: server.url, shared: true }, async () => {
+    await transport.terminateSession();
+    await client.close();
+  });
 }
 
 /** Lists the tools (caching their output validators in the client); every tool must publish an outputSchema. */
