@@ -6,7 +6,7 @@ import { silentLogger } from '../../../src/log.js';
 import { normalizeEditSpec } from '../../../src/text/apply.js';
 import { toLineDoc } from '../../../src/text/line-endings.js';
 import { runEditTask, type EditTask, type EditTaskOptions } from '../../../src/edit/edit-task.js';
-import { computeEditTask, EDIT_IN_POOL_FROM } from '../../../src/edit/text-edit.js';
+import { computeEditTask, EDIT_IN_POOL_FROM, ONE_REPLACEMENT_IN_POOL_FROM } from '../../../src/edit/text-edit.js';
 import { WorkerPool } from '../../../src/workers/worker-pool.js';
 
 const DIST = new URL('../../../dist/', import.meta.url);
@@ -25,7 +25,7 @@ describe('computeEditTask()', () => {
   let pool: WorkerPool;
   afterEach(async () => pool.close());
 
-  it('runs a task of EDIT_IN_POOL_FROM characters or more in the pool, with the in-thread result', async () => {
+  it('runs a task of EDIT_IN_POOL_FROM characters or more in the pool (one replacement: ONE_REPLACEMENT_IN_POOL_FROM), with the in-thread result', async () => {
     pool = new WorkerPool({ size: 1, log: silentLogger, base: DIST });
     let calls = 0;
     const counting = { run: ((...a: Parameters<WorkerPool['run']>) => (calls++, pool.run(...a))) as WorkerPool['run'] };
@@ -44,6 +44,21 @@ describe('computeEditTask()', () => {
     const small: EditTask = { ...task, doc: toLineDoc('let a = 1;\n') };
     await computeEditTask(small, { workers: counting as unknown as WorkerPool });
     expect(calls).toBe(1);
+
+    // One replacement (no replace_all) of the same size stays in the thread, up to ONE_REPLACEMENT_IN_POOL_FROM.
+    const one = normalizeEditSpec({ old_string: 'a = 1; \r\nlet', new_string: 'b = 2; \r\nlet' }, '/r/a.txt');
+    const single: EditTask = {
+      ...task,
+      doc: toLineDoc(`let a = 1; \r\nlet${' '.repeat(EDIT_IN_POOL_FROM)}`),
+      specs: [one],
+    };
+    single.opts = { ...opts, replaceAll: false };
+    await computeEditTask(single, { workers: counting as unknown as WorkerPool });
+    expect(calls).toBe(1);
+    const huge: EditTask = { ...single, doc: toLineDoc(single.doc.raw + ' '.repeat(ONE_REPLACEMENT_IN_POOL_FROM)) };
+    const inPool = await computeEditTask(huge, { workers: counting as unknown as WorkerPool });
+    expect(calls).toBe(2);
+    expect(inPool.bytes.equals(runEditTask(huge).bytes)).toBe(true);
   });
 
   it('a large task that fails in the pool fails with the same ToolError', async () => {
