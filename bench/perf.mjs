@@ -15,7 +15,8 @@
 // A peer that is not installed is skipped, and the table says so. Peak RSS (VmHWM of the server, fresh per
 // row) is shown for the 50 MB row, with editguard's idle RSS (after start-up) for the "3× file + base" target.
 // Options: --quick (fewer calls), --parts l100,l1k,m5,m50,w1m (rows), --servers editguard,reference,claude,dc,
-// --variants (editguard relaxed, no-history and bare — relaxed, no history, no watcher — as more columns: the price of each guarantee),
+// --variants (editguard relaxed, no-history, ref-guarantees — relaxed and no history — and bare — also no watcher — as
+// more columns: the price of each guarantee),
 // --extra NAME=CMD (another editguard command line run as one more column, e.g. a build of main or a config).
 //
 // Row slot for Read (issue 13, the other half): a module that exports `perfRows(ctx)` returning rows of the
@@ -319,10 +320,14 @@ function cellText(row, name) {
   return s;
 }
 
-/** `--variants`: editguard's config with guarantees turned off (DESIGN §9's target is at the defaults). */
+/**
+ * `--variants`: editguard's config with guarantees turned off. DESIGN §9 compares the defaults with Claude Code's
+ * tools, and `ref-guarantees` (the reference's: no fsync, no history) with the reference.
+ */
 const VARIANTS = {
   relaxed: { durability: 'relaxed' },
   'no-history': { history: { enabled: false } },
+  'ref-guarantees': { durability: 'relaxed', history: { enabled: false } },
   bare: { durability: 'relaxed', history: { enabled: false }, watch: { enabled: false } },
 };
 
