@@ -15,6 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const NOOP = path.join(path.dirname(fileURLToPath(import.meta.url)), 'noop-mcp-server.mjs');
+const NOOP_SDK = path.join(path.dirname(fileURLToPath(import.meta.url)), 'noop-sdk-server.mjs');
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -87,20 +88,26 @@ async function interleave(variants, works, n) {
         ),
       ),
     );
-  // The floor's own cost over stdio for the same answer form (an older build's adaptive default answers a call without progress in JSON).
-  const floorOver = (name) => {
+  // A no-op server's cost over stdio for the same answer form (an older build's adaptive default answers a call
+  // without progress in JSON): `noop` pinged (plain node:http, the floor), `sdk` for the same call when it has it.
+  const baseOver = (group, label, name) => {
     const form = /SSE/.test(name) ? 'http (SSE response)' : 'http (JSON response)';
-    const noop = variants.find((x) => x.group === 'noop' && x.name === form);
-    return noop && t.has(key('ping', noop)) ? overStdio('ping', noop) : undefined;
+    const base = variants.find((x) => x.group === group && x.name === form);
+    const work = base && t.has(key(label, base)) ? label : 'ping';
+    return base && t.has(key(work, base)) ? overStdio(work, base) : undefined;
   };
+  const share = (v, over, group, label) => {
+    const base = v.group === 'editguard' && over !== undefined ? baseOver(group, label, v.name) : undefined;
+    return base === undefined ? '–' : signed(over - base);
+  };
+  const named = { noop: ', no-op server (the floor)', sdk: ", the SDK's no-op server" };
   for (const { label, groups } of works) {
     for (const v of variants.filter((x) => groups.includes(x.group))) {
       const m = median(t.get(key(label, v)));
       const over = v.name === 'stdio' ? undefined : overStdio(label, v);
-      const floor = v.group === 'editguard' && over !== undefined ? floorOver(v.name) : undefined;
-      const own = floor === undefined ? '–' : signed(over - floor);
+      const [own, ownSdk] = [share(v, over, 'noop', label), share(v, over, 'sdk', label)];
       rows.push(
-        `| ${label}${v.group === 'noop' ? ', no-op server (the floor)' : ''} | ${v.name} | ${m.toFixed(2)} ms | ${over === undefined ? '–' : signed(over)} | ${own} |`,
+        `| ${label}${named[v.group] ?? ''} | ${v.name} | ${m.toFixed(2)} ms | ${over === undefined ? '–' : signed(over)} | ${own} | ${ownSdk} |`,
       );
     }
   }
@@ -125,10 +132,10 @@ function responseModes(cli) {
 }
 
 /**
- * Rows `| work | transport | median | over stdio | over stdio, less the floor's |` for editguard (and
- * EG_BENCH_BASELINE) and the no-op floor. The last column is the server's own share: editguard's cost
- * over stdio less the no-op server's (same SDK client, same answer form), which is the client's fetch
- * and the socket, paid by any MCP server over HTTP.
+ * Rows `| work | transport | median | over stdio | less the floor's | less the SDK no-op's |` for editguard (and
+ * EG_BENCH_BASELINE) and the no-op servers. The last two columns are the server's own share: editguard's cost over
+ * stdio less the plain no-op server's (the client's fetch and the socket, paid by any MCP server over HTTP), and less
+ * the SDK's no-op server's for the same call (what editguard adds to the SDK's transport: DESIGN §9's ≤ 0.5 ms).
  */
 export async function httpOverheadRows({ editguard, work, n }) {
   const lines = 1000;
@@ -156,10 +163,15 @@ export async function httpOverheadRows({ editguard, work, n }) {
         name === 'stdio' ? await stdioClient(args) : await httpClient([...args, '--http', '--port', '0', ...flags]);
       variants.push({ name, group: 'editguard', dir, ...c });
     }
-    for (const mode of ['stdio', 'json', 'sse']) {
-      const name = mode === 'stdio' ? 'stdio' : `http (${mode.toUpperCase()} response)`;
-      const c = mode === 'stdio' ? await stdioClient([NOOP, 'stdio']) : await httpClient([NOOP, mode]);
-      variants.push({ name, group: 'noop', ...c });
+    for (const [group, script] of [
+      ['noop', NOOP],
+      ['sdk', NOOP_SDK],
+    ]) {
+      for (const mode of ['stdio', 'json', 'sse']) {
+        const name = mode === 'stdio' ? 'stdio' : `http (${mode.toUpperCase()} response)`;
+        const c = mode === 'stdio' ? await stdioClient([script, 'stdio']) : await httpClient([script, mode]);
+        variants.push({ name, group, ...c });
+      }
     }
     const call = async (v, name, args) => {
       const r = await v.client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
@@ -175,14 +187,14 @@ export async function httpOverheadRows({ editguard, work, n }) {
         new_string: mark.replace('MARK_', 'EDIT_'),
       });
     };
-    const read = (v) => call(v, 'Read', { file_path: path.join(v.dir, 'small.txt'), limit: 1 });
+    const read = (v) => call(v, 'Read', { file_path: path.join(v.dir ?? '/', 'small.txt'), limit: 1 });
     const eg = ['editguard'];
     return await interleave(
       variants,
       [
         { label: 'Edit, 1,000 lines', groups: eg, run: edit },
-        { label: 'Read, 1 line', groups: eg, run: read },
-        { label: 'ping', groups: ['editguard', 'noop'], run: (v) => v.client.ping() },
+        { label: 'Read, 1 line', groups: ['editguard', 'sdk'], run: read },
+        { label: 'ping', groups: ['editguard', 'noop', 'sdk'], run: (v) => v.client.ping() },
       ],
       n,
     );

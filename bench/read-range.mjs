@@ -213,8 +213,8 @@ export async function readRangeBench({ quick, editguard, reference, argv = proce
     if (parts.includes('http')) {
       out.push(
         '',
-        "| work | transport | median | over stdio | over stdio, less the floor's |",
-        '|---|---|---|---|---|',
+        "| work | transport | median | over stdio | over stdio, less the floor's | less the SDK no-op's (≤ 0.5 ms) |",
+        '|---|---|---|---|---|---|',
         ...(await httpOverheadRows({ editguard, work, n: quick ? 20 : Number(process.env.EG_BENCH_HTTP_N ?? 100) })),
       );
     }
